@@ -1,0 +1,512 @@
+/*
+ * DOC: state database
+ *
+ * SQLite in WAL mode with a busy timeout, so fabricctl can read while the
+ * daemon writes. Every write of a sweep is one IMMEDIATE transaction;
+ * readers see either the previous sweep or the new one, never a mix.
+ * GUIDs are stored as signed 64-bit integers (SQLite's only integer type)
+ * and converted back on read.
+ */
+#include "db/db.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sqlite3.h>
+
+#include "db/schema.h"
+
+#define BUSY_TIMEOUT_MS 5000
+
+struct db {
+	sqlite3 *h;
+	char err[DB_ERR_LEN];
+};
+
+static double now_unix(void)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	return (double)tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+static int set_err(struct db *db, const char *what)
+{
+	snprintf(db->err, sizeof(db->err), "%s: %s", what, sqlite3_errmsg(db->h));
+	return -1;
+}
+
+const char *db_last_error(struct db *db)
+{
+	return db->err;
+}
+
+/* quick_check reads every page: a corrupt file is refused before use. */
+static int check_integrity(struct db *db, const char *path, char err[DB_ERR_LEN])
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db->h, "PRAGMA quick_check", -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(st, 0), "ok") == 0) {
+		sqlite3_finalize(st);
+		return 0;
+	}
+	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+		snprintf(err, DB_ERR_LEN, "%s: database is locked by another process", path);
+	else if (rc == SQLITE_ROW)
+		snprintf(err, DB_ERR_LEN, "%s: database is corrupt (%s)", path,
+			 (const char *)sqlite3_column_text(st, 0));
+	else
+		snprintf(err, DB_ERR_LEN, "%s: database is corrupt or not a database (%s)", path,
+			 sqlite3_errmsg(db->h));
+	sqlite3_finalize(st);
+	return -1;
+}
+
+struct db *db_open(const char *path, enum db_mode mode, char err[DB_ERR_LEN])
+{
+	struct db *db = calloc(1, sizeof(*db));
+	if (!db) {
+		snprintf(err, DB_ERR_LEN, "out of memory");
+		return NULL;
+	}
+	struct stat stbuf;
+	if (mode == DB_READ_ONLY && stat(path, &stbuf) < 0) {
+		snprintf(err, DB_ERR_LEN, "%s: %s (has fabricd run yet?)", path, strerror(errno));
+		free(db);
+		return NULL;
+	}
+	int flags = mode == DB_READ_ONLY ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
+		snprintf(err, DB_ERR_LEN, "%s: cannot open database: %s", path,
+			 db->h ? sqlite3_errmsg(db->h) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
+	if (check_integrity(db, path, err) < 0)
+		goto fail;
+	if (mode == DB_READ_WRITE) {
+		char *msg = NULL;
+		if (sqlite3_exec(db->h, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+				 "PRAGMA foreign_keys=ON;", NULL, NULL, &msg) != SQLITE_OK) {
+			snprintf(err, DB_ERR_LEN, "%s: %s", path, msg ? msg : sqlite3_errmsg(db->h));
+			sqlite3_free(msg);
+			goto fail;
+		}
+		char why[DB_ERR_LEN - 64];
+		if (schema_migrate(db->h, why, sizeof(why)) < 0) {
+			snprintf(err, DB_ERR_LEN, "%s: %s", path, why);
+			goto fail;
+		}
+	} else {
+		sqlite3_stmt *st;
+		int version = -1;
+		if (sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+		    sqlite3_step(st) == SQLITE_ROW)
+			version = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+		if (version != schema_latest()) {
+			snprintf(err, DB_ERR_LEN, "%s: schema version %d, this fabricctl reads %d", path,
+				 version, schema_latest());
+			goto fail;
+		}
+	}
+	return db;
+fail:
+	sqlite3_close(db->h);
+	free(db);
+	return NULL;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	sqlite3_close(db->h);
+	free(db);
+}
+
+int db_load_lids(struct db *db, struct db_lid **out, size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t cap = 256;
+	*n = 0;
+	*out = malloc(cap * sizeof(**out));
+	if (!*out)
+		return -1;
+	if (sqlite3_prepare_v2(db->h, "SELECT guid, lid FROM lids", -1, &st, NULL) != SQLITE_OK)
+		return set_err(db, "reading LIDs");
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			struct db_lid *g = realloc(*out, cap * 2 * sizeof(**out));
+			if (!g)
+				break;
+			*out = g;
+			cap *= 2;
+		}
+		(*out)[*n].guid = (uint64_t)sqlite3_column_int64(st, 0);
+		(*out)[(*n)++].lid = (uint16_t)sqlite3_column_int(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return set_err(db, "reading LIDs");
+	return 0;
+}
+
+static int exec(struct db *db, const char *sql)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(db->err, sizeof(db->err), "%s", msg ? msg : sqlite3_errmsg(db->h));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int step_done(struct db *db, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : set_err(db, what);
+}
+
+static void path_text(const struct node *n, char *buf, size_t len)
+{
+	size_t off = (size_t)snprintf(buf, len, "0");
+	for (unsigned h = 1; h <= n->hops && off < len; h++)
+		off += (size_t)snprintf(buf + off, len - off, ",%u", n->path[h]);
+}
+
+static int save_fabric(struct db *db, const struct fabric *f)
+{
+	sqlite3_stmt *ins_node = NULL, *ins_port = NULL, *ins_link = NULL;
+	int rc = -1;
+	if (exec(db, "DELETE FROM links; DELETE FROM lfts; DELETE FROM ports; DELETE FROM nodes;") < 0)
+		return -1;
+	if (sqlite3_prepare_v2(db->h, "INSERT INTO nodes VALUES (?,?,?,?,?,?,?,?,?)", -1, &ins_node,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db->h, "INSERT INTO ports VALUES (?,?,?,?,?,?,?,?,?,?)", -1, &ins_port,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db->h, "INSERT INTO links VALUES (?,?,?,?)", -1, &ins_link, NULL) !=
+		    SQLITE_OK) {
+		set_err(db, "storing the fabric");
+		goto done;
+	}
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		char path[4 * FABRIC_MAX_HOPS + 8];
+		path_text(n, path, sizeof(path));
+		sqlite3_bind_int64(ins_node, 1, (int64_t)n->guid);
+		sqlite3_bind_int(ins_node, 2, n->type);
+		sqlite3_bind_text(ins_node, 3, n->desc, -1, SQLITE_STATIC);
+		sqlite3_bind_int(ins_node, 4, n->nports);
+		sqlite3_bind_int64(ins_node, 5, (int64_t)n->sys_guid);
+		sqlite3_bind_int64(ins_node, 6, n->vendor_id);
+		sqlite3_bind_int(ins_node, 7, n->device_id);
+		sqlite3_bind_int(ins_node, 8, n->hops);
+		sqlite3_bind_text(ins_node, 9, path, -1, SQLITE_TRANSIENT);
+		if (step_done(db, ins_node, "storing nodes") < 0)
+			goto done;
+		for (unsigned p = 0; p <= n->nports; p++) {
+			const struct port *pt = &n->ports[p];
+			if (!pt->exists)
+				continue;
+			sqlite3_bind_int64(ins_port, 1, (int64_t)n->guid);
+			sqlite3_bind_int(ins_port, 2, (int)p);
+			sqlite3_bind_int64(ins_port, 3, (int64_t)pt->guid);
+			sqlite3_bind_int(ins_port, 4, pt->lid);
+			sqlite3_bind_int(ins_port, 5, pt->lmc);
+			sqlite3_bind_int(ins_port, 6, pt->state);
+			sqlite3_bind_int(ins_port, 7, pt->phys_state);
+			sqlite3_bind_int(ins_port, 8, pt->width_active);
+			sqlite3_bind_int(ins_port, 9, pt->speed_active);
+			sqlite3_bind_int(ins_port, 10, pt->speed_ext_active);
+			if (step_done(db, ins_port, "storing ports") < 0)
+				goto done;
+			if (!pt->remote)
+				continue;
+			sqlite3_bind_int64(ins_link, 1, (int64_t)n->guid);
+			sqlite3_bind_int(ins_link, 2, (int)p);
+			sqlite3_bind_int64(ins_link, 3, (int64_t)pt->remote->guid);
+			sqlite3_bind_int(ins_link, 4, pt->remote_port);
+			if (step_done(db, ins_link, "storing links") < 0)
+				goto done;
+		}
+	}
+	rc = 0;
+done:
+	sqlite3_finalize(ins_node);
+	sqlite3_finalize(ins_port);
+	sqlite3_finalize(ins_link);
+	return rc;
+}
+
+static int save_tables(struct db *db, const struct fabric *f, const struct routing_tables *t)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->h, "INSERT INTO lfts VALUES (?,?,?)", -1, &st, NULL) != SQLITE_OK)
+		return set_err(db, "storing forwarding tables");
+	int rc = 0;
+	for (size_t i = 0; i < t->nnodes && rc == 0; i++) {
+		if (!t->lft[i])
+			continue;
+		sqlite3_bind_int64(st, 1, (int64_t)f->nodes[i]->guid);
+		sqlite3_bind_int(st, 2, t->max_lid);
+		sqlite3_bind_blob(st, 3, t->lft[i], t->max_lid + 1, SQLITE_STATIC);
+		rc = step_done(db, st, "storing forwarding tables");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int save_lids(struct db *db, const struct db_lid *lids, size_t n, double now)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->h, "INSERT INTO lids VALUES (?,?,?,?) ON CONFLICT(guid) DO UPDATE "
+			       "SET lid = excluded.lid, last_seen = excluded.last_seen", -1, &st,
+			       NULL) != SQLITE_OK)
+		return set_err(db, "storing LIDs");
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		sqlite3_bind_int64(st, 1, (int64_t)lids[i].guid);
+		sqlite3_bind_int(st, 2, lids[i].lid);
+		sqlite3_bind_double(st, 3, now);
+		sqlite3_bind_double(st, 4, now);
+		rc = step_done(db, st, "storing LIDs");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Marks every port GUID of f as seen now. */
+static int touch_lids(struct db *db, const struct fabric *f, double now)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->h, "UPDATE lids SET last_seen = ? WHERE guid = ?", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return set_err(db, "updating LIDs");
+	int rc = 0;
+	for (size_t i = 0; i < f->nnodes && rc == 0; i++) {
+		const struct node *n = f->nodes[i];
+		for (unsigned p = 0; p <= n->nports && rc == 0; p++) {
+			if (!n->ports[p].exists || !n->ports[p].lid || (n->type == NODE_SWITCH && p))
+				continue;
+			sqlite3_bind_double(st, 1, now);
+			sqlite3_bind_int64(st, 2, (int64_t)n->ports[p].guid);
+			rc = step_done(db, st, "updating LIDs");
+		}
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int insert_event(struct db *db, double when, const char *kind, const char *detail)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->h, "INSERT INTO events (time, kind, detail) VALUES (?,?,?)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return set_err(db, "logging an event");
+	sqlite3_bind_double(st, 1, when);
+	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, detail, -1, SQLITE_STATIC);
+	int rc = step_done(db, st, "logging an event");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_log_event(struct db *db, const char *kind, const char *detail)
+{
+	return insert_event(db, now_unix(), kind, detail);
+}
+
+static int insert_sweep(struct db *db, struct db_sweep *sw)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->h, "INSERT INTO sweeps (kind, started, finished, mads, result, nodes, "
+			       "switches, links) VALUES (?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+		return set_err(db, "storing the sweep");
+	sqlite3_bind_text(st, 1, sw->kind, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 2, sw->started);
+	sqlite3_bind_double(st, 3, sw->finished);
+	sqlite3_bind_int64(st, 4, (int64_t)sw->mads);
+	sqlite3_bind_text(st, 5, sw->result, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 6, (int)sw->nodes);
+	sqlite3_bind_int(st, 7, (int)sw->switches);
+	sqlite3_bind_int(st, 8, (int)sw->links);
+	int rc = step_done(db, st, "storing the sweep");
+	sqlite3_finalize(st);
+	sw->id = sqlite3_last_insert_rowid(db->h);
+	return rc;
+}
+
+int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
+		  const struct routing_tables *t, const struct db_lid *new_lids, size_t n_new)
+{
+	double now = now_unix();
+	if (exec(db, "BEGIN IMMEDIATE") < 0)
+		return -1;
+	char detail[128];
+	snprintf(detail, sizeof(detail), "%s sweep: %s, %u nodes, %u links, %llu MADs", sw->kind,
+		 sw->result, sw->nodes, sw->links, (unsigned long long)sw->mads);
+	if (insert_sweep(db, sw) < 0 || save_lids(db, new_lids, n_new, now) < 0 ||
+	    touch_lids(db, f, now) < 0 || save_fabric(db, f) < 0 || (t && save_tables(db, f, t) < 0) ||
+	    insert_event(db, now, "sweep", detail) < 0 || exec(db, "COMMIT") < 0) {
+		char keep[DB_ERR_LEN];
+		snprintf(keep, sizeof(keep), "%s", db->err);
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+		snprintf(db->err, sizeof(db->err), "%s", keep);
+		return -1;
+	}
+	return 0;
+}
+
+int db_last_sweep(struct db *db, struct db_sweep *sw)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->h, "SELECT id, kind, started, finished, mads, result, nodes, switches, "
+			       "links FROM sweeps ORDER BY id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return set_err(db, "reading sweeps");
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		memset(sw, 0, sizeof(*sw));
+		sw->id = sqlite3_column_int64(st, 0);
+		snprintf(sw->kind, sizeof(sw->kind), "%s", (const char *)sqlite3_column_text(st, 1));
+		sw->started = sqlite3_column_double(st, 2);
+		sw->finished = sqlite3_column_double(st, 3);
+		sw->mads = (uint64_t)sqlite3_column_int64(st, 4);
+		snprintf(sw->result, sizeof(sw->result), "%s", (const char *)sqlite3_column_text(st, 5));
+		sw->nodes = (unsigned)sqlite3_column_int(st, 6);
+		sw->switches = (unsigned)sqlite3_column_int(st, 7);
+		sw->links = (unsigned)sqlite3_column_int(st, 8);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	return rc == SQLITE_DONE ? 0 : set_err(db, "reading sweeps");
+}
+
+static void parse_path(struct node *n, const char *text)
+{
+	n->hops = 0;
+	n->path[0] = 0;
+	const char *s = strchr(text, ',');
+	while (s && n->hops < FABRIC_MAX_HOPS) {
+		n->path[++n->hops] = (uint8_t)atoi(s + 1);
+		s = strchr(s + 1, ',');
+	}
+}
+
+static int load_nodes(struct db *db, struct fabric *f)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->h, "SELECT guid, type, description, nports, sys_guid, vendor_id, "
+			       "device_id, path FROM nodes ORDER BY rowid", -1, &st, NULL) != SQLITE_OK)
+		return set_err(db, "reading nodes");
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct node *n = fabric_add_node(f, (enum node_type)sqlite3_column_int(st, 1),
+						 (uint64_t)sqlite3_column_int64(st, 0),
+						 (uint8_t)sqlite3_column_int(st, 3),
+						 (const char *)sqlite3_column_text(st, 2));
+		if (!n)
+			break;
+		n->sys_guid = (uint64_t)sqlite3_column_int64(st, 4);
+		n->vendor_id = (uint32_t)sqlite3_column_int64(st, 5);
+		n->device_id = (uint16_t)sqlite3_column_int(st, 6);
+		parse_path(n, (const char *)sqlite3_column_text(st, 7));
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : set_err(db, "reading nodes");
+}
+
+static int load_ports(struct db *db, struct fabric *f)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->h, "SELECT node_guid, port, guid, lid, lmc, state, phys_state, width, "
+			       "speed, speed_ext FROM ports", -1, &st, NULL) != SQLITE_OK)
+		return set_err(db, "reading ports");
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct node *n = fabric_find_guid(f, (uint64_t)sqlite3_column_int64(st, 0));
+		int p = sqlite3_column_int(st, 1);
+		if (!n || p > n->nports)
+			continue;
+		struct port *pt = &n->ports[p];
+		pt->guid = (uint64_t)sqlite3_column_int64(st, 2);
+		pt->lid = (uint16_t)sqlite3_column_int(st, 3);
+		pt->lmc = (uint8_t)sqlite3_column_int(st, 4);
+		pt->state = (uint8_t)sqlite3_column_int(st, 5);
+		pt->phys_state = (uint8_t)sqlite3_column_int(st, 6);
+		pt->width_active = (uint8_t)sqlite3_column_int(st, 7);
+		pt->speed_active = (uint8_t)sqlite3_column_int(st, 8);
+		pt->speed_ext_active = (uint8_t)sqlite3_column_int(st, 9);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : set_err(db, "reading ports");
+}
+
+static int load_links(struct db *db, struct fabric *f)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->h, "SELECT node_a, port_a, node_b, port_b FROM links", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return set_err(db, "reading links");
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct node *a = fabric_find_guid(f, (uint64_t)sqlite3_column_int64(st, 0));
+		struct node *b = fabric_find_guid(f, (uint64_t)sqlite3_column_int64(st, 2));
+		if (a && b)
+			fabric_link(a, (uint8_t)sqlite3_column_int(st, 1), b,
+				    (uint8_t)sqlite3_column_int(st, 3));
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : set_err(db, "reading links");
+}
+
+int db_load_fabric(struct db *db, struct fabric *f)
+{
+	fabric_init(f);
+	/* one read transaction: all three tables from the same sweep */
+	if (exec(db, "BEGIN") < 0)
+		return -1;
+	int rc = load_nodes(db, f) < 0 || load_ports(db, f) < 0 || load_links(db, f) < 0 ? -1 : 0;
+	exec(db, "COMMIT");
+	if (rc < 0)
+		fabric_free(f);
+	return rc;
+}
+
+int db_load_tables(struct db *db, const struct fabric *f, struct routing_tables *t)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->h, "SELECT switch_guid, max_lid, ports FROM lfts", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return set_err(db, "reading forwarding tables");
+	int rc = sqlite3_step(st);
+	uint16_t max_lid = rc == SQLITE_ROW ? (uint16_t)sqlite3_column_int(st, 1) : 0;
+	if (routing_tables_alloc(t, f, max_lid) < 0) {
+		sqlite3_finalize(st);
+		snprintf(db->err, sizeof(db->err), "out of memory");
+		return -1;
+	}
+	for (; rc == SQLITE_ROW; rc = sqlite3_step(st)) {
+		const struct node *n = fabric_find_guid(f, (uint64_t)sqlite3_column_int64(st, 0));
+		int len = sqlite3_column_bytes(st, 2);
+		if (!n || !t->lft[n->index])
+			continue;
+		memcpy(t->lft[n->index], sqlite3_column_blob(st, 2),
+		       (size_t)(len < max_lid + 1 ? len : max_lid + 1));
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		routing_tables_free(t);
+		return set_err(db, "reading forwarding tables");
+	}
+	return 0;
+}

@@ -1,0 +1,65 @@
+/*
+ * db.h - fabricd's state database (SQLite). The only code that writes SQL.
+ *
+ * Holds the LID of every port GUID ever seen (kept forever, so LIDs are
+ * stable), the fabric as the last good sweep found it (nodes, ports,
+ * links, forwarding tables), the sweep history and an event log. A sweep's
+ * results go in with one transaction: a crash keeps the previous sweep.
+ */
+#ifndef DB_H
+#define DB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "routing/routing.h"
+#include "topology/fabric.h"
+
+#define DB_ERR_LEN 512
+
+struct db;
+
+struct db_lid {
+	uint64_t guid;
+	uint16_t lid;
+};
+
+struct db_sweep {
+	int64_t id;
+	char kind[16];		/* "heavy", "light" */
+	double started, finished;	/* Unix time */
+	uint64_t mads;
+	char result[64];	/* "ok" or what failed */
+	unsigned nodes, switches, links;
+};
+
+enum db_mode { DB_READ_ONLY, DB_READ_WRITE };
+
+/*
+ * Opens (READ_WRITE: creating and migrating) the database at path. Checks
+ * integrity; a corrupt, locked or too-new database is refused with a
+ * one-line reason in err.
+ */
+struct db *db_open(const char *path, enum db_mode mode, char err[DB_ERR_LEN]);
+void db_close(struct db *db);
+const char *db_last_error(struct db *db);
+
+/* Every stored GUID -> LID; *out is malloc'ed. */
+int db_load_lids(struct db *db, struct db_lid **out, size_t *n);
+
+/*
+ * Stores a finished sweep in one transaction: the sweep record, the new
+ * LIDs, the fabric and its tables (t may be NULL), and events.
+ */
+int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
+		  const struct routing_tables *t, const struct db_lid *new_lids, size_t n_new);
+int db_log_event(struct db *db, const char *kind, const char *detail);
+
+/* Rebuilds the last stored fabric (nodes, ports with LIDs and states, links). */
+int db_load_fabric(struct db *db, struct fabric *f);
+/* Loads the stored forwarding tables, indexed like f's nodes. */
+int db_load_tables(struct db *db, const struct fabric *f, struct routing_tables *t);
+/* The newest sweep; returns 1 if found, 0 if none, -1 on error. */
+int db_last_sweep(struct db *db, struct db_sweep *sw);
+
+#endif

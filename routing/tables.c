@@ -1,0 +1,52 @@
+/*
+ * DOC: routing tables
+ *
+ * Allocation helpers for the per-switch linear forwarding tables that every
+ * routing engine fills.
+ */
+#include "routing/routing.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void routing_tables_free(struct routing_tables *t)
+{
+	if (t->lft)
+		for (size_t i = 0; i < t->nnodes; i++)
+			free(t->lft[i]);
+	free(t->lft);
+	memset(t, 0, sizeof(*t));
+}
+
+int routing_tables_alloc(struct routing_tables *t, const struct fabric *f, uint16_t max_lid)
+{
+	memset(t, 0, sizeof(*t));
+	t->max_lid = max_lid;
+	t->nnodes = f->nnodes;
+	t->lft = calloc(f->nnodes ? f->nnodes : 1, sizeof(*t->lft));
+	if (!t->lft)
+		return -1;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		if (f->nodes[i]->type != NODE_SWITCH)
+			continue;
+		t->lft[i] = malloc((size_t)max_lid + 1);
+		if (!t->lft[i]) {
+			routing_tables_free(t);
+			return -1;
+		}
+		memset(t->lft[i], LFT_NO_PATH, (size_t)max_lid + 1);
+	}
+	return 0;
+}
+
+uint16_t routing_max_lid(const struct fabric *f)
+{
+	uint16_t max = 0;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		for (unsigned p = 0; p <= n->nports; p++)
+			if (n->ports[p].exists && n->ports[p].lid > max)
+				max = n->ports[p].lid;
+	}
+	return max;
+}

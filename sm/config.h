@@ -1,0 +1,35 @@
+/*
+ * config.h - fabricd's configuration, read from YAML.
+ */
+#ifndef SM_CONFIG_H
+#define SM_CONFIG_H
+
+#include <stdint.h>
+
+#define CONFIG_ERR_LEN 512
+
+struct fabricd_config {
+	char ca[64];		/* "" = first CA */
+	int port;		/* 0 = first active port */
+	uint64_t port_guid;	/* 0 = by CA/port */
+	char database[512];
+	char log_file[512];	/* "" = stderr */
+	int log_level;		/* enum log_level */
+	char routing_engine[32];
+	unsigned sm_priority;	/* 0..15 */
+	uint64_t subnet_prefix;
+	unsigned max_mtu;	/* bytes: 256..4096 */
+	unsigned max_op_vls;	/* 1, 2, 4, 8 or 15 data VLs */
+	unsigned subnet_timeout;
+	unsigned sweep_interval;	/* seconds between re-sweeps; 0 = only on request */
+	unsigned mad_window, mad_timeout_ms, mad_retries;
+};
+
+void config_defaults(struct fabricd_config *c);
+/* Reads path over c; returns 0, or -1 with "file:line: what is wrong" in err. */
+int config_load(const char *path, struct fabricd_config *c, char err[CONFIG_ERR_LEN]);
+/* IB encodings of the byte/VL settings. */
+uint8_t config_mtu_code(unsigned bytes);
+uint8_t config_vls_code(unsigned vls);
+
+#endif

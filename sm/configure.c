@@ -1,0 +1,206 @@
+/*
+ * DOC: fabric configuration
+ *
+ * Every Set starts from the attribute as the node last reported it (kept
+ * in sm_node), changes only what fabricd manages, and is skipped when the
+ * node already has those values, so a re-run on a configured fabric sends
+ * little. Each answer (the attribute as now set) is stored back.
+ *
+ * A batch counts its MADs in flight and calls done at zero. Failures are
+ * counted and logged; the batch goes on.
+ */
+#include "sm/configure.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm/log.h"
+#include "sm/smnode.h"
+
+struct batch {
+	struct cfg_result r;
+	unsigned in_flight;
+	cfg_done_fn done;
+	void *arg;
+	bool issuing;		/* still sending: do not finish on a zero count yet */
+};
+
+struct set_ctx {
+	struct batch *b;
+	struct node *n;
+	ib_net16_t attr;
+	uint32_t mod;
+};
+
+static void finish_if_idle(struct batch *b)
+{
+	if (b->issuing || b->in_flight)
+		return;
+	b->done(b->arg, &b->r);
+	free(b);
+}
+
+static void on_set(void *ctx, int status, const ib_smp_t *reply)
+{
+	struct set_ctx *c = ctx;
+	struct batch *b = c->b;
+	if (status != 0) {
+		b->r.failed++;
+		log_warn("configure: Set attribute 0x%04x mod 0x%x on %s failed (%s)", cl_ntoh16(c->attr), c->mod,
+			 c->n->desc, status == MAD_TIMEOUT ? "timeout" : "refused");
+	} else if (c->attr == IB_MAD_ATTR_PORT_INFO) {
+		sm_node_set_port_info(c->n, (uint8_t)c->mod, (const ib_port_info_t *)reply->data);
+	}
+	free(c);
+	b->in_flight--;
+	finish_if_idle(b);
+}
+
+static void send_set(struct batch *b, struct mad_port *mp, struct node *n, ib_net16_t attr, uint32_t mod,
+		     const void *data)
+{
+	struct set_ctx *c = malloc(sizeof(*c));
+	if (!c) {
+		b->r.failed++;
+		return;
+	}
+	*c = (struct set_ctx){ .b = b, .n = n, .attr = attr, .mod = mod };
+	if (mad_send_dr(mp, IB_MAD_METHOD_SET, attr, mod, n->path, n->hops, data, on_set, c) < 0) {
+		free(c);
+		b->r.failed++;
+		return;
+	}
+	b->r.sent++;
+	b->in_flight++;
+}
+
+static struct batch *batch_new(cfg_done_fn done, void *arg)
+{
+	struct batch *b = calloc(1, sizeof(*b));
+	if (b) {
+		b->done = done;
+		b->arg = arg;
+		b->issuing = true;
+	}
+	return b;
+}
+
+static void batch_issued(struct batch *b)
+{
+	b->issuing = false;
+	finish_if_idle(b);
+}
+
+static uint8_t min3(uint8_t a, uint8_t b, uint8_t c)
+{
+	uint8_t m = a < b ? a : b;
+	return m < c ? m : c;
+}
+
+/* Fills pi with what fabricd wants on n's port; returns true if it differs from now. */
+static bool wanted_port_info(const struct node *n, unsigned port, const struct cfg_params *p,
+			     ib_port_info_t *pi)
+{
+	const struct sm_node *s = sm_node(n);
+	const ib_port_info_t *now = &s->port_info[port];
+	const struct port *pt = &n->ports[port];
+	*pi = *now;
+	ib_port_info_set_port_state(pi, IB_LINK_NO_CHANGE);
+	pi->state_info2 &= 0x0f;	/* PortPhysicalState 0: no change */
+	if (n->type != NODE_SWITCH || port == 0) {
+		pi->base_lid = cl_hton16(pt->lid);
+		pi->master_sm_base_lid = cl_hton16(p->sm_lid);
+		pi->subnet_prefix = cl_hton64(p->subnet_prefix);
+		ib_port_info_set_lmc(pi, 0);
+		ib_port_info_set_timeout(pi, p->subnet_timeout);
+	}
+	/* MTU and VLs are link properties: set them while the link trains (INIT) */
+	if (pt->remote && pt->state == PORT_INIT) {
+		const struct sm_node *rs = sm_node(pt->remote);
+		const struct port *rp = &pt->remote->ports[pt->remote_port];
+		if (rs && rs->have_port_info[pt->remote_port]) {
+			ib_port_info_set_neighbor_mtu(pi, min3(pt->mtu_cap, rp->mtu_cap, p->max_mtu));
+			ib_port_info_set_op_vls(pi, min3(pt->vl_cap, rp->vl_cap, p->max_op_vls));
+		}
+	}
+	ib_port_info_t cmp = *now;
+	ib_port_info_set_port_state(&cmp, IB_LINK_NO_CHANGE);
+	cmp.state_info2 &= 0x0f;
+	return memcmp(&cmp, pi, sizeof(cmp)) != 0;
+}
+
+static void program_switch(struct batch *b, struct mad_port *mp, struct node *n,
+			   const struct routing_tables *t)
+{
+	struct sm_node *s = sm_node(n);
+	if (!s->have_switch_info) {
+		b->r.failed++;
+		log_warn("configure: %s has no SwitchInfo; not programmed", n->desc);
+		return;
+	}
+	if (t->max_lid >= n->lft_cap) {
+		b->r.failed++;
+		log_warn("configure: %s holds LIDs up to %u, fabric needs %u", n->desc, n->lft_cap,
+			 t->max_lid);
+		return;
+	}
+	ib_switch_info_t si = s->switch_info;
+	si.lin_top = cl_hton16(t->max_lid);
+	si.life_state |= IB_SWITCH_PSC;	/* writing 1 clears PortStateChange */
+	send_set(b, mp, n, IB_MAD_ATTR_SWITCH_INFO, 0, &si);
+	const uint8_t *lft = t->lft[n->index];
+	for (unsigned block = 0; block <= t->max_lid / 64u; block++) {
+		uint8_t data[IB_SMP_DATA_SIZE];
+		memset(data, LFT_NO_PATH, sizeof(data));
+		unsigned first = block * 64, count = t->max_lid + 1u - first;
+		memcpy(data, lft + first, count < 64 ? count : 64);
+		send_set(b, mp, n, IB_MAD_ATTR_LIN_FWD_TBL, block, data);
+	}
+}
+
+int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tables *t,
+		const struct cfg_params *p, cfg_done_fn done, void *arg)
+{
+	struct batch *b = batch_new(done, arg);
+	if (!b)
+		return -1;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		struct node *n = f->nodes[i];
+		struct sm_node *s = sm_node(n);
+		if (n->type == NODE_SWITCH && t->lft[i])
+			program_switch(b, mp, n, t);
+		for (unsigned port = 0; port <= n->nports; port++) {
+			ib_port_info_t pi;
+			if (!s->have_port_info[port] || !n->ports[port].exists)
+				continue;
+			if (wanted_port_info(n, port, p, &pi))
+				send_set(b, mp, n, IB_MAD_ATTR_PORT_INFO, port, &pi);
+		}
+	}
+	batch_issued(b);
+	return 0;
+}
+
+int cfg_step_state(struct mad_port *mp, struct fabric *f, enum port_state to, cfg_done_fn done,
+		   void *arg)
+{
+	struct batch *b = batch_new(done, arg);
+	if (!b)
+		return -1;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		struct node *n = f->nodes[i];
+		struct sm_node *s = sm_node(n);
+		for (unsigned port = 1; port <= n->nports; port++) {
+			const struct port *pt = &n->ports[port];
+			if (!s->have_port_info[port] || !pt->remote || pt->phys_state != PORT_PHYS_LINKUP ||
+			    pt->state != to - 1)
+				continue;
+			ib_port_info_t pi = s->port_info[port];
+			ib_port_info_set_port_state(&pi, (uint8_t)to);
+			pi.state_info2 &= 0x0f;
+			send_set(b, mp, n, IB_MAD_ATTR_PORT_INFO, port, &pi);
+		}
+	}
+	batch_issued(b);
+	return 0;
+}

@@ -1,0 +1,42 @@
+/*
+ * configure.h - programming the fabric: PortInfo, SwitchInfo, LFTs, and
+ * the INIT -> ARMED -> ACTIVE walk.
+ */
+#ifndef SM_CONFIGURE_H
+#define SM_CONFIGURE_H
+
+#include "routing/routing.h"
+#include "sm/mad.h"
+#include "topology/fabric.h"
+
+struct cfg_params {
+	uint16_t sm_lid;
+	uint64_t subnet_prefix;
+	uint8_t max_mtu;	/* IB encoding: 1=256 .. 5=4096 */
+	uint8_t max_op_vls;	/* IB encoding: 1=VL0, 2=VL0-1, 3=VL0-3, 4=VL0-7, 5=VL0-14 */
+	uint8_t subnet_timeout;
+};
+
+struct cfg_result {
+	unsigned sent;		/* Set MADs issued */
+	unsigned failed;	/* Sets that failed or were refused */
+};
+
+typedef void (*cfg_done_fn)(void *arg, const struct cfg_result *r);
+
+/*
+ * Writes LIDs, SM LID, subnet prefix, MTU and OperationalVLs into every
+ * PortInfo that differs, LinearFDBTop into SwitchInfo, and every LFT
+ * block. Ports keep their state.
+ */
+int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tables *t,
+		const struct cfg_params *p, cfg_done_fn done, void *arg);
+/*
+ * Moves every linked port that is in state from (INIT or ARMED) one step
+ * up (ARMED or ACTIVE). Run it for ARMED on all ports, then for ACTIVE:
+ * a port may only go ACTIVE once its peer is ARMED.
+ */
+int cfg_step_state(struct mad_port *mp, struct fabric *f, enum port_state to, cfg_done_fn done,
+		   void *arg);
+
+#endif

@@ -1,0 +1,241 @@
+/*
+ * DOC: fabricd
+ *
+ * The daemon: reads the configuration, opens the database and the SM port,
+ * becomes MASTER and sweeps; re-sweeps on SIGHUP and every sweep_interval
+ * seconds; exits cleanly on SIGTERM/SIGINT. With --once it exits after the
+ * first sweep: 0 if the subnet came up, 1 if not.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sm/log.h"
+#include "sm/sm.h"
+#include "sm/smnode.h"
+
+#define FABRICD_VERSION "0.1.0"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: fabricd [options]\n"
+		"  -c, --config FILE      YAML configuration (default: none, built-in defaults)\n"
+		"  -d, --database PATH    state database (default /var/lib/fabricd/fabricd.db)\n"
+		"  -C, --ca NAME          CA to run on (default: the first one)\n"
+		"  -P, --port NUM         port of that CA (default: the first active one)\n"
+		"  -G, --guid GUID        run on the local port with this GUID\n"
+		"      --once             sweep once, exit 0 when the subnet is up, 1 if not\n"
+		"  -f, --foreground       do not detach from the terminal\n"
+		"  -l, --log-level LEVEL  error, warn, info or debug\n"
+		"      --log-file FILE    log there instead of stderr\n"
+		"  -V, --version          print the version\n"
+		"  -h, --help             this text\n");
+}
+
+static int parse_number(const char *opt, const char *arg, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+	errno = 0;
+	*out = strtoull(arg, &end, 0);
+	if (*arg == '\0' || *arg == '-' || *end || errno || *out > max) {
+		fprintf(stderr, "fabricd: %s needs a number up to %llu, not '%s'\n", opt, max, arg);
+		return -1;
+	}
+	return 0;
+}
+
+struct cli {
+	const char *config, *database, *ca, *log_file;
+	int port, log_level;
+	uint64_t guid;
+	bool once, foreground;
+};
+
+/* Returns 0 to go on, 1 to exit 0 (help, version), -1 on a bad argument. */
+static int parse_cli(int argc, char **argv, struct cli *c)
+{
+	enum { OPT_ONCE = 256, OPT_LOG_FILE };
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "database", required_argument, NULL, 'd' },
+		{ "ca", required_argument, NULL, 'C' },
+		{ "port", required_argument, NULL, 'P' },
+		{ "guid", required_argument, NULL, 'G' },
+		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ "log-file", required_argument, NULL, OPT_LOG_FILE },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	unsigned long long v;
+	int o;
+	memset(c, 0, sizeof(*c));
+	c->log_level = -1;
+	while ((o = getopt_long(argc, argv, "c:d:C:P:G:fl:Vh", opts, NULL)) != -1) {
+		switch (o) {
+		case 'c': c->config = optarg; break;
+		case 'd': c->database = optarg; break;
+		case 'C': c->ca = optarg; break;
+		case 'P':
+			if (parse_number("--port", optarg, 254, &v) < 0)
+				return -1;
+			c->port = (int)v;
+			break;
+		case 'G':
+			if (parse_number("--guid", optarg, UINT64_MAX, &v) < 0)
+				return -1;
+			c->guid = v;
+			break;
+		case OPT_ONCE: c->once = true; break;
+		case 'f': c->foreground = true; break;
+		case 'l':
+			if ((c->log_level = log_level_parse(optarg)) < 0) {
+				fprintf(stderr, "fabricd: unknown log level '%s' (error, warn, info, debug)\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case OPT_LOG_FILE: c->log_file = optarg; break;
+		case 'V': printf("fabricd %s\n", FABRICD_VERSION); return 1;
+		case 'h': usage(stdout); return 1;
+		default: usage(stderr); return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "fabricd: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+static void apply_cli(const struct cli *c, struct fabricd_config *cfg)
+{
+	if (c->database)
+		snprintf(cfg->database, sizeof(cfg->database), "%s", c->database);
+	if (c->ca)
+		snprintf(cfg->ca, sizeof(cfg->ca), "%s", c->ca);
+	if (c->port)
+		cfg->port = c->port;
+	if (c->guid)
+		cfg->port_guid = c->guid;
+	if (c->log_level >= 0)
+		cfg->log_level = c->log_level;
+	if (c->log_file)
+		snprintf(cfg->log_file, sizeof(cfg->log_file), "%s", c->log_file);
+}
+
+/* Creates the database's directory (one level) if it is missing. */
+static void ensure_db_dir(const char *path)
+{
+	char dir[512];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return;
+	*slash = '\0';
+	mkdir(dir, 0700);
+}
+
+static void on_stop_signal(void *arg)
+{
+	struct sm *sm = arg;
+	log_info("signal received: exiting");
+	evl_stop(sm->loop);
+}
+
+static void on_hup(void *arg)
+{
+	log_info("SIGHUP: re-sweeping");
+	sm_sweep_request(arg);
+}
+
+static void on_sweep_timer(void *arg)
+{
+	sm_sweep_request(arg);
+}
+
+int main(int argc, char **argv)
+{
+	struct cli cli;
+	int rc = parse_cli(argc, argv, &cli);
+	if (rc != 0)
+		return rc > 0 ? 0 : 2;
+
+	static struct sm sm;
+	char err[1024];
+	config_defaults(&sm.cfg);
+	if (cli.config && config_load(cli.config, &sm.cfg, err) < 0) {
+		fprintf(stderr, "fabricd: %s\n", err);
+		return 2;
+	}
+	apply_cli(&cli, &sm.cfg);
+	sm.once = cli.once;
+	log_set_level((enum log_level)sm.cfg.log_level);
+	if (sm.cfg.log_file[0] && log_set_file(sm.cfg.log_file) < 0) {
+		fprintf(stderr, "fabricd: cannot open log file %s: %s\n", sm.cfg.log_file, strerror(errno));
+		return 1;
+	}
+
+	umask(077);	/* the database and socket are root's alone */
+	ensure_db_dir(sm.cfg.database);
+	sm.db = db_open(sm.cfg.database, DB_READ_WRITE, err);
+	if (!sm.db) {
+		fprintf(stderr, "fabricd: %s\n", err);
+		return 1;
+	}
+	if (!cli.foreground && !cli.once && daemon(0, sm.cfg.log_file[0] ? 0 : 1) < 0) {
+		fprintf(stderr, "fabricd: cannot detach: %s\n", strerror(errno));
+		return 1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	sm.loop = evl_new();
+	struct mad_port_opts mo = {
+		.ca = sm.cfg.ca[0] ? sm.cfg.ca : NULL,
+		.port = sm.cfg.port,
+		.guid = sm.cfg.port_guid,
+		.window = sm.cfg.mad_window,
+		.timeout_ms = sm.cfg.mad_timeout_ms,
+		.retries = sm.cfg.mad_retries,
+	};
+	char merr[MAD_ERR_LEN];
+	if (!sm.loop || !(sm.mp = mad_open(sm.loop, &mo, merr))) {
+		log_error("%s", sm.loop ? merr : "cannot create the event loop");
+		db_close(sm.db);
+		return 1;
+	}
+	log_info("fabricd %s on %s port %d, GUID 0x%016llx, database %s", FABRICD_VERSION,
+		 mad_port_ca(sm.mp), mad_port_num(sm.mp), (unsigned long long)mad_port_guid(sm.mp),
+		 sm.cfg.database);
+	sm.state = SM_MASTER;
+	sminfo_attach(&sm);
+	struct evl_watch *sigs[] = {
+		evl_signal(sm.loop, SIGTERM, on_stop_signal, &sm),
+		evl_signal(sm.loop, SIGINT, on_stop_signal, &sm),
+		evl_signal(sm.loop, SIGHUP, on_hup, &sm),
+	};
+	sm.sweep_timer = evl_timer(sm.loop, on_sweep_timer, &sm);
+	sm_sweep_request(&sm);
+	if (evl_run(sm.loop) < 0) {
+		log_error("event loop failed");
+		sm.exit_code = 1;
+	}
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		evl_watch_free(sigs[i]);
+	evl_watch_free(sm.sweep_timer);
+	mad_close(sm.mp);
+	if (sm.have_fabric) {
+		sm_node_detach_all(&sm.fabric);
+		fabric_free(&sm.fabric);
+	}
+	db_close(sm.db);
+	evl_free(sm.loop);
+	return sm.exit_code;
+}

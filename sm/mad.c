@@ -1,0 +1,486 @@
+/*
+ * DOC: MAD transport
+ *
+ * One umad port, two SMI agents (directed route 0x81, LID routed 0x01).
+ *
+ * libibumad's fd cannot always be polled by libevent: under ibsim's
+ * umad2sim it is a fake descriptor served by an in-process queue. So a
+ * small pump thread blocks in umad_recv() and writes each MAD, whole, into
+ * a pipe that the event loop watches. Everything else runs on the loop.
+ *
+ * Transactions: at most opts.window are in flight; the rest wait in a FIFO.
+ * The in-flight ones sit in a complib map keyed by the low 32 bits of the
+ * TID (the kernel and ibsim rewrite the high 32). One timer scans them for
+ * expired deadlines. A failed try (timeout, or a send error reported back
+ * by umad) waits a backoff and is resent under a fresh TID, so a late
+ * answer to an old try can never complete a newer one.
+ */
+#include "sm/mad.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <infiniband/umad.h>
+#include <complib/cl_qlist.h>
+#include <complib/cl_qmap.h>
+
+#include "sm/log.h"
+
+#define RECORD_SIZE (sizeof(struct ib_user_mad) + sizeof(ib_smp_t))
+
+enum txn_state { TXN_QUEUED, TXN_SENT, TXN_BACKOFF };
+
+struct txn {
+	cl_list_item_t list_item;	/* in queued or active */
+	cl_map_item_t map_item;		/* in by_tid while TXN_SENT */
+	enum txn_state state;
+	uint32_t tid;
+	ib_smp_t smp;
+	uint16_t dlid;			/* 0xffff for directed route */
+	unsigned tries;
+	uint64_t deadline;
+	mad_done_fn done;
+	void *ctx;
+};
+
+struct mad_port {
+	struct evloop *loop;
+	struct mad_port_opts opts;
+	char ca[UMAD_CA_NAME_LEN];
+	int portnum;
+	uint64_t guid;
+	int portid, issm_fd;
+	int agent_dr, agent_lid;
+	int pipe_rd, pipe_wr;
+	pthread_t pump;
+	bool pump_started;
+	struct evl_watch *pipe_watch, *timer;
+	cl_qlist_t queued, active;
+	cl_qmap_t by_tid;
+	uint32_t next_tid;
+	uint8_t *send_buf;
+	mad_request_fn on_request;
+	void *request_arg;
+	struct mad_stats stats;
+};
+
+static void *pump_main(void *arg)
+{
+	struct mad_port *mp = arg;
+	uint8_t buf[RECORD_SIZE];
+	for (;;) {
+		int len = sizeof(ib_smp_t);
+		memset(buf, 0, sizeof(buf));
+		if (umad_recv(mp->portid, buf, &len, -1) < 0) {
+			if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOSPC)
+				continue;
+			log_error("umad_recv failed: %s", strerror(errno));
+			close(mp->pipe_wr);
+			return NULL;
+		}
+		/* One write of < PIPE_BUF bytes is atomic: records never interleave. */
+		if (write(mp->pipe_wr, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			return NULL;
+	}
+}
+
+static void arm_timer(struct mad_port *mp)
+{
+	uint64_t now = evl_now_ms(), soonest = UINT64_MAX;
+	for (cl_list_item_t *it = cl_qlist_head(&mp->active); it != cl_qlist_end(&mp->active);
+	     it = cl_qlist_next(it)) {
+		struct txn *t = (struct txn *)it;
+		if (t->deadline < soonest)
+			soonest = t->deadline;
+	}
+	if (soonest != UINT64_MAX)
+		evl_timer_arm(mp->timer, soonest > now ? soonest - now : 0);
+}
+
+static void try_failed(struct mad_port *mp, struct txn *t);
+
+static void transmit(struct mad_port *mp, struct txn *t)
+{
+	struct ib_user_mad *umad = (struct ib_user_mad *)mp->send_buf;
+	t->tid = mp->next_tid++;
+	t->smp.trans_id = cl_hton64((uint64_t)t->tid);
+	memset(mp->send_buf, 0, RECORD_SIZE);
+	memcpy(umad_get_mad(umad), &t->smp, sizeof(t->smp));
+	umad_set_addr(umad, t->dlid, 0, 0, 0);
+	int agent = t->smp.mgmt_class == IB_MCLASS_SUBN_DIR ? mp->agent_dr : mp->agent_lid;
+	t->state = TXN_SENT;
+	t->tries++;
+	t->deadline = evl_now_ms() + mp->opts.timeout_ms;
+	cl_qmap_insert(&mp->by_tid, t->tid, &t->map_item);
+	mp->stats.sent++;
+	/* the kernel's own timeout makes it report a lost MAD back to us */
+	if (umad_send(mp->portid, agent, umad, sizeof(ib_smp_t), (int)mp->opts.timeout_ms, 0) < 0) {
+		log_debug("umad_send failed: %s", strerror(errno));
+		try_failed(mp, t);
+	}
+}
+
+static void start_queued(struct mad_port *mp)
+{
+	bool started = false;
+	while (cl_qlist_count(&mp->active) < mp->opts.window && cl_qlist_count(&mp->queued)) {
+		struct txn *t = (struct txn *)cl_qlist_remove_head(&mp->queued);
+		cl_qlist_insert_tail(&mp->active, &t->list_item);
+		transmit(mp, t);
+		started = true;
+	}
+	if (started)
+		arm_timer(mp);
+}
+
+static void finish(struct mad_port *mp, struct txn *t, int status, const ib_smp_t *reply)
+{
+	if (t->state == TXN_SENT)
+		cl_qmap_remove_item(&mp->by_tid, &t->map_item);
+	cl_qlist_remove_item(&mp->active, &t->list_item);
+	if (status == MAD_TIMEOUT)
+		mp->stats.failures++;
+	t->done(t->ctx, status, reply);
+	free(t);
+	start_queued(mp);
+}
+
+/* A try failed: back off and resend, or give up after opts.retries. */
+static void try_failed(struct mad_port *mp, struct txn *t)
+{
+	if (t->state == TXN_SENT)
+		cl_qmap_remove_item(&mp->by_tid, &t->map_item);
+	if (t->tries > mp->opts.retries) {
+		t->state = TXN_BACKOFF;	/* already out of the map */
+		finish(mp, t, MAD_TIMEOUT, NULL);
+		return;
+	}
+	mp->stats.retries++;
+	unsigned backoff = 10u << (t->tries - 1);
+	if (backoff > mp->opts.timeout_ms)
+		backoff = mp->opts.timeout_ms;
+	t->state = TXN_BACKOFF;
+	t->deadline = evl_now_ms() + backoff;
+}
+
+static void on_timer(void *arg)
+{
+	struct mad_port *mp = arg;
+	uint64_t now = evl_now_ms();
+	cl_list_item_t *it = cl_qlist_head(&mp->active);
+	while (it != cl_qlist_end(&mp->active)) {
+		struct txn *t = (struct txn *)it;
+		it = cl_qlist_next(it);
+		if (t->deadline > now)
+			continue;
+		if (t->state == TXN_BACKOFF) {
+			transmit(mp, t);
+		} else {
+			mp->stats.timeouts++;
+			try_failed(mp, t);
+		}
+	}
+	arm_timer(mp);
+}
+
+static struct txn *find_tid(struct mad_port *mp, uint64_t tid)
+{
+	cl_map_item_t *it = cl_qmap_get(&mp->by_tid, tid & 0xffffffffu);
+	return it == cl_qmap_end(&mp->by_tid) ? NULL : PARENT_STRUCT(it, struct txn, map_item);
+}
+
+static void handle_record(struct mad_port *mp, uint8_t *rec)
+{
+	struct ib_user_mad *umad = (struct ib_user_mad *)rec;
+	ib_smp_t *smp = (ib_smp_t *)umad_get_mad(umad);
+	mp->stats.received++;
+	if (umad->status) {
+		/* our own send, handed back: timed out or dropped on the way */
+		struct txn *t = find_tid(mp, cl_ntoh64(smp->trans_id));
+		if (t) {
+			mp->stats.timeouts++;
+			try_failed(mp, t);
+			arm_timer(mp);
+		}
+		return;
+	}
+	if (smp->method & IB_MAD_METHOD_RESP_MASK) {
+		struct txn *t = find_tid(mp, cl_ntoh64(smp->trans_id));
+		if (!t) {
+			log_debug("reply with unknown TID 0x%016llx dropped",
+				  (unsigned long long)cl_ntoh64(smp->trans_id));
+			return;
+		}
+		uint16_t status = cl_ntoh16(smp->status) & 0x7fff;	/* D bit is not status */
+		if (smp->mgmt_class != IB_MCLASS_SUBN_DIR)
+			status = cl_ntoh16(smp->status);
+		finish(mp, t, status, smp);
+		return;
+	}
+	if (mp->on_request) {
+		struct mad_origin from = {
+			.slid = cl_ntoh16(umad->addr.lid),
+			.qpn = cl_ntoh32(umad->addr.qpn),
+			.directed = smp->mgmt_class == IB_MCLASS_SUBN_DIR,
+		};
+		mp->on_request(mp->request_arg, smp, &from);
+	}
+}
+
+static void on_pipe(void *arg)
+{
+	struct mad_port *mp = arg;
+	uint8_t rec[RECORD_SIZE];
+	ssize_t n;
+	while ((n = read(mp->pipe_rd, rec, sizeof(rec))) == (ssize_t)sizeof(rec))
+		handle_record(mp, rec);
+	if (n == 0) {
+		log_error("MAD receive thread stopped; no more replies can arrive");
+		evl_watch_free(mp->pipe_watch);
+		mp->pipe_watch = NULL;
+	}
+}
+
+static int submit(struct mad_port *mp, const ib_smp_t *smp, uint16_t dlid, mad_done_fn done, void *ctx)
+{
+	struct txn *t = calloc(1, sizeof(*t));
+	if (!t)
+		return -1;
+	t->smp = *smp;
+	t->dlid = dlid;
+	t->done = done;
+	t->ctx = ctx;
+	t->state = TXN_QUEUED;
+	cl_qlist_insert_tail(&mp->queued, &t->list_item);
+	start_queued(mp);
+	return 0;
+}
+
+static void smp_header(ib_smp_t *smp, uint8_t mclass, uint8_t method, ib_net16_t attr, uint32_t mod,
+		       const void *data)
+{
+	memset(smp, 0, sizeof(*smp));
+	smp->base_ver = 1;
+	smp->mgmt_class = mclass;
+	smp->class_ver = 1;
+	smp->method = method;
+	smp->attr_id = attr;	/* IB_MAD_ATTR_* are already in network order */
+	smp->attr_mod = cl_hton32(mod);
+	if (data)
+		memcpy(smp->data, data, IB_SMP_DATA_SIZE);
+}
+
+int mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, const uint8_t *path,
+		uint8_t hops, const void *data, mad_done_fn done, void *ctx)
+{
+	ib_smp_t smp;
+	if (hops > IB_SUBNET_PATH_HOPS_MAX - 1)
+		return -1;
+	smp_header(&smp, IB_MCLASS_SUBN_DIR, method, attr, mod, data);
+	smp.hop_count = hops;
+	smp.dr_slid = smp.dr_dlid = IB_LID_PERMISSIVE;
+	memcpy(smp.initial_path, path, (size_t)hops + 1);
+	return submit(mp, &smp, 0xffff, done, ctx);
+}
+
+int mad_send_lid(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, uint16_t dlid,
+		 const void *data, mad_done_fn done, void *ctx)
+{
+	ib_smp_t smp;
+	smp_header(&smp, IB_MCLASS_SUBN_LID, method, attr, mod, data);
+	return submit(mp, &smp, dlid, done, ctx);
+}
+
+int mad_respond(struct mad_port *mp, const ib_smp_t *req, const struct mad_origin *to, uint16_t status,
+		const void *data)
+{
+	uint8_t buf[RECORD_SIZE] = { 0 };
+	struct ib_user_mad *umad = (struct ib_user_mad *)buf;
+	ib_smp_t *smp = (ib_smp_t *)umad_get_mad(umad);
+	*smp = *req;
+	smp->method = IB_MAD_METHOD_GET_RESP;
+	memcpy(smp->data, data, IB_SMP_DATA_SIZE);
+	if (req->mgmt_class == IB_MCLASS_SUBN_DIR) {
+		/* direction bit (0x8000) marks a returning directed-route SMP */
+		smp->status = cl_hton16((uint16_t)(status | 0x8000));
+		smp->hop_ptr = 0;
+	} else {
+		smp->status = cl_hton16(status);
+	}
+	umad_set_addr(umad, to->directed ? 0xffff : to->slid, (int)to->qpn, 0, 0);
+	int agent = req->mgmt_class == IB_MCLASS_SUBN_DIR ? mp->agent_dr : mp->agent_lid;
+	mp->stats.sent++;
+	return umad_send(mp->portid, agent, umad, sizeof(ib_smp_t), 0, 0) < 0 ? -1 : 0;
+}
+
+void mad_on_request(struct mad_port *mp, mad_request_fn fn, void *arg)
+{
+	mp->on_request = fn;
+	mp->request_arg = arg;
+}
+
+unsigned mad_pending(const struct mad_port *mp)
+{
+	return (unsigned)(cl_qlist_count(&mp->queued) + cl_qlist_count(&mp->active));
+}
+
+const struct mad_stats *mad_get_stats(const struct mad_port *mp)
+{
+	return &mp->stats;
+}
+
+uint64_t mad_port_guid(const struct mad_port *mp)
+{
+	return mp->guid;
+}
+
+int mad_port_num(const struct mad_port *mp)
+{
+	return mp->portnum;
+}
+
+const char *mad_port_ca(const struct mad_port *mp)
+{
+	return mp->ca;
+}
+
+/* Resolves opts (CA name, port, or port GUID) to a CA name and port number. */
+static int resolve_port(struct mad_port *mp, char err[MAD_ERR_LEN])
+{
+	umad_port_t port;
+	if (mp->opts.guid) {
+		char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+		int n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
+		for (int i = 0; i < n; i++) {
+			__be64 guids[UMAD_MAX_PORTS + 1];
+			int np = umad_get_ca_portguids(names[i], guids, UMAD_MAX_PORTS + 1);
+			for (int p = 0; p < np; p++)
+				if (cl_ntoh64(guids[p]) == mp->opts.guid) {
+					snprintf(mp->ca, sizeof(mp->ca), "%s", names[i]);
+					mp->portnum = p;
+					goto found;
+				}
+		}
+		snprintf(err, MAD_ERR_LEN, "no local port has GUID 0x%016llx",
+			 (unsigned long long)mp->opts.guid);
+		return -1;
+	}
+	mp->portnum = mp->opts.port;
+	if (mp->opts.ca)
+		snprintf(mp->ca, sizeof(mp->ca), "%s", mp->opts.ca);
+found:
+	if (umad_get_port(mp->ca[0] ? mp->ca : NULL, mp->portnum, &port) < 0) {
+		snprintf(err, MAD_ERR_LEN, "no InfiniBand port %s%s%d found (is a CA present, or ibsim running?)",
+			 mp->ca[0] ? mp->ca : "", mp->ca[0] ? " port " : "", mp->portnum);
+		return -1;
+	}
+	snprintf(mp->ca, sizeof(mp->ca), "%s", port.ca_name);
+	mp->portnum = port.portnum;
+	mp->guid = cl_ntoh64(port.port_guid);
+	umad_release_port(&port);
+	return 0;
+}
+
+static int register_agents(struct mad_port *mp, char err[MAD_ERR_LEN])
+{
+	/* receive Get/Set (SMInfo from other SMs and tools) and Trap requests */
+	long methods[16 / sizeof(long)] = { 0 };
+	uint32_t *mask = (uint32_t *)methods;
+	mask[0] = (1u << IB_MAD_METHOD_GET) | (1u << IB_MAD_METHOD_SET) | (1u << IB_MAD_METHOD_TRAP) |
+		  (1u << IB_MAD_METHOD_TRAP_REPRESS);
+	mp->agent_dr = umad_register(mp->portid, IB_MCLASS_SUBN_DIR, 1, 0, methods);
+	mp->agent_lid = umad_register(mp->portid, IB_MCLASS_SUBN_LID, 1, 0, methods);
+	if (mp->agent_dr < 0 || mp->agent_lid < 0) {
+		snprintf(err, MAD_ERR_LEN, "cannot register SMI agents on %s port %d: %s "
+			 "(is another SM running on this port?)", mp->ca, mp->portnum, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+struct mad_port *mad_open(struct evloop *loop, const struct mad_port_opts *o, char err[MAD_ERR_LEN])
+{
+	struct mad_port *mp = calloc(1, sizeof(*mp));
+	if (!mp) {
+		snprintf(err, MAD_ERR_LEN, "out of memory");
+		return NULL;
+	}
+	mp->loop = loop;
+	mp->opts = *o;
+	mp->portid = mp->issm_fd = mp->pipe_rd = mp->pipe_wr = -1;
+	mp->next_tid = ((uint32_t)getpid() << 16) | 1;
+	cl_qlist_init(&mp->queued);
+	cl_qlist_init(&mp->active);
+	cl_qmap_init(&mp->by_tid);
+	mp->send_buf = calloc(1, RECORD_SIZE);
+	if (!mp->send_buf || umad_init() < 0) {
+		snprintf(err, MAD_ERR_LEN, "cannot initialise libibumad");
+		goto fail;
+	}
+	if (resolve_port(mp, err) < 0)
+		goto fail;
+	mp->portid = umad_open_port(mp->ca, mp->portnum);
+	if (mp->portid < 0) {
+		snprintf(err, MAD_ERR_LEN, "cannot open %s port %d: %s", mp->ca, mp->portnum,
+			 strerror(errno));
+		goto fail;
+	}
+	char issm[256];
+	/* holding the issm device open is what sets IsSM in our PortInfo */
+	if (umad_get_issm_path(mp->ca, mp->portnum, issm, sizeof(issm)) < 0 ||
+	    (mp->issm_fd = open(issm, O_RDWR)) < 0) {
+		snprintf(err, MAD_ERR_LEN, "cannot open the issm device of %s port %d: %s", mp->ca,
+			 mp->portnum, strerror(errno));
+		goto fail;
+	}
+	if (register_agents(mp, err) < 0)
+		goto fail;
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		snprintf(err, MAD_ERR_LEN, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	mp->pipe_rd = fds[0];
+	mp->pipe_wr = fds[1];
+	fcntl(mp->pipe_rd, F_SETFL, O_NONBLOCK);
+	mp->pipe_watch = evl_watch_fd(loop, mp->pipe_rd, on_pipe, mp);
+	mp->timer = evl_timer(loop, on_timer, mp);
+	if (!mp->pipe_watch || !mp->timer || pthread_create(&mp->pump, NULL, pump_main, mp) != 0) {
+		snprintf(err, MAD_ERR_LEN, "cannot start the MAD receive path");
+		goto fail;
+	}
+	mp->pump_started = true;
+	return mp;
+fail:
+	mad_close(mp);
+	return NULL;
+}
+
+void mad_close(struct mad_port *mp)
+{
+	if (!mp)
+		return;
+	if (mp->pump_started) {
+		pthread_cancel(mp->pump);
+		pthread_join(mp->pump, NULL);
+	}
+	while (cl_qlist_count(&mp->queued))
+		free(cl_qlist_remove_head(&mp->queued));
+	while (cl_qlist_count(&mp->active))
+		free(cl_qlist_remove_head(&mp->active));
+	evl_watch_free(mp->pipe_watch);
+	evl_watch_free(mp->timer);
+	if (mp->pipe_rd >= 0)
+		close(mp->pipe_rd);
+	if (mp->pipe_wr >= 0)
+		close(mp->pipe_wr);
+	if (mp->issm_fd >= 0)
+		close(mp->issm_fd);
+	if (mp->portid >= 0)
+		umad_close_port(mp->portid);
+	free(mp->send_buf);
+	free(mp);
+}

@@ -1,0 +1,71 @@
+/*
+ * mad.h - SMP transport over libibumad.
+ *
+ * Sends directed-route and LID-routed SMPs with a window of outstanding
+ * transactions, matches replies by transaction ID, times out and retries,
+ * and hands unsolicited requests (SMInfo queries, traps) to one handler.
+ * Every completion runs from the event loop, never from another thread.
+ */
+#ifndef SM_MAD_H
+#define SM_MAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <iba/ib_types.h>
+
+#include "sm/evloop.h"
+
+#define MAD_TIMEOUT (-1)	/* completion status: no answer after every retry */
+#define MAD_ERR_LEN 256
+
+struct mad_port;
+
+struct mad_port_opts {
+	const char *ca;		/* NULL: the first CA with an active port */
+	int port;		/* 0: the first active port */
+	uint64_t guid;		/* non-zero: open the port with this GUID instead */
+	unsigned window;	/* SMPs in flight at once */
+	unsigned timeout_ms;
+	unsigned retries;
+};
+
+struct mad_stats {
+	uint64_t sent, received, timeouts, retries, failures;
+};
+
+/* Where an unsolicited request came from, for the reply. */
+struct mad_origin {
+	uint16_t slid;
+	uint32_t qpn;
+	bool directed;
+};
+
+/* status: 0, the MAD status (host order, e.g. 0x1c bad attribute) or MAD_TIMEOUT. */
+typedef void (*mad_done_fn)(void *ctx, int status, const ib_smp_t *reply);
+typedef void (*mad_request_fn)(void *arg, const ib_smp_t *req, const struct mad_origin *from);
+
+/* Opens the port and its issm device (IsSM), registers the SMI agents. */
+struct mad_port *mad_open(struct evloop *loop, const struct mad_port_opts *o, char err[MAD_ERR_LEN]);
+void mad_close(struct mad_port *mp);
+
+uint64_t mad_port_guid(const struct mad_port *mp);
+int mad_port_num(const struct mad_port *mp);
+const char *mad_port_ca(const struct mad_port *mp);
+
+/* Directed-route SMP; path[1..hops] are the output ports, path[0] unused. */
+int mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, const uint8_t *path,
+		uint8_t hops, const void *data, mad_done_fn done, void *ctx);
+/* LID-routed SMP to dlid. */
+int mad_send_lid(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, uint16_t dlid,
+		 const void *data, mad_done_fn done, void *ctx);
+
+void mad_on_request(struct mad_port *mp, mad_request_fn fn, void *arg);
+/* Answers req with GetResp carrying data (64 bytes) and status. */
+int mad_respond(struct mad_port *mp, const ib_smp_t *req, const struct mad_origin *to, uint16_t status,
+		const void *data);
+
+/* Transactions queued or in flight. */
+unsigned mad_pending(const struct mad_port *mp);
+const struct mad_stats *mad_get_stats(const struct mad_port *mp);
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * sm.h - the subnet manager's state: one per fabricd process.
+ */
+#ifndef SM_SM_H
+#define SM_SM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "db/db.h"
+#include "sm/config.h"
+#include "sm/evloop.h"
+#include "sm/mad.h"
+#include "topology/fabric.h"
+
+enum sm_state { SM_NOTACTIVE = 0, SM_DISCOVERING = 1, SM_STANDBY = 2, SM_MASTER = 3 };
+
+struct sm {
+	struct fabricd_config cfg;
+	struct evloop *loop;
+	struct mad_port *mp;
+	struct db *db;
+	enum sm_state state;
+	uint32_t act_count;	/* SMInfo ActCount: bumped by each sweep */
+	bool sweeping, resweep_wanted;
+	bool once;		/* exit after the first sweep */
+	int exit_code;
+	struct fabric fabric;	/* as the last finished sweep found it */
+	bool have_fabric;
+	struct evl_watch *sweep_timer;
+};
+
+/* Starts a heavy sweep now, or right after the one running. */
+void sm_sweep_request(struct sm *sm);
+/* Answers SMInfo queries on sm->mp. */
+void sminfo_attach(struct sm *sm);
+
+#endif

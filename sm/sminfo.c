@@ -1,0 +1,41 @@
+/*
+ * DOC: SMInfo agent
+ *
+ * fabricd's port receives the SMPs addressed to the SM: SMInfo Get from
+ * other SMs and from tools like sminfo, and traps. SMInfo Get is answered
+ * with our GUID, priority, state and activity count; anything else the SM
+ * does not serve gets "unsupported" back, so no requester waits on us.
+ */
+#include <string.h>
+
+#include "sm/log.h"
+#include "sm/sm.h"
+
+#define MAD_STATUS_UNSUP_METHOD_ATTR 0x000c
+
+static void on_request(void *arg, const ib_smp_t *req, const struct mad_origin *from)
+{
+	struct sm *sm = arg;
+	uint8_t data[IB_SMP_DATA_SIZE] = { 0 };
+	if (req->method == IB_MAD_METHOD_TRAP || req->method == IB_MAD_METHOD_TRAP_REPRESS) {
+		log_debug("trap received from LID %u (not handled yet)", from->slid);
+		return;
+	}
+	if (req->attr_id == IB_MAD_ATTR_SM_INFO && req->method == IB_MAD_METHOD_GET) {
+		ib_sm_info_t *si = (ib_sm_info_t *)data;
+		si->guid = cl_hton64(mad_port_guid(sm->mp));
+		si->sm_key = 0;
+		si->act_count = cl_hton32(sm->act_count);
+		si->pri_state = (uint8_t)((sm->cfg.sm_priority << 4) | sm->state);
+		mad_respond(sm->mp, req, from, 0, data);
+		return;
+	}
+	log_debug("unsupported SMP (method 0x%02x attribute 0x%04x) from LID %u", req->method,
+		  cl_ntoh16(req->attr_id), from->slid);
+	mad_respond(sm->mp, req, from, MAD_STATUS_UNSUP_METHOD_ATTR, data);
+}
+
+void sminfo_attach(struct sm *sm)
+{
+	mad_on_request(sm->mp, on_request, sm);
+}

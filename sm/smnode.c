@@ -1,0 +1,59 @@
+/*
+ * DOC: SM node data
+ *
+ * Attaches raw SwitchInfo/PortInfo storage to fabric nodes and mirrors the
+ * fields the rest of fabricd reads (state, LID, width, speed, MTU, VLs)
+ * into the fabric model's ports.
+ */
+#include "sm/smnode.h"
+
+#include <stdlib.h>
+
+int sm_node_attach(struct node *n)
+{
+	struct sm_node *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -1;
+	s->port_info = calloc((size_t)n->nports + 1, sizeof(*s->port_info));
+	s->have_port_info = calloc((size_t)n->nports + 1, sizeof(*s->have_port_info));
+	if (!s->port_info || !s->have_port_info) {
+		free(s->port_info);
+		free(s->have_port_info);
+		free(s);
+		return -1;
+	}
+	n->user = s;
+	return 0;
+}
+
+void sm_node_detach_all(struct fabric *f)
+{
+	for (size_t i = 0; i < f->nnodes; i++) {
+		struct sm_node *s = sm_node(f->nodes[i]);
+		if (!s)
+			continue;
+		free(s->port_info);
+		free(s->have_port_info);
+		free(s);
+		f->nodes[i]->user = NULL;
+	}
+}
+
+void sm_node_set_port_info(struct node *n, uint8_t port, const ib_port_info_t *pi)
+{
+	struct sm_node *s = sm_node(n);
+	struct port *p = &n->ports[port];
+	s->port_info[port] = *pi;
+	s->have_port_info[port] = true;
+	p->state = ib_port_info_get_port_state(pi);
+	p->phys_state = ib_port_info_get_port_phys_state(pi);
+	p->width_active = pi->link_width_active;
+	p->speed_active = ib_port_info_get_link_speed_active(pi);
+	p->speed_ext_active = pi->link_speed_ext >> 4;	/* LinkSpeedExtActive */
+	p->mtu_cap = ib_port_info_get_mtu_cap(pi);
+	p->vl_cap = ib_port_info_get_vl_cap(pi);
+	if (n->type != NODE_SWITCH || port == 0) {
+		p->lid = cl_ntoh16(pi->base_lid);
+		p->lmc = ib_port_info_get_lmc(pi);
+	}
+}

@@ -1,0 +1,260 @@
+/*
+ * DOC: heavy sweep
+ *
+ * One sweep walks these phases, each started by the previous one's
+ * completion, and logs each with its duration and MAD count:
+ *
+ *   discover -> assign LIDs -> route -> program -> arm -> activate -> store
+ *
+ * The sweep builds a fresh fabric model; the previous one stays in
+ * sm->fabric until the new sweep is stored, so a failed sweep changes
+ * nothing, in the database or in memory.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "routing/routing.h"
+#include "sm/configure.h"
+#include "sm/discover.h"
+#include "sm/lidmgr.h"
+#include "sm/log.h"
+#include "sm/sm.h"
+#include "sm/smnode.h"
+
+struct sweep {
+	struct sm *sm;
+	struct fabric f;
+	struct disc_report disc;
+	struct lid_result lids;
+	struct routing_tables tables;
+	struct db_sweep rec;
+	uint64_t t0, phase_t0, mads0, phase_mads0;
+	unsigned cfg_failed;
+	const char *phase;
+};
+
+static double unix_now(void)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	return (double)tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+static uint64_t mads_sent(const struct sweep *s)
+{
+	return mad_get_stats(s->sm->mp)->sent;
+}
+
+static void phase_begin(struct sweep *s, const char *name)
+{
+	s->phase = name;
+	s->phase_t0 = evl_now_ms();
+	s->phase_mads0 = mads_sent(s);
+}
+
+static void phase_end(struct sweep *s, const char *detail)
+{
+	log_info("sweep: %-9s %6llu ms %7llu MADs%s%s", s->phase,
+		 (unsigned long long)(evl_now_ms() - s->phase_t0),
+		 (unsigned long long)(mads_sent(s) - s->phase_mads0), detail ? "  " : "",
+		 detail ? detail : "");
+}
+
+static void sweep_free(struct sweep *s)
+{
+	sm_node_detach_all(&s->f);
+	fabric_free(&s->f);
+	lid_result_free(&s->lids);
+	routing_tables_free(&s->tables);
+	free(s);
+}
+
+/* Ends the sweep; result is "ok" or why not. Keeps s->f if it was stored. */
+static void sweep_end(struct sweep *s, const char *result, bool stored)
+{
+	struct sm *sm = s->sm;
+	bool ok = strcmp(result, "ok") == 0;
+	uint64_t ms = evl_now_ms() - s->t0;
+	if (stored) {
+		if (sm->have_fabric) {
+			sm_node_detach_all(&sm->fabric);
+			fabric_free(&sm->fabric);
+		}
+		/* the quick map's sentinel lives inside struct fabric: rebuild it in place */
+		sm->fabric = s->f;
+		cl_qmap_init(&sm->fabric.by_guid);
+		for (size_t i = 0; i < sm->fabric.nnodes; i++)
+			cl_qmap_insert(&sm->fabric.by_guid, sm->fabric.nodes[i]->guid,
+				       &sm->fabric.nodes[i]->guid_item);
+		sm->have_fabric = true;
+		fabric_init(&s->f);
+	}
+	if (ok)
+		log_info("SUBNET UP: %u nodes (%u switches, %u CAs), %u links, max LID %u, %llu ms, "
+			 "%llu MADs", s->disc.nodes, s->disc.switches, s->disc.cas, s->disc.links,
+			 s->tables.max_lid, (unsigned long long)ms,
+			 (unsigned long long)(mads_sent(s) - s->mads0));
+	else
+		log_error("sweep failed: %s (%llu ms)", result, (unsigned long long)ms);
+	sm->sweeping = false;
+	sweep_free(s);
+	if (sm->once) {
+		sm->exit_code = ok ? 0 : 1;
+		evl_stop(sm->loop);
+		return;
+	}
+	if (sm->resweep_wanted) {
+		sm->resweep_wanted = false;
+		sm_sweep_request(sm);
+	} else if (sm->cfg.sweep_interval) {
+		evl_timer_arm(sm->sweep_timer, (uint64_t)sm->cfg.sweep_interval * 1000);
+	}
+}
+
+static void store(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	char result[64] = "ok";
+	if (s->cfg_failed || s->disc.unreachable || s->disc.failed_attrs)
+		snprintf(result, sizeof(result), "degraded: %u Sets failed, %u ports unreachable",
+			 s->cfg_failed, s->disc.unreachable + s->disc.failed_attrs);
+	phase_begin(s, "store");
+	struct db_sweep *r = &s->rec;
+	snprintf(r->kind, sizeof(r->kind), "heavy");
+	snprintf(r->result, sizeof(r->result), "%s", result);
+	r->finished = unix_now();
+	r->mads = mads_sent(s) - s->mads0;
+	r->nodes = s->disc.nodes;
+	r->switches = s->disc.switches;
+	r->links = s->disc.links;
+	if (db_save_sweep(sm->db, r, &s->f, &s->tables, s->lids.assigned, s->lids.n_assigned) < 0) {
+		char why[DB_ERR_LEN + 32];
+		snprintf(why, sizeof(why), "cannot store the sweep: %s", db_last_error(sm->db));
+		sweep_end(s, why, false);
+		return;
+	}
+	phase_end(s, NULL);
+	sweep_end(s, result, true);
+}
+
+static void on_active(void *arg, const struct cfg_result *r)
+{
+	struct sweep *s = arg;
+	s->cfg_failed += r->failed;
+	phase_end(s, NULL);
+	store(s);
+}
+
+static void on_armed(void *arg, const struct cfg_result *r)
+{
+	struct sweep *s = arg;
+	s->cfg_failed += r->failed;
+	phase_end(s, NULL);
+	phase_begin(s, "activate");
+	if (cfg_step_state(s->sm->mp, &s->f, PORT_ACTIVE, on_active, s) < 0)
+		sweep_end(s, "out of memory", false);
+}
+
+static void on_programmed(void *arg, const struct cfg_result *r)
+{
+	struct sweep *s = arg;
+	s->cfg_failed += r->failed;
+	phase_end(s, NULL);
+	phase_begin(s, "arm");
+	if (cfg_step_state(s->sm->mp, &s->f, PORT_ARMED, on_armed, s) < 0)
+		sweep_end(s, "out of memory", false);
+}
+
+/* The LID addressing the SM: its CA port's, or its switch's port 0. */
+static uint16_t own_lid(const struct fabric *f)
+{
+	const struct node *self = f->nodes[0];
+	return fabric_port_lid(self, self->local_port);
+}
+
+static void route_and_program(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	char detail[96];
+	phase_begin(s, "lids");
+	struct db_lid *stored = NULL;
+	size_t n_stored = 0;
+	if (db_load_lids(sm->db, &stored, &n_stored) < 0) {
+		free(stored);
+		char why[DB_ERR_LEN + 32];
+		snprintf(why, sizeof(why), "cannot read stored LIDs: %s", db_last_error(sm->db));
+		sweep_end(s, why, false);
+		return;
+	}
+	int rc = lid_assign(&s->f, stored, n_stored, &s->lids);
+	free(stored);
+	if (rc < 0) {
+		sweep_end(s, "LID assignment failed", false);
+		return;
+	}
+	snprintf(detail, sizeof(detail), "%u kept, %u taken over from the ports, %u new", s->lids.kept,
+		 s->lids.reused, s->lids.fresh);
+	phase_end(s, detail);
+
+	phase_begin(s, "route");
+	if (minhop_route(&s->f, &s->tables) < 0) {
+		sweep_end(s, "routing failed (out of memory)", false);
+		return;
+	}
+	snprintf(detail, sizeof(detail), "engine %s, max LID %u", sm->cfg.routing_engine,
+		 s->tables.max_lid);
+	phase_end(s, detail);
+
+	phase_begin(s, "program");
+	struct cfg_params p = {
+		.sm_lid = own_lid(&s->f),
+		.subnet_prefix = sm->cfg.subnet_prefix,
+		.max_mtu = config_mtu_code(sm->cfg.max_mtu),
+		.max_op_vls = config_vls_code(sm->cfg.max_op_vls),
+		.subnet_timeout = (uint8_t)sm->cfg.subnet_timeout,
+	};
+	if (cfg_program(sm->mp, &s->f, &s->tables, &p, on_programmed, s) < 0)
+		sweep_end(s, "out of memory", false);
+}
+
+static void on_discovered(void *arg, const struct disc_report *r)
+{
+	struct sweep *s = arg;
+	char detail[160];
+	s->disc = *r;
+	snprintf(detail, sizeof(detail), "%u switches, %u CAs, %u links, %u unreachable, %u duplicate GUIDs",
+		 r->switches, r->cas, r->links, r->unreachable, r->duplicates);
+	phase_end(s, detail);
+	if (r->nodes == 0) {
+		sweep_end(s, "the local port does not answer", false);
+		return;
+	}
+	route_and_program(s);
+}
+
+void sm_sweep_request(struct sm *sm)
+{
+	if (sm->sweeping) {
+		sm->resweep_wanted = true;
+		return;
+	}
+	struct sweep *s = calloc(1, sizeof(*s));
+	if (!s) {
+		log_error("sweep: out of memory");
+		return;
+	}
+	s->sm = sm;
+	fabric_init(&s->f);
+	s->t0 = evl_now_ms();
+	s->mads0 = mads_sent(s);
+	s->rec.started = unix_now();
+	sm->sweeping = true;
+	sm->act_count++;
+	evl_timer_cancel(sm->sweep_timer);
+	log_info("sweep: heavy sweep from %s port %d (GUID 0x%016llx)", mad_port_ca(sm->mp),
+		 mad_port_num(sm->mp), (unsigned long long)mad_port_guid(sm->mp));
+	phase_begin(s, "discover");
+	if (disc_start(sm->mp, &s->f, on_discovered, s) < 0)
+		sweep_end(s, "out of memory", false);
+}

@@ -1,0 +1,143 @@
+/*
+ * DOC: fabric model
+ *
+ * Owns the nodes of a fabric. Nodes live in a growable array (their index is
+ * stable for the life of the fabric) and in a complib quick map keyed by
+ * node GUID. Links are symmetric: fabric_link() writes both ends.
+ */
+#include "topology/fabric.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void fabric_init(struct fabric *f)
+{
+	memset(f, 0, sizeof(*f));
+	cl_qmap_init(&f->by_guid);
+}
+
+void fabric_free(struct fabric *f)
+{
+	for (size_t i = 0; i < f->nnodes; i++) {
+		free(f->nodes[i]->ports);
+		free(f->nodes[i]);
+	}
+	free(f->nodes);
+	fabric_init(f);
+}
+
+struct node *fabric_add_node(struct fabric *f, enum node_type type, uint64_t guid, uint8_t nports,
+			     const char *desc)
+{
+	if (f->nnodes == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 64;
+		struct node **n = realloc(f->nodes, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		f->nodes = n;
+		f->cap = cap;
+	}
+	struct node *n = calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->ports = calloc((size_t)nports + 1, sizeof(*n->ports));
+	if (!n->ports) {
+		free(n);
+		return NULL;
+	}
+	n->type = type;
+	n->guid = guid;
+	n->sys_guid = guid;
+	n->nports = nports;
+	n->index = f->nnodes;
+	for (unsigned p = 0; p <= nports; p++) {
+		n->ports[p].num = (uint8_t)p;
+		/* A CA has no port 0; a switch's port 0 is its management port. */
+		n->ports[p].exists = p > 0 || type == NODE_SWITCH;
+		n->ports[p].guid = type == NODE_SWITCH ? guid : guid + p;
+	}
+	if (desc) {
+		strncpy(n->desc, desc, FABRIC_DESC_LEN);
+		n->desc[FABRIC_DESC_LEN] = '\0';
+	}
+	f->nodes[f->nnodes++] = n;
+	cl_qmap_insert(&f->by_guid, guid, &n->guid_item);
+	return n;
+}
+
+struct node *fabric_find_guid(const struct fabric *f, uint64_t guid)
+{
+	cl_map_item_t *it = cl_qmap_get(&f->by_guid, guid);
+	if (it == cl_qmap_end(&f->by_guid))
+		return NULL;
+	return (struct node *)it;
+}
+
+struct node *fabric_find_desc(const struct fabric *f, const char *desc)
+{
+	for (size_t i = 0; i < f->nnodes; i++)
+		if (strcmp(f->nodes[i]->desc, desc) == 0)
+			return f->nodes[i];
+	return NULL;
+}
+
+int fabric_link(struct node *a, uint8_t pa, struct node *b, uint8_t pb)
+{
+	if (pa == 0 || pb == 0 || pa > a->nports || pb > b->nports)
+		return -1;
+	if ((a->ports[pa].remote && (a->ports[pa].remote != b || a->ports[pa].remote_port != pb)) ||
+	    (b->ports[pb].remote && (b->ports[pb].remote != a || b->ports[pb].remote_port != pa)))
+		return -1;
+	a->ports[pa].remote = b;
+	a->ports[pa].remote_port = pb;
+	b->ports[pb].remote = a;
+	b->ports[pb].remote_port = pa;
+	return 0;
+}
+
+void fabric_unlink(struct node *a, uint8_t pa)
+{
+	struct port *p = &a->ports[pa];
+	if (!p->remote)
+		return;
+	struct port *r = &p->remote->ports[p->remote_port];
+	r->remote = NULL;
+	r->remote_port = 0;
+	p->remote = NULL;
+	p->remote_port = 0;
+}
+
+uint16_t fabric_port_lid(const struct node *n, uint8_t port)
+{
+	return n->type == NODE_SWITCH ? n->ports[0].lid : n->ports[port].lid;
+}
+
+size_t fabric_count(const struct fabric *f, enum node_type type)
+{
+	size_t c = 0;
+	for (size_t i = 0; i < f->nnodes; i++)
+		c += f->nodes[i]->type == type;
+	return c;
+}
+
+size_t fabric_link_count(const struct fabric *f)
+{
+	size_t ends = 0;
+	for (size_t i = 0; i < f->nnodes; i++)
+		for (unsigned p = 1; p <= f->nodes[i]->nports; p++)
+			ends += f->nodes[i]->ports[p].remote != NULL;
+	return ends / 2;
+}
+
+const char *fabric_node_type_name(enum node_type t)
+{
+	switch (t) {
+	case NODE_CA:
+		return "CA";
+	case NODE_SWITCH:
+		return "Switch";
+	case NODE_ROUTER:
+		return "Router";
+	}
+	return "?";
+}

@@ -1,0 +1,109 @@
+/*
+ * DOC: fabric-gen
+ *
+ * Writes a generated fat tree as an ibsim net file (or ibnetdiscover text):
+ *   fabric-gen --levels 2 --radix 36 [--remove-links N] [--remove-switches N]
+ *              [--seed S] [--format ibsim|ibnetdiscover] [-o FILE]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topology/fattree_gen.h"
+#include "topology/netfile.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: fabric-gen --levels 2|3 --radix K [--remove-links N] [--remove-switches N]\n"
+		     "                  [--seed S] [--format ibsim|ibnetdiscover] [-o FILE]\n");
+}
+
+static int parse_uint(const char *opt, const char *arg, unsigned long long *out)
+{
+	char *end;
+	errno = 0;
+	*out = strtoull(arg, &end, 0);
+	if (*arg == '\0' || *end || errno || *arg == '-') {
+		fprintf(stderr, "fabric-gen: %s needs a non-negative number, not '%s'\n", opt, arg);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "levels", required_argument, NULL, 'l' },
+		{ "radix", required_argument, NULL, 'k' },
+		{ "remove-links", required_argument, NULL, 'r' },
+		{ "remove-switches", required_argument, NULL, 'w' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct fattree_spec spec = { .levels = 2, .radix = 0, .seed = 1 };
+	enum netfile_style style = NETFILE_IBSIM;
+	const char *out_path = NULL;
+	unsigned long long v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "l:k:r:w:s:f:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l': case 'k': case 'r': case 'w': case 's':
+			if (parse_uint(argv[optind - 1], optarg, &v) < 0)
+				return 2;
+			if (c == 'l') spec.levels = (unsigned)v;
+			if (c == 'k') spec.radix = (unsigned)v;
+			if (c == 'r') spec.remove_links = (unsigned)v;
+			if (c == 'w') spec.remove_switches = (unsigned)v;
+			if (c == 's') spec.seed = v;
+			break;
+		case 'f':
+			if (strcmp(optarg, "ibsim") == 0)
+				style = NETFILE_IBSIM;
+			else if (strcmp(optarg, "ibnetdiscover") == 0)
+				style = NETFILE_IBNETDISCOVER;
+			else {
+				fprintf(stderr, "fabric-gen: unknown format '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'o':
+			out_path = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc || !spec.radix) {
+		usage(stderr);
+		return 2;
+	}
+	struct fabric f;
+	char err[256];
+	if (fattree_generate(&spec, &f, err) < 0) {
+		fprintf(stderr, "fabric-gen: %s\n", err);
+		return 1;
+	}
+	FILE *out = out_path ? fopen(out_path, "w") : stdout;
+	if (!out) {
+		fprintf(stderr, "fabric-gen: %s: %s\n", out_path, strerror(errno));
+		fabric_free(&f);
+		return 1;
+	}
+	int rc = netfile_write(out, &f, style);
+	if ((out_path && fclose(out) != 0) || rc < 0) {
+		fprintf(stderr, "fabric-gen: write failed: %s\n", strerror(errno));
+		rc = -1;
+	}
+	fabric_free(&f);
+	return rc < 0 ? 1 : 0;
+}
