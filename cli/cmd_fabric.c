@@ -1,0 +1,211 @@
+/*
+ * DOC: fabricctl topology, node, links, export
+ *
+ * Views of the fabric as the last stored sweep found it.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/fabricctl.h"
+#include "cli/output.h"
+#include "topology/netfile.h"
+
+static void json_node(FILE *out, const struct node *n)
+{
+	fprintf(out, "{\"guid\": \"0x%016" PRIx64 "\", \"type\": \"%s\", \"description\": ", n->guid,
+		fabric_node_type_name(n->type));
+	json_string(out, n->desc);
+	fprintf(out, ", \"ports\": %u, \"lid\": %u}", n->nports,
+		n->type == NODE_SWITCH ? n->ports[0].lid : n->ports[1].lid);
+}
+
+static void json_link(FILE *out, const struct node *n, unsigned p)
+{
+	const struct port *pt = &n->ports[p];
+	char text[16];
+	fprintf(out, "{\"from\": ");
+	json_string(out, n->desc);
+	fprintf(out, ", \"from_guid\": \"0x%016" PRIx64 "\", \"from_port\": %u, \"to\": ", n->guid, p);
+	json_string(out, pt->remote ? pt->remote->desc : "");
+	fprintf(out, ", \"to_guid\": \"0x%016" PRIx64 "\", \"to_port\": %u, \"link\": \"%s\", \"state\": \"%s\"}",
+		pt->remote ? pt->remote->guid : 0, pt->remote_port, netfile_link_text(pt, text),
+		ctl_state_name(pt->state));
+}
+
+/* Each link once: from the lower node index (or lower port on a loop). */
+static bool first_end(const struct node *n, unsigned p)
+{
+	const struct port *pt = &n->ports[p];
+	return pt->remote && (pt->remote->index > n->index ||
+			      (pt->remote == n && pt->remote_port > p));
+}
+
+static int print_links(struct ctl *c, const struct fabric *f, bool down_only)
+{
+	static const char *heads[] = { "FROM", "PORT", "TO", "PORT", "LINK", "STATE" };
+	struct table t;
+	bool any = false;
+	table_init(&t, 6, heads);
+	if (c->json)
+		printf("[");
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		for (unsigned p = 1; p <= n->nports; p++) {
+			const struct port *pt = &n->ports[p];
+			if (!first_end(n, p))
+				continue;
+			const struct port *rp = &pt->remote->ports[pt->remote_port];
+			if (down_only && pt->state == PORT_ACTIVE && rp->state == PORT_ACTIVE)
+				continue;
+			if (c->json) {
+				printf("%s\n  ", any ? "," : "");
+				json_link(stdout, n, p);
+			} else {
+				char ps[8], rps[8], text[16];
+				snprintf(ps, sizeof(ps), "%u", p);
+				snprintf(rps, sizeof(rps), "%u", pt->remote_port);
+				table_row(&t, n->desc, ps, pt->remote->desc, rps, netfile_link_text(pt, text),
+					  ctl_state_name(pt->state < rp->state ? pt->state : rp->state));
+			}
+			any = true;
+		}
+	}
+	if (c->json)
+		printf("%s]\n", any ? "\n" : "");
+	else
+		table_print(&t, stdout);
+	table_free(&t);
+	return any || !down_only ? EXIT_OK : EXIT_NOT_FOUND;
+}
+
+int cmd_topology(struct ctl *c, int argc, char **argv)
+{
+	if (argc > 1) {
+		fprintf(stderr, "fabricctl topology: unexpected argument '%s'\n", argv[1]);
+		return EXIT_USAGE;
+	}
+	struct fabric f;
+	if (ctl_load_fabric(c, &f) < 0)
+		return EXIT_DB;
+	if (c->json) {
+		printf("{\"nodes\": [");
+		for (size_t i = 0; i < f.nnodes; i++) {
+			printf("%s\n  ", i ? "," : "");
+			json_node(stdout, f.nodes[i]);
+		}
+		printf("\n], \"links\": ");
+		print_links(c, &f, false);
+		printf("}\n");
+		fabric_free(&f);
+		return EXIT_OK;
+	}
+	printf("%zu switches, %zu CAs, %zu links\n\n", fabric_count(&f, NODE_SWITCH),
+	       fabric_count(&f, NODE_CA), fabric_link_count(&f));
+	static const char *heads[] = { "TYPE", "GUID", "LID", "PORTS", "LINKED", "DESCRIPTION" };
+	struct table t;
+	table_init(&t, 6, heads);
+	/* switches first, then CAs, as an operator reads a fabric top-down */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < f.nnodes; i++) {
+			const struct node *n = f.nodes[i];
+			if ((n->type == NODE_SWITCH) != (pass == 0))
+				continue;
+			char guid[24], lid[8], ports[8], linked[8];
+			unsigned nl = 0;
+			for (unsigned p = 1; p <= n->nports; p++)
+				nl += n->ports[p].remote != NULL;
+			snprintf(guid, sizeof(guid), "0x%016" PRIx64, n->guid);
+			snprintf(lid, sizeof(lid), "%u", fabric_port_lid(n, n->type == NODE_SWITCH ? 0 : 1));
+			snprintf(ports, sizeof(ports), "%u", n->nports);
+			snprintf(linked, sizeof(linked), "%u", nl);
+			table_row(&t, fabric_node_type_name(n->type), guid, lid, ports, linked, n->desc);
+		}
+	table_print(&t, stdout);
+	table_free(&t);
+	printf("\n");
+	print_links(c, &f, false);
+	fabric_free(&f);
+	return EXIT_OK;
+}
+
+int cmd_links(struct ctl *c, int argc, char **argv)
+{
+	bool down = false;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--down") == 0) {
+			down = true;
+		} else {
+			fprintf(stderr, "fabricctl links: unknown argument '%s' (expected --down)\n", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	struct fabric f;
+	if (ctl_load_fabric(c, &f) < 0)
+		return EXIT_DB;
+	int rc = print_links(c, &f, down);
+	fabric_free(&f);
+	return rc;
+}
+
+int cmd_node(struct ctl *c, int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "fabricctl node: expected one NAME, GUID or LID\n");
+		return EXIT_USAGE;
+	}
+	struct fabric f;
+	if (ctl_load_fabric(c, &f) < 0)
+		return EXIT_DB;
+	const struct node *n = ctl_find_node(c, &f, argv[1]);
+	if (!n) {
+		fprintf(stderr, "fabricctl: no node '%s' in the fabric (by description, GUID or LID)\n",
+			argv[1]);
+		fabric_free(&f);
+		return EXIT_NOT_FOUND;
+	}
+	if (c->json) {
+		json_node(stdout, n);
+		printf("\n");
+		fabric_free(&f);
+		return EXIT_OK;
+	}
+	printf("%s %s\n  GUID 0x%016" PRIx64 ", system image 0x%016" PRIx64 ", %u ports, vendor 0x%06x, "
+	       "device 0x%04x\n\n", fabric_node_type_name(n->type), n->desc, n->guid, n->sys_guid,
+	       n->nports, n->vendor_id, n->device_id);
+	static const char *heads[] = { "PORT", "LID", "STATE", "LINK", "PEER", "PEER PORT" };
+	struct table t;
+	table_init(&t, 6, heads);
+	for (unsigned p = n->type == NODE_SWITCH ? 0 : 1; p <= n->nports; p++) {
+		const struct port *pt = &n->ports[p];
+		char ps[8], lid[8], rp[8], text[16];
+		snprintf(ps, sizeof(ps), "%u", p);
+		snprintf(lid, sizeof(lid), "%u", fabric_port_lid(n, (uint8_t)p));
+		snprintf(rp, sizeof(rp), "%u", pt->remote_port);
+		if (p == 0)
+			table_row(&t, ps, lid, ctl_state_name(pt->state), "", "(management port)", "");
+		else if (pt->remote)
+			table_row(&t, ps, lid, ctl_state_name(pt->state), netfile_link_text(pt, text),
+				  pt->remote->desc, rp);
+		else
+			table_row(&t, ps, lid, "Down", "", "", "");
+	}
+	table_print(&t, stdout);
+	table_free(&t);
+	fabric_free(&f);
+	return EXIT_OK;
+}
+
+int cmd_export(struct ctl *c, int argc, char **argv)
+{
+	if (argc != 2 || strcmp(argv[1], "ibnetdiscover") != 0) {
+		fprintf(stderr, "fabricctl export: the format must be 'ibnetdiscover'\n");
+		return EXIT_USAGE;
+	}
+	struct fabric f;
+	if (ctl_load_fabric(c, &f) < 0)
+		return EXIT_DB;
+	int rc = netfile_write(stdout, &f, NETFILE_IBNETDISCOVER);
+	fabric_free(&f);
+	return rc < 0 ? EXIT_DB : EXIT_OK;
+}

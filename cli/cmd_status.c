@@ -1,0 +1,54 @@
+/*
+ * DOC: fabricctl status
+ *
+ * The newest sweep from the database. Exit 0 if it brought the subnet up
+ * cleanly; 1 if it was degraded, failed, or none has run.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/fabricctl.h"
+#include "cli/output.h"
+
+int cmd_status(struct ctl *c, int argc, char **argv)
+{
+	if (argc > 1) {
+		fprintf(stderr, "fabricctl status: unexpected argument '%s'\n", argv[1]);
+		return EXIT_USAGE;
+	}
+	struct db_sweep s;
+	int found = db_last_sweep(c->db, &s);
+	if (found < 0) {
+		fprintf(stderr, "fabricctl: %s: %s\n", c->db_path, db_last_error(c->db));
+		return EXIT_DB;
+	}
+	if (!found) {
+		fprintf(stderr, "fabricctl: no sweep recorded yet in %s\n", c->db_path);
+		return EXIT_NOT_FOUND;
+	}
+	char when[32];
+	time_t t = (time_t)s.started;
+	struct tm tm;
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", localtime_r(&t, &tm));
+	bool ok = strcmp(s.result, "ok") == 0;
+	bool up = ok || strncmp(s.result, "degraded", 8) == 0;
+	if (c->json) {
+		printf("{\"sweep\": %lld, \"kind\": ", (long long)s.id);
+		json_string(stdout, s.kind);
+		printf(", \"started\": \"%s\", \"duration_ms\": %.0f, \"result\": ", when,
+		       (s.finished - s.started) * 1000);
+		json_string(stdout, s.result);
+		printf(", \"subnet_up\": %s, \"nodes\": %u, \"switches\": %u, \"cas\": %u, \"links\": %u, "
+		       "\"mads\": %llu}\n", up ? "true" : "false", s.nodes, s.switches, s.nodes - s.switches,
+		       s.links, (unsigned long long)s.mads);
+	} else {
+		printf("subnet:     %s\n", ok ? "UP" : up ? "UP (degraded)" : "NOT UP");
+		printf("last sweep: #%lld %s at %s, %.0f ms, %llu MADs\n", (long long)s.id, s.kind, when,
+		       (s.finished - s.started) * 1000, (unsigned long long)s.mads);
+		printf("result:     %s\n", s.result);
+		printf("fabric:     %u switches, %u CAs, %u links\n", s.switches, s.nodes - s.switches,
+		       s.links);
+	}
+	return ok ? EXIT_OK : EXIT_NOT_FOUND;
+}

@@ -1,0 +1,140 @@
+/*
+ * DOC: fabricctl
+ *
+ * The admin CLI. It reads fabricd's database (read-only, so it never
+ * disturbs the daemon) and prints tables, or JSON with --json:
+ *
+ *   fabricctl [-d DB] [--json] [-G] COMMAND [ARGS]
+ *
+ * Nodes are named by node description, by GUID (0x..., or any number with
+ * -G), or by LID (decimal or 0x hex up to 0xbfff), as in infiniband-diags.
+ */
+#include "cli/fabricctl.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_DB "/var/lib/fabricd/fabricd.db"
+
+static const struct ctl_command commands[] = {
+	{ "status", "", "the last sweep: when, how long, result, fabric size", cmd_status },
+	{ "topology", "", "every switch and CA, then every link", cmd_topology },
+	{ "node", "NAME|GUID|LID", "one node and its ports", cmd_node },
+	{ "links", "[--down]", "every link with width, speed and state", cmd_links },
+	{ "export", "ibnetdiscover", "the fabric as ibnetdiscover prints it", cmd_export },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: fabricctl [-d DB] [--json] [-G] COMMAND [ARGS]\n\n"
+		     "  -d, --database PATH  fabricd's database (default %s)\n"
+		     "      --json           machine-readable output\n"
+		     "  -G, --guid           node arguments are GUIDs\n"
+		     "  -h, --help           this text; COMMAND --help for one command\n\ncommands:\n",
+		DEFAULT_DB);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-9s %-15s %s\n", commands[i].name, commands[i].args, commands[i].help);
+	fprintf(out, "\nexit codes: 0 ok, 1 not found or not healthy, 2 bad usage, 3 database problem\n");
+}
+
+int ctl_load_fabric(struct ctl *c, struct fabric *f)
+{
+	if (db_load_fabric(c->db, f) < 0) {
+		fprintf(stderr, "fabricctl: %s: %s\n", c->db_path, db_last_error(c->db));
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_number(const char *s, unsigned long long *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return *s && *s != '-' && !*end && !errno ? 0 : -1;
+}
+
+struct node *ctl_find_node(const struct ctl *c, const struct fabric *f, const char *key)
+{
+	unsigned long long v;
+	if (parse_number(key, &v) == 0) {
+		bool hex_guid = strncmp(key, "0x", 2) == 0 && strlen(key) > 6;
+		if (c->by_guid || hex_guid || v > FABRIC_MAX_UCAST_LID)
+			return fabric_find_guid(f, v);
+		for (size_t i = 0; i < f->nnodes; i++) {
+			struct node *n = f->nodes[i];
+			for (unsigned p = 0; p <= n->nports; p++)
+				if (n->ports[p].exists && n->ports[p].lid == v)
+					return n;
+		}
+		return NULL;
+	}
+	return fabric_find_desc(f, key);
+}
+
+const char *ctl_state_name(unsigned state)
+{
+	static const char *names[] = { "NOP", "Down", "Init", "Armed", "Active" };
+	return state < 5 ? names[state] : "?";
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "database", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "guid", no_argument, NULL, 'G' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct ctl c = { .db_path = getenv("FABRICD_DB") ? getenv("FABRICD_DB") : DEFAULT_DB };
+	int o;
+	/* '+': options after the command belong to the command */
+	while ((o = getopt_long(argc, argv, "+d:Gh", opts, NULL)) != -1) {
+		switch (o) {
+		case 'd': c.db_path = optarg; break;
+		case 'j': c.json = true; break;
+		case 'G': c.by_guid = true; break;
+		case 'h': usage(stdout); return EXIT_OK;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *name = argv[optind];
+	const struct ctl_command *cmd = NULL;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			cmd = &commands[i];
+	if (!cmd) {
+		fprintf(stderr, "fabricctl: unknown command '%s' (see fabricctl --help)\n", name);
+		return EXIT_USAGE;
+	}
+	int cargc = argc - optind;
+	char **cargv = argv + optind;
+	if (cargc > 1 && (strcmp(cargv[1], "--help") == 0 || strcmp(cargv[1], "-h") == 0)) {
+		printf("usage: fabricctl %s %s\n  %s\n", cmd->name, cmd->args, cmd->help);
+		return EXIT_OK;
+	}
+	char err[DB_ERR_LEN];
+	if (access(c.db_path, F_OK) == 0 && access(c.db_path, R_OK) != 0) {
+		fprintf(stderr, "fabricctl: %s: permission denied (the database is root's: run as root)\n",
+			c.db_path);
+		return EXIT_DB;
+	}
+	c.db = db_open(c.db_path, DB_READ_ONLY, err);
+	if (!c.db) {
+		fprintf(stderr, "fabricctl: %s\n", err);
+		return EXIT_DB;
+	}
+	optind = 1;
+	int rc = cmd->run(&c, cargc, cargv);
+	db_close(c.db);
+	return rc;
+}

@@ -1,0 +1,42 @@
+/*
+ * fabricctl.h - what every fabricctl command gets: the parsed global
+ * options and the open database.
+ */
+#ifndef CLI_FABRICCTL_H
+#define CLI_FABRICCTL_H
+
+#include <stdbool.h>
+
+#include "db/db.h"
+#include "topology/fabric.h"
+
+/* Exit codes: 0 ok, 1 the answer is "no"/not found, 2 usage, 3 database problem. */
+enum { EXIT_OK = 0, EXIT_NOT_FOUND = 1, EXIT_USAGE = 2, EXIT_DB = 3 };
+
+struct ctl {
+	const char *db_path;
+	bool json;
+	bool by_guid;		/* -G: node arguments are GUIDs */
+	struct db *db;
+};
+
+struct ctl_command {
+	const char *name;
+	const char *args;
+	const char *help;
+	int (*run)(struct ctl *c, int argc, char **argv);
+};
+
+/* Loads the stored fabric; prints the error and returns -1 on failure. */
+int ctl_load_fabric(struct ctl *c, struct fabric *f);
+/* Finds a node by description, GUID or LID (see fabricctl --help). */
+struct node *ctl_find_node(const struct ctl *c, const struct fabric *f, const char *key);
+const char *ctl_state_name(unsigned state);
+
+int cmd_status(struct ctl *c, int argc, char **argv);
+int cmd_topology(struct ctl *c, int argc, char **argv);
+int cmd_node(struct ctl *c, int argc, char **argv);
+int cmd_links(struct ctl *c, int argc, char **argv);
+int cmd_export(struct ctl *c, int argc, char **argv);
+
+#endif

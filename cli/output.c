@@ -1,0 +1,98 @@
+/*
+ * DOC: table and JSON output
+ *
+ * Tables buffer their cells so each column can be as wide as its widest
+ * cell; numbers are right-aligned, text left-aligned.
+ */
+#include "cli/output.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void table_init(struct table *t, unsigned ncols, const char *const *heads)
+{
+	memset(t, 0, sizeof(*t));
+	t->ncols = ncols;
+	for (unsigned c = 0; c < ncols; c++)
+		t->heads[c] = heads[c];
+}
+
+int table_row(struct table *t, ...)
+{
+	if (t->nrows == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		char **cells = realloc(t->cells, cap * t->ncols * sizeof(*cells));
+		if (!cells)
+			return -1;
+		t->cells = cells;
+		t->cap = cap;
+	}
+	va_list ap;
+	va_start(ap, t);
+	for (unsigned c = 0; c < t->ncols; c++) {
+		const char *s = va_arg(ap, const char *);
+		t->cells[t->nrows * t->ncols + c] = strdup(s ? s : "");
+	}
+	va_end(ap);
+	t->nrows++;
+	return 0;
+}
+
+static bool numeric(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+void table_print(const struct table *t, FILE *out)
+{
+	size_t width[TABLE_MAX_COLS];
+	for (unsigned c = 0; c < t->ncols; c++) {
+		width[c] = strlen(t->heads[c]);
+		for (size_t r = 0; r < t->nrows; r++) {
+			size_t w = strlen(t->cells[r * t->ncols + c]);
+			if (w > width[c])
+				width[c] = w;
+		}
+	}
+	for (unsigned c = 0; c + 1 < t->ncols; c++)
+		fprintf(out, "%-*s  ", (int)width[c], t->heads[c]);
+	fprintf(out, "%s\n", t->heads[t->ncols - 1]);
+	for (size_t r = 0; r < t->nrows; r++)
+		for (unsigned c = 0; c < t->ncols; c++) {
+			const char *s = t->cells[r * t->ncols + c];
+			if (c + 1 == t->ncols)
+				fprintf(out, "%s\n", s);
+			else
+				fprintf(out, numeric(s) ? "%*s  " : "%-*s  ", (int)width[c], s);
+		}
+}
+
+void table_free(struct table *t)
+{
+	for (size_t i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	memset(t, 0, sizeof(*t));
+}
+
+void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
