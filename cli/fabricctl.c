@@ -26,6 +26,7 @@ static const struct ctl_command commands[] = {
 	{ "node", "NAME|GUID|LID", "one node and its ports", cmd_node },
 	{ "links", "[--down]", "every link with width, speed and state", cmd_links },
 	{ "export", "ibnetdiscover", "the fabric as ibnetdiscover prints it", cmd_export },
+	{ "diff", "FILE", "compare the fabric with a planned net file", cmd_diff },
 };
 
 static void usage(FILE *out)

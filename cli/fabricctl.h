@@ -38,5 +38,6 @@ int cmd_topology(struct ctl *c, int argc, char **argv);
 int cmd_node(struct ctl *c, int argc, char **argv);
 int cmd_links(struct ctl *c, int argc, char **argv);
 int cmd_export(struct ctl *c, int argc, char **argv);
+int cmd_diff(struct ctl *c, int argc, char **argv);
 
 #endif
