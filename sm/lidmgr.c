@@ -39,7 +39,8 @@ static bool needs_lid(const struct node *n, unsigned p)
 {
 	if (n->type == NODE_SWITCH)
 		return p == 0;
-	return p > 0 && n->ports[p].guid != 0 && (n->ports[p].remote || n->hops == 0);
+	/* a CA port needs a LID if it is cabled, or is the SM's own port */
+	return p > 0 && (n->ports[p].remote || (n->hops == 0 && p == n->local_port));
 }
 
 int lid_assign(struct fabric *f, const struct db_lid *stored, size_t n_stored, struct lid_result *r)

@@ -74,8 +74,15 @@ static void *pump_main(void *arg)
 	for (;;) {
 		int len = sizeof(ib_smp_t);
 		memset(buf, 0, sizeof(buf));
-		if (umad_recv(mp->portid, buf, &len, -1) < 0) {
-			if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOSPC)
+		errno = 0;
+		int rc = umad_recv(mp->portid, buf, &len, -1);
+		if (rc < 0) {
+			/*
+			 * Transient: a wake-up with nothing queued (umad2sim returns
+			 * -EWOULDBLOCK without errno), a signal, or a MAD too big for
+			 * an SMP buffer (dropped). The device going away is final.
+			 */
+			if (errno != EBADF && errno != ENODEV && errno != EIO)
 				continue;
 			log_error("umad_recv failed: %s", strerror(errno));
 			close(mp->pipe_wr);

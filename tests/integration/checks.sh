@@ -1,0 +1,85 @@
+# Checks of a configured simulated fabric, each by an independent tool of
+# infiniband-diags. Source after lib.sh.
+
+# check_master: sminfo sees fabricd's port as the MASTER SM.
+check_master() {
+	local out guid
+	out=$(diag sminfo) || fail "sminfo failed"
+	guid=$(grep -o 'GUID 0x[0-9a-f]*' "$WORK/fabricd.log" | head -1 | cut -d' ' -f2)
+	[[ $out == *SMINFO_MASTER* ]] || fail "sminfo does not report a master: $out"
+	[[ $out == *"sm guid $(printf '0x%x' "$guid")"* ]] || fail "master is not fabricd ($guid): $out"
+	note "sminfo: $out"
+}
+
+# check_links_active EXPECTED_LINKS: every cabled port is Active/LinkUp.
+check_links_active() {
+	local out active
+	out=$(diag iblinkinfo) || fail "iblinkinfo failed"
+	if grep -Eq 'Init/|Armed/|Down/ +LinkUp' <<<"$out"; then
+		fail "links not active: $(grep -E 'Init/|Armed/|Down/ +LinkUp' <<<"$out" | head -3)"
+	fi
+	active=$(grep -c 'Active/  LinkUp' <<<"$out")
+	# iblinkinfo prints a switch-switch link from both ends, a CA link from both ends
+	(( active == 2 * $1 )) || fail "iblinkinfo shows $active active port lines, expected $((2 * $1))"
+	note "iblinkinfo: all $1 links Active/LinkUp"
+}
+
+# check_lids: ibnetdiscover finds every port with a LID, all distinct.
+check_lids() {
+	local ports dups
+	ports=$(diag ibnetdiscover -p) || fail "ibnetdiscover failed"
+	# CA lines carry the CA's LID; switch lines carry the switch LID
+	if awk '$2 == 0' <<<"$ports" | grep -q .; then
+		fail "ports without a LID: $(awk '$2 == 0' <<<"$ports" | head -3)"
+	fi
+	dups=$(awk '$1 == "CA" {print $2} $1 == "SW" && !seen[$4]++ {print $2}' <<<"$ports" | sort | uniq -d)
+	[[ -z $dups ]] || fail "LIDs used twice: $dups"
+	note "ibnetdiscover: every port has a unique LID"
+}
+
+# lid_snapshot FILE: GUID -> LID of every port, as ibnetdiscover sees them.
+lid_snapshot() {
+	diag ibnetdiscover -p | awk '$1 == "CA" {print $4, $2} $1 == "SW" {print $4, $2}' | sort -u >"$1"
+	[[ -s $1 ]] || fail "ibnetdiscover found no ports"
+}
+
+# check_full_lfts NLIDS MAXLID: dump_fts shows every LID routed on every switch.
+check_full_lfts() {
+	local out bad nsw want=$1
+	# dump_fts (ibroute) skips the last LFT block when LinearFDBTop is a
+	# multiple of 64 (ALIGN(top, 64) / 64 blocks), so that LID is not listed
+	(( $2 % 64 == 0 )) && want=$(($1 - 1))
+	out=$(diag dump_fts) || fail "dump_fts failed"
+	nsw=$(grep -c 'valid lids dumped' <<<"$out")
+	bad=$(grep 'valid lids dumped' <<<"$out" | awk -v n="$want" '$1 != n' | head -3)
+	[[ -z $bad ]] || fail "switch tables not full ($want LIDs expected): $bad"
+	note "dump_fts: $nsw switches, each routes all $1 LIDs"
+}
+
+# check_traces SAMPLES: ibtracert between sampled CA pairs (all pairs if fewer).
+check_traces() {
+	local lids n pairs=0 src dst
+	mapfile -t lids < <(diag ibnetdiscover -p | awk '$1 == "CA" {print $2}' | sort -n)
+	n=${#lids[@]}
+	(( n >= 2 )) || fail "fewer than two CAs"
+	RANDOM=42	# seeded: the same pairs every run
+	if (( n * (n - 1) <= $1 )); then
+		for src in "${lids[@]}"; do for dst in "${lids[@]}"; do
+			[[ $src == "$dst" ]] && continue
+			trace_one "$src" "$dst"; pairs=$((pairs + 1))
+		done; done
+	else
+		for _ in $(seq "$1"); do
+			src=${lids[RANDOM % n]}; dst=${lids[RANDOM % n]}
+			[[ $src == "$dst" ]] && continue
+			trace_one "$src" "$dst"; pairs=$((pairs + 1))
+		done
+	fi
+	note "ibtracert: $pairs CA pairs reach each other"
+}
+
+trace_one() {
+	local out
+	out=$(diag ibtracert "$1" "$2") || fail "ibtracert $1 $2 failed"
+	[[ $(tail -1 <<<"$out") == "To ca "*"lid $2-$2 "* ]] || fail "ibtracert $1 $2 ended elsewhere: $out"
+}

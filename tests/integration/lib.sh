@@ -1,0 +1,72 @@
+# Shared helpers for the integration tests and the demo. Source it inside a
+# fresh network namespace (unshare -n): ibsim's sockets are abstract, so
+# each namespace holds exactly one simulated fabric.
+#
+# Needs: BUILD (the build directory) and WORK (a scratch directory).
+
+UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
+FABRICD="$BUILD/sm/fabricd"
+FABRICCTL="$BUILD/cli/fabricctl"
+DB="$WORK/fabricd.db"
+SIM_PID=
+FD_PID=
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "-- $*"; }
+
+cleanup() {
+	[[ -n $FD_PID ]] && kill "$FD_PID" 2>/dev/null && wait "$FD_PID" 2>/dev/null
+	[[ -n $SIM_PID ]] && kill "$SIM_PID" 2>/dev/null && wait "$SIM_PID" 2>/dev/null
+	exec 7>&- 2>/dev/null
+	true
+}
+trap cleanup EXIT
+
+# Runs a libibumad program against the simulator.
+diag() { LD_PRELOAD=$UMAD2SIM "$@" 2>/dev/null; }
+
+# sim_start NETFILE: starts ibsim with its console on a fifo (fd 7).
+sim_start() {
+	ip link set lo up
+	mkfifo "$WORK/console"
+	ibsim -N 16384 -S 2048 -P 65536 -s "$1" <"$WORK/console" >"$WORK/ibsim.log" 2>&1 &
+	SIM_PID=$!
+	exec 7>"$WORK/console"	# keeps ibsim's stdin open (a closed one makes it spin)
+	for _ in $(seq 100); do
+		diag ibstat >/dev/null && return 0
+		kill -0 "$SIM_PID" 2>/dev/null || fail "ibsim exited: $(tail -3 "$WORK/ibsim.log")"
+		sleep 0.1
+	done
+	fail "ibsim did not come up"
+}
+
+# sim_cmd TEXT: one ibsim console command, e.g. 'Unlink "L0"[5]'.
+sim_cmd() { echo "$1" >&7; sleep 0.2; }
+
+# fd_start [ARGS]: starts fabricd in the foreground, in the background.
+fd_start() {
+	LD_PRELOAD=$UMAD2SIM "$FABRICD" -f -d "$DB" --log-file "$WORK/fabricd.log" "$@" &
+	FD_PID=$!
+}
+
+# fd_wait_up [SECONDS]: waits for a recorded sweep that brought the subnet up.
+fd_wait_up() {
+	local limit=$(( ${1:-60} * 10 ))
+	for _ in $(seq "$limit"); do
+		grep -q "SUBNET UP" "$WORK/fabricd.log" 2>/dev/null && return 0
+		kill -0 "$FD_PID" 2>/dev/null || fail "fabricd exited: $(tail -3 "$WORK/fabricd.log")"
+		sleep 0.1
+	done
+	fail "no SUBNET UP within ${1:-60} s: $(tail -3 "$WORK/fabricd.log")"
+}
+
+fd_stop() {
+	kill -TERM "$FD_PID"
+	wait "$FD_PID" || fail "fabricd exited with $? on SIGTERM"
+	FD_PID=
+}
+
+# fd_once [ARGS]: one sweep with --once; returns fabricd's exit code.
+fd_once() {
+	LD_PRELOAD=$UMAD2SIM "$FABRICD" --once -d "$DB" --log-file "$WORK/fabricd.log" "$@"
+}
