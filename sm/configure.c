@@ -65,7 +65,9 @@ static void send_set(struct batch *b, struct mad_port *mp, struct node *n, ib_ne
 		return;
 	}
 	*c = (struct set_ctx){ .b = b, .n = n, .attr = attr, .mod = mod };
-	if (mad_send_dr(mp, IB_MAD_METHOD_SET, attr, mod, n->path, n->hops, data, on_set, c) < 0) {
+	/* a CA takes PortInfo only on the port it describes */
+	struct dr_path r = sm_node_route(n, attr == IB_MAD_ATTR_PORT_INFO ? (uint8_t)mod : 0);
+	if (mad_send_dr(mp, IB_MAD_METHOD_SET, attr, mod, r.path, r.hops, data, on_set, c) < 0) {
 		free(c);
 		b->r.failed++;
 		return;

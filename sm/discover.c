@@ -142,8 +142,9 @@ static void on_switch_info(void *ctx, int status, const ib_smp_t *reply)
 
 static void read_port_info(struct discovery *d, struct node *n, uint8_t port)
 {
-	struct probe p = { .node = n, .port = port, .hops = n->hops };
-	memcpy(p.path, n->path, n->hops + 1u);
+	struct dr_path r = sm_node_route(n, port);
+	struct probe p = { .node = n, .port = port, .hops = r.hops };
+	memcpy(p.path, r.path, r.hops + 1u);
 	send_probe(d, IB_MAD_ATTR_PORT_INFO, port, &p, on_port_info);
 }
 
@@ -213,8 +214,10 @@ static void on_node_info(void *ctx, int status, const ib_smp_t *reply)
 		complete(d, p);
 		return;
 	}
-	if (n->type != NODE_SWITCH)
+	if (n->type != NODE_SWITCH) {
 		n->ports[local].guid = cl_ntoh64(ni->port_guid);
+		sm_node_reached(n, local, p->hops, p->path);
+	}
 	if (p->node && fabric_link(p->node, p->port, n, local) < 0) {
 		report_duplicate(d, p, guid);
 		complete(d, p);

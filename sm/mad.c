@@ -380,8 +380,11 @@ static int resolve_port(struct mad_port *mp, char err[MAD_ERR_LEN])
 		snprintf(mp->ca, sizeof(mp->ca), "%s", mp->opts.ca);
 found:
 	if (umad_get_port(mp->ca[0] ? mp->ca : NULL, mp->portnum, &port) < 0) {
-		snprintf(err, MAD_ERR_LEN, "no InfiniBand port %s%s%d found (is a CA present, or ibsim running?)",
-			 mp->ca[0] ? mp->ca : "", mp->ca[0] ? " port " : "", mp->portnum);
+		if (mp->ca[0] || mp->portnum)
+			snprintf(err, MAD_ERR_LEN, "no InfiniBand port %s port %d (is the CA present?)",
+				 mp->ca[0] ? mp->ca : "(any CA)", mp->portnum);
+		else
+			snprintf(err, MAD_ERR_LEN, "no InfiniBand port found (no CA present, or ibsim not running?)");
 		return -1;
 	}
 	snprintf(mp->ca, sizeof(mp->ca), "%s", port.ca_name);
@@ -435,6 +438,12 @@ struct mad_port *mad_open(struct evloop *loop, const struct mad_port_opts *o, ch
 			 strerror(errno));
 		goto fail;
 	}
+	/*
+	 * Agents first, IsSM second: once we are the SM, traps may arrive at
+	 * once, and umad2sim crashes on a MAD for a class nobody registered.
+	 */
+	if (register_agents(mp, err) < 0)
+		goto fail;
 	char issm[256];
 	/* holding the issm device open is what sets IsSM in our PortInfo */
 	if (umad_get_issm_path(mp->ca, mp->portnum, issm, sizeof(issm)) < 0 ||
@@ -443,8 +452,6 @@ struct mad_port *mad_open(struct evloop *loop, const struct mad_port_opts *o, ch
 			 mp->portnum, strerror(errno));
 		goto fail;
 	}
-	if (register_agents(mp, err) < 0)
-		goto fail;
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		snprintf(err, MAD_ERR_LEN, "pipe: %s", strerror(errno));

@@ -8,6 +8,7 @@
 #include "sm/smnode.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int sm_node_attach(struct node *n)
 {
@@ -16,9 +17,13 @@ int sm_node_attach(struct node *n)
 		return -1;
 	s->port_info = calloc((size_t)n->nports + 1, sizeof(*s->port_info));
 	s->have_port_info = calloc((size_t)n->nports + 1, sizeof(*s->have_port_info));
-	if (!s->port_info || !s->have_port_info) {
+	s->port_path = calloc((size_t)n->nports + 1, sizeof(*s->port_path));
+	s->port_reached = calloc((size_t)n->nports + 1, sizeof(*s->port_reached));
+	if (!s->port_info || !s->have_port_info || !s->port_path || !s->port_reached) {
 		free(s->port_info);
 		free(s->have_port_info);
+		free(s->port_path);
+		free(s->port_reached);
 		free(s);
 		return -1;
 	}
@@ -34,9 +39,29 @@ void sm_node_detach_all(struct fabric *f)
 			continue;
 		free(s->port_info);
 		free(s->have_port_info);
+		free(s->port_path);
+		free(s->port_reached);
 		free(s);
 		f->nodes[i]->user = NULL;
 	}
+}
+
+struct dr_path sm_node_route(const struct node *n, uint8_t port)
+{
+	const struct sm_node *s = sm_node(n);
+	if (n->type != NODE_SWITCH && port <= n->nports && s->port_reached[port])
+		return s->port_path[port];
+	struct dr_path r = { .hops = n->hops };
+	memcpy(r.path, n->path, n->hops + 1u);
+	return r;
+}
+
+void sm_node_reached(struct node *n, uint8_t port, uint8_t hops, const uint8_t *path)
+{
+	struct sm_node *s = sm_node(n);
+	s->port_path[port].hops = hops;
+	memcpy(s->port_path[port].path, path, hops + 1u);
+	s->port_reached[port] = true;
 }
 
 void sm_node_set_port_info(struct node *n, uint8_t port, const ib_port_info_t *pi)

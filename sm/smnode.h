@@ -12,11 +12,24 @@
 
 #include "topology/fabric.h"
 
+/* A directed route: path[1..hops] are output ports, as in an SMP. */
+struct dr_path {
+	uint8_t hops;
+	uint8_t path[FABRIC_MAX_HOPS + 1];
+};
+
 struct sm_node {
 	ib_switch_info_t switch_info;
 	bool have_switch_info;
 	bool *have_port_info;	/* [0..nports] */
 	ib_port_info_t *port_info;	/* [0..nports] */
+	/*
+	 * CAs answer PortInfo only for the port an SMP comes in on, so each
+	 * CA port keeps the route that reaches it. [0..nports], valid where
+	 * port_reached is set.
+	 */
+	struct dr_path *port_path;
+	bool *port_reached;
 };
 
 static inline struct sm_node *sm_node(const struct node *n)
@@ -28,6 +41,10 @@ static inline struct sm_node *sm_node(const struct node *n)
 int sm_node_attach(struct node *n);
 /* Frees every node's sm_node. */
 void sm_node_detach_all(struct fabric *f);
+/* The route for SMPs about port: a CA port's own route, else the node's. */
+struct dr_path sm_node_route(const struct node *n, uint8_t port);
+/* Records that port of CA n was reached over route (hops, path). */
+void sm_node_reached(struct node *n, uint8_t port, uint8_t hops, const uint8_t *path);
 /* Copies a PortInfo into both the raw store and the model's port fields. */
 void sm_node_set_port_info(struct node *n, uint8_t port, const ib_port_info_t *pi);
 

@@ -70,7 +70,10 @@ static void sweep_free(struct sweep *s)
 	free(s);
 }
 
-/* Ends the sweep; result is "ok" or why not. Keeps s->f if it was stored. */
+/*
+ * Ends the sweep; result is "ok" or what went wrong. A stored sweep
+ * (ok or degraded) becomes sm->fabric; with --once only "ok" exits 0.
+ */
 static void sweep_end(struct sweep *s, const char *result, bool stored)
 {
 	struct sm *sm = s->sm;
@@ -90,11 +93,11 @@ static void sweep_end(struct sweep *s, const char *result, bool stored)
 		sm->have_fabric = true;
 		fabric_init(&s->f);
 	}
-	if (ok)
-		log_info("SUBNET UP: %u nodes (%u switches, %u CAs), %u links, max LID %u, %llu ms, "
-			 "%llu MADs", s->disc.nodes, s->disc.switches, s->disc.cas, s->disc.links,
-			 s->tables.max_lid, (unsigned long long)ms,
-			 (unsigned long long)(mads_sent(s) - s->mads0));
+	if (stored)
+		log_msg(ok ? LOG_INFO : LOG_WARN, "SUBNET UP%s%s: %u nodes (%u switches, %u CAs), %u links, "
+			"max LID %u, %llu ms, %llu MADs", ok ? "" : " but ", ok ? "" : result, s->disc.nodes,
+			s->disc.switches, s->disc.cas, s->disc.links, s->tables.max_lid,
+			(unsigned long long)ms, (unsigned long long)(mads_sent(s) - s->mads0));
 	else
 		log_error("sweep failed: %s (%llu ms)", result, (unsigned long long)ms);
 	sm->sweeping = false;

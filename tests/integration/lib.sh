@@ -14,11 +14,12 @@ FD_PID=
 fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "-- $*"; }
 
+# Ends what the test started; keeps the test's own exit status.
 cleanup() {
-	[[ -n $FD_PID ]] && kill "$FD_PID" 2>/dev/null && wait "$FD_PID" 2>/dev/null
-	[[ -n $SIM_PID ]] && kill "$SIM_PID" 2>/dev/null && wait "$SIM_PID" 2>/dev/null
-	exec 7>&- 2>/dev/null
-	true
+	local rc=$?
+	if [[ -n $FD_PID ]]; then kill "$FD_PID" 2>/dev/null; wait "$FD_PID" 2>/dev/null || true; fi
+	if [[ -n $SIM_PID ]]; then kill "$SIM_PID" 2>/dev/null; wait "$SIM_PID" 2>/dev/null || true; fi
+	exit "$rc"
 }
 trap cleanup EXIT
 

@@ -1,0 +1,99 @@
+/*
+ * The YAML configuration: every key is read, defaults hold for the rest,
+ * and each bad value names the file and line.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "sm/config.h"
+
+static int load(const char *text, struct fabricd_config *c, char err[CONFIG_ERR_LEN])
+{
+	char path[] = "/tmp/fabricd-test-cfg.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	config_defaults(c);
+	int rc = config_load(path, c, err);
+	if (rc < 0) {
+		/* report errors with a stable file name */
+		char *colon = strchr(err, ':');
+		char tail[CONFIG_ERR_LEN - 8];
+		snprintf(tail, sizeof(tail), "%.*s", (int)sizeof(tail) - 1, colon ? colon : err);
+		snprintf(err, CONFIG_ERR_LEN, "f.yaml%s", tail);
+	}
+	unlink(path);
+	return rc;
+}
+
+static void test_config_reads_every_key(void **state)
+{
+	struct fabricd_config c;
+	char err[CONFIG_ERR_LEN];
+	assert_int_equal(load("port: { ca: mlx5_1, port: 2 }\n"
+			      "database: /tmp/x.db\nlog_level: debug\nlog_file: /tmp/x.log\n"
+			      "routing_engine: minhop\nsm_priority: 7\nsubnet_prefix: 0xfe80000000000001\n"
+			      "max_mtu: 2048\nmax_op_vls: 4\nsubnet_timeout: 17\nsweep_interval: 0\n"
+			      "mad:\n  window: 128\n  timeout_ms: 50\n  retries: 5\n", &c, err), 0);
+	assert_string_equal(c.ca, "mlx5_1");
+	assert_int_equal(c.port, 2);
+	assert_string_equal(c.database, "/tmp/x.db");
+	assert_int_equal(c.log_level, 3);
+	assert_int_equal(c.sm_priority, 7);
+	assert_int_equal(c.subnet_prefix, 0xfe80000000000001ULL);
+	assert_int_equal(config_mtu_code(c.max_mtu), 4);
+	assert_int_equal(config_vls_code(c.max_op_vls), 3);
+	assert_int_equal(c.subnet_timeout, 17);
+	assert_int_equal(c.sweep_interval, 0);
+	assert_int_equal(c.mad_window, 128);
+	assert_int_equal(c.mad_timeout_ms, 50);
+	assert_int_equal(c.mad_retries, 5);
+}
+
+static void test_config_empty_file_keeps_defaults(void **state)
+{
+	struct fabricd_config c, d;
+	char err[CONFIG_ERR_LEN];
+	assert_int_equal(load("", &c, err), 0);
+	config_defaults(&d);
+	assert_memory_equal(&c, &d, sizeof(c));
+	assert_int_equal(d.mad_window, 64);
+	assert_int_equal(d.sweep_interval, 10);
+}
+
+static void expect(const char *text, const char *want)
+{
+	struct fabricd_config c;
+	char err[CONFIG_ERR_LEN];
+	assert_int_equal(load(text, &c, err), -1);
+	if (strcmp(err, want) != 0)
+		fail_msg("got '%s', want '%s'", err, want);
+}
+
+static void test_config_errors_name_the_line(void **state)
+{
+	expect("sm_priority: 3\nsm_priority: 16\n", "f.yaml:2: sm_priority must be 0..15, not 16");
+	expect("mad:\n  retries: -1\n", "f.yaml:2: mad.retries must be a number, not '-1'");
+	expect("mad:\n  speed: 1\n", "f.yaml:2: unknown key 'mad.speed' (expected window, timeout_ms or retries)");
+	expect("port: 3\n", "f.yaml:1: port must be a mapping of key: value");
+	expect("routing_engine: ftree2\n", "f.yaml:1: unknown routing_engine 'ftree2' (known: minhop)");
+	expect("max_op_vls: 3\n", "f.yaml:1: max_op_vls must be 1, 2, 4, 8 or 15");
+	expect("- a\n- b\n", "f.yaml:1: the configuration must be a mapping of key: value");
+	expect("log_level: loud\n", "f.yaml:1: log_level must be error, warn, info or debug, not 'loud'");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_config_reads_every_key),
+		cmocka_unit_test(test_config_empty_file_keeps_defaults),
+		cmocka_unit_test(test_config_errors_name_the_line),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,165 @@
+/*
+ * The state database: a new file is created at the latest schema, a sweep
+ * round-trips (fabric, LIDs, tables), a newer schema or a corrupt file is
+ * refused with a one-line reason, and a failed sweep leaves the previous
+ * one intact.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "db/db.h"
+#include "topology/fattree_gen.h"
+
+static char path[64];
+
+static int setup(void **state)
+{
+	snprintf(path, sizeof(path), "/tmp/fabricd-test-db.XXXXXX");
+	int fd = mkstemp(path);
+	close(fd);
+	unlink(path);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char side[80];
+	unlink(path);
+	snprintf(side, sizeof(side), "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	unlink(side);
+	return 0;
+}
+
+static void tree(struct fabric *f)
+{
+	char err[256];
+	struct fattree_spec spec = { .levels = 2, .radix = 4 };
+	assert_int_equal(fattree_generate(&spec, f, err), 0);
+	uint16_t lid = 1;
+	for (size_t i = 0; i < f->nnodes; i++)
+		f->nodes[i]->ports[f->nodes[i]->type == NODE_SWITCH ? 0 : 1].lid = lid++;
+}
+
+static struct db_sweep sweep_record(const char *result)
+{
+	struct db_sweep s = { .started = 1000, .finished = 1001, .mads = 42, .nodes = 14, .switches = 6,
+			      .links = 16 };
+	snprintf(s.kind, sizeof(s.kind), "heavy");
+	snprintf(s.result, sizeof(s.result), "%s", result);
+	return s;
+}
+
+static void test_db_sweep_round_trips(void **state)
+{
+	char err[DB_ERR_LEN];
+	struct fabric f, g;
+	struct routing_tables t, u;
+	struct db *db = db_open(path, DB_READ_WRITE, err);
+	assert_non_null(db);
+	tree(&f);
+	assert_int_equal(minhop_route(&f, &t), 0);
+	struct db_lid lids[] = { { 0x200000, 1 }, { 0x100001, 7 } };
+	struct db_sweep s = sweep_record("ok");
+	assert_int_equal(db_save_sweep(db, &s, &f, &t, lids, 2), 0);
+	db_close(db);
+
+	db = db_open(path, DB_READ_ONLY, err);
+	assert_non_null(db);
+	struct db_sweep back;
+	assert_int_equal(db_last_sweep(db, &back), 1);
+	assert_string_equal(back.result, "ok");
+	assert_int_equal(back.mads, 42);
+	assert_int_equal(db_load_fabric(db, &g), 0);
+	assert_int_equal(g.nnodes, f.nnodes);
+	assert_int_equal(fabric_link_count(&g), fabric_link_count(&f));
+	for (size_t i = 0; i < f.nnodes; i++) {
+		struct node *a = f.nodes[i], *b = fabric_find_guid(&g, a->guid);
+		assert_non_null(b);
+		assert_string_equal(a->desc, b->desc);
+		assert_int_equal(fabric_port_lid(a, 1), fabric_port_lid(b, 1));
+	}
+	assert_int_equal(db_load_tables(db, &g, &u), 0);
+	assert_int_equal(u.max_lid, t.max_lid);
+	for (size_t i = 0; i < f.nnodes; i++) {
+		if (!t.lft[i])
+			continue;
+		size_t j = fabric_find_guid(&g, f.nodes[i]->guid)->index;
+		assert_memory_equal(t.lft[i], u.lft[j], t.max_lid + 1);
+	}
+	struct db_lid *stored;
+	size_t n;
+	assert_int_equal(db_load_lids(db, &stored, &n), 0);
+	assert_int_equal(n, 2);
+	free(stored);
+	db_close(db);
+	routing_tables_free(&t);
+	routing_tables_free(&u);
+	fabric_free(&f);
+	fabric_free(&g);
+}
+
+static void test_db_refuses_newer_schema(void **state)
+{
+	char err[DB_ERR_LEN];
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	sqlite3_exec(h, "PRAGMA user_version = 99", NULL, NULL, NULL);
+	sqlite3_close(h);
+	assert_null(db_open(path, DB_READ_WRITE, err));
+	assert_non_null(strstr(err, "schema version 99 is newer than this fabricd knows (1)"));
+}
+
+static void test_db_refuses_corrupt_file(void **state)
+{
+	char err[DB_ERR_LEN];
+	FILE *f = fopen(path, "w");
+	for (int i = 0; i < 200; i++)
+		fputs("garbage garbage garbage ", f);
+	fclose(f);
+	assert_null(db_open(path, DB_READ_WRITE, err));
+	assert_non_null(strstr(err, "database is corrupt or not a database"));
+	assert_null(strchr(err, '\n'));
+}
+
+static void test_db_failed_sweep_keeps_previous(void **state)
+{
+	char err[DB_ERR_LEN];
+	struct fabric f, g;
+	struct db *db = db_open(path, DB_READ_WRITE, err);
+	tree(&f);
+	struct db_sweep s = sweep_record("ok");
+	assert_int_equal(db_save_sweep(db, &s, &f, NULL, NULL, 0), 0);
+	/* two GUIDs claiming one LID violate the UNIQUE constraint mid-transaction */
+	struct db_lid clash[] = { { 0x1, 500 }, { 0x2, 500 } };
+	struct db_sweep bad = sweep_record("ok");
+	assert_int_equal(db_save_sweep(db, &bad, &f, NULL, clash, 2), -1);
+	assert_non_null(strstr(db_last_error(db), "UNIQUE"));
+	struct db_sweep last;
+	assert_int_equal(db_last_sweep(db, &last), 1);
+	assert_int_equal(last.id, s.id);
+	assert_int_equal(db_load_fabric(db, &g), 0);
+	assert_int_equal(g.nnodes, f.nnodes);
+	db_close(db);
+	fabric_free(&f);
+	fabric_free(&g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_db_sweep_round_trips, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_db_refuses_newer_schema, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_db_refuses_corrupt_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_db_failed_sweep_keeps_previous, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
