@@ -86,7 +86,7 @@ static int get_scalar(struct reader *r, const char *key, const yaml_node_t *v, c
 static int get_uint(struct reader *r, const char *key, const yaml_node_t *v, unsigned long long min,
 		    unsigned long long max, unsigned long long *out)
 {
-	const char *s;
+	const char *s = NULL;
 	char *end;
 	if (get_scalar(r, key, v, &s) < 0)
 		return -1;
@@ -101,7 +101,7 @@ static int get_uint(struct reader *r, const char *key, const yaml_node_t *v, uns
 
 static int get_string(struct reader *r, const char *key, const yaml_node_t *v, char *out, size_t len)
 {
-	const char *s;
+	const char *s = NULL;
 	if (get_scalar(r, key, v, &s) < 0)
 		return -1;
 	if (strlen(s) >= len)
@@ -172,7 +172,7 @@ static int mad_pair(struct reader *r, const char *key, const yaml_node_t *v, str
 static int top_pair(struct reader *r, const char *key, const yaml_node_t *v, struct fabricd_config *c)
 {
 	unsigned long long n;
-	const char *s;
+	const char *s = NULL;
 	if (strcmp(key, "port") == 0)
 		return each_pair(r, "port", v, port_pair, c);
 	if (strcmp(key, "mad") == 0)

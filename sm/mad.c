@@ -366,7 +366,7 @@ static int resolve_port(struct mad_port *mp, char err[MAD_ERR_LEN])
 			int np = umad_get_ca_portguids(names[i], guids, UMAD_MAX_PORTS + 1);
 			for (int p = 0; p < np; p++)
 				if (cl_ntoh64(guids[p]) == mp->opts.guid) {
-					snprintf(mp->ca, sizeof(mp->ca), "%s", names[i]);
+					snprintf(mp->ca, sizeof(mp->ca), "%.*s", (int)sizeof(mp->ca) - 1, names[i]);
 					mp->portnum = p;
 					goto found;
 				}
