@@ -6,16 +6,20 @@
 # every 5 ms, the same for both). SMPs: PortXmitPkts of the SM's own port
 # as ibsim counts it (perfquery), so both sides are counted by the same
 # judge. Default fabrics: 2-level radix 36 (648 hosts) and 3-level radix 16
-# (1024 hosts). A benchmark, not a test: it prints figures.
+# (1024 hosts), after the bundled 2-level radix 8 and a 2-level radix 12.
+# Under umad2sim OpenSM sometimes never gets past its first sweep (umad2sim
+# never reports a lost MAD, and OpenSM waits for the kernel to); such tries
+# are retried (five tries in all) and reported. A benchmark, not a test: it prints figures.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
 [[ -x $BUILD/sm/fabricd ]] || bash "$top/scripts/build.sh" >/dev/null
 out=$(mktemp -d /tmp/fabricd-bench.XXXXXX)
 if (($# == 0)); then
+	"$BUILD/topology/fabric-gen" --levels 2 --radix 12 -o "$out/ft2-r12.net"
 	"$BUILD/topology/fabric-gen" --levels 2 --radix 36 -o "$out/ft2-r36.net"
 	"$BUILD/topology/fabric-gen" --levels 3 --radix 16 -o "$out/ft3-r16.net"
-	set -- "$out/ft2-r36.net" "$out/ft3-r16.net"
+	set -- "$top/tests/fabrics/fattree-2l-r8.net" "$out/ft2-r12.net" "$out/ft2-r36.net" "$out/ft3-r16.net"
 fi
 
 # one_run SM NETFILE: prints "MS PKTS" for one SM on a fresh simulated fabric.
@@ -23,7 +27,7 @@ one_run() {
 	TOP=$top unshare -n bash -s "$1" "$2" "$BUILD" "$(mktemp -d "$out/run.XXXXXX")" <<'RUN'
 set -euo pipefail
 sm=$1 net=$2 BUILD=$3 WORK=$4
-deadline=$(( $(date +%s) + 60 ))
+deadline=$(( $(date +%s) + 20 ))
 export SIM_HOST=H0_0
 . "$TOP/tests/integration/lib.sh"
 sim_start "$net"
@@ -52,10 +56,10 @@ RUN
 # sometimes stays in MASTER without ever sweeping; such tries are reported.
 best_run() {
 	local ms pk try
-	for try in 1 2 3; do
+	for try in 1 2 3 4 5; do
 		read -r ms pk < <(one_run "$1" "$2")
 		[[ $ms =~ ^[0-9]+$ ]] && break
-		echo "note: $1 try $try on $(basename "$2"): $ms after 60 s" >&2
+		echo "note: $1 try $try on $(basename "$2"): $ms (no SUBNET UP within 20 s)" >&2
 	done
 	echo "$ms $pk"
 }
@@ -67,8 +71,11 @@ for net in "$@"; do
 	name=$(basename "$net")
 	printf '%-34s %-8s %10s %10s\n' "$name" fabricd "$fms" "$fpk"
 	printf '%-34s %-8s %10s %10s\n' "$name" opensm "$oms" "$opk"
-	awk -v a="$fms" -v b="$oms" -v c="$fpk" -v d="$opk" -v n="$name" 'BEGIN {
-		if (a > 0 && c > 0 && b > 0)
-			printf "%-34s %-8s %9.1fx %9.2fx\n", n, "ratio", b / a, d / c }'
+	if [[ $fms$oms$fpk$opk =~ ^[0-9]+$ ]]; then
+		awk -v a="$fms" -v b="$oms" -v c="$fpk" -v d="$opk" -v n="$name" 'BEGIN {
+			printf "%-34s %-8s %9.1fx %9.2fx   (opensm / fabricd)\n", n, "ratio", b / a, d / c }'
+	else
+		printf '%-34s %-8s %10s %10s\n' "$name" ratio "n/a" "n/a"
+	fi
 done
 rm -rf "$out"

@@ -25,6 +25,9 @@ static const struct ctl_command commands[] = {
 	{ "topology", "", "every switch and CA, then every link", cmd_topology },
 	{ "node", "NAME|GUID|LID", "one node and its ports", cmd_node },
 	{ "links", "[--down]", "every link with width, speed and state", cmd_links },
+	{ "route", "SRC DST", "the path the stored tables give, hop by hop", cmd_route },
+	{ "sweeps", "[--last N]", "the sweep history (default: the last 20)", cmd_sweeps },
+	{ "events", "[--since T]", "the event log (T: Unix seconds, or -SECONDS ago)", cmd_events },
 	{ "export", "ibnetdiscover", "the fabric as ibnetdiscover prints it", cmd_export },
 	{ "diff", "FILE", "compare the fabric with a planned net file", cmd_diff },
 };
@@ -75,6 +78,23 @@ struct node *ctl_find_node(const struct ctl *c, const struct fabric *f, const ch
 		return NULL;
 	}
 	return fabric_find_desc(f, key);
+}
+
+struct node *ctl_find_port(const struct ctl *c, const struct fabric *f, const char *key, uint8_t *port)
+{
+	struct node *n = ctl_find_node(c, f, key);
+	unsigned long long v;
+	*port = 0;
+	if (!n || n->type == NODE_SWITCH)
+		return n;
+	bool is_lid = parse_number(key, &v) == 0 && !c->by_guid && v <= FABRIC_MAX_UCAST_LID &&
+		      !(strncmp(key, "0x", 2) == 0 && strlen(key) > 6);
+	for (unsigned p = 1; p <= n->nports; p++)
+		if (is_lid ? n->ports[p].lid == v : n->ports[p].remote != NULL) {
+			*port = (uint8_t)p;
+			break;
+		}
+	return n;
 }
 
 const char *ctl_state_name(unsigned state)

@@ -31,6 +31,11 @@ struct ctl_command {
 int ctl_load_fabric(struct ctl *c, struct fabric *f);
 /* Finds a node by description, GUID or LID (see fabricctl --help). */
 struct node *ctl_find_node(const struct ctl *c, const struct fabric *f, const char *key);
+/*
+ * Like ctl_find_node, and sets *port to the port meant: the one with that
+ * LID if key is a LID, else port 0 of a switch or a CA's first cabled port.
+ */
+struct node *ctl_find_port(const struct ctl *c, const struct fabric *f, const char *key, uint8_t *port);
 const char *ctl_state_name(unsigned state);
 
 int cmd_status(struct ctl *c, int argc, char **argv);
@@ -39,5 +44,8 @@ int cmd_node(struct ctl *c, int argc, char **argv);
 int cmd_links(struct ctl *c, int argc, char **argv);
 int cmd_export(struct ctl *c, int argc, char **argv);
 int cmd_diff(struct ctl *c, int argc, char **argv);
+int cmd_route(struct ctl *c, int argc, char **argv);
+int cmd_sweeps(struct ctl *c, int argc, char **argv);
+int cmd_events(struct ctl *c, int argc, char **argv);
 
 #endif

@@ -366,29 +366,75 @@ int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
 	return 0;
 }
 
+static void read_sweep(sqlite3_stmt *st, struct db_sweep *sw)
+{
+	memset(sw, 0, sizeof(*sw));
+	sw->id = sqlite3_column_int64(st, 0);
+	snprintf(sw->kind, sizeof(sw->kind), "%s", (const char *)sqlite3_column_text(st, 1));
+	sw->started = sqlite3_column_double(st, 2);
+	sw->finished = sqlite3_column_double(st, 3);
+	sw->mads = (uint64_t)sqlite3_column_int64(st, 4);
+	snprintf(sw->result, sizeof(sw->result), "%s", (const char *)sqlite3_column_text(st, 5));
+	sw->nodes = (unsigned)sqlite3_column_int(st, 6);
+	sw->switches = (unsigned)sqlite3_column_int(st, 7);
+	sw->links = (unsigned)sqlite3_column_int(st, 8);
+}
+
+#define SWEEP_COLUMNS "id, kind, started, finished, mads, result, nodes, switches, links"
+
 int db_last_sweep(struct db *db, struct db_sweep *sw)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db->h, "SELECT id, kind, started, finished, mads, result, nodes, switches, "
-			       "links FROM sweeps ORDER BY id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db->h, "SELECT " SWEEP_COLUMNS " FROM sweeps ORDER BY id DESC LIMIT 1", -1,
+			       &st, NULL) != SQLITE_OK)
 		return set_err(db, "reading sweeps");
 	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		memset(sw, 0, sizeof(*sw));
-		sw->id = sqlite3_column_int64(st, 0);
-		snprintf(sw->kind, sizeof(sw->kind), "%s", (const char *)sqlite3_column_text(st, 1));
-		sw->started = sqlite3_column_double(st, 2);
-		sw->finished = sqlite3_column_double(st, 3);
-		sw->mads = (uint64_t)sqlite3_column_int64(st, 4);
-		snprintf(sw->result, sizeof(sw->result), "%s", (const char *)sqlite3_column_text(st, 5));
-		sw->nodes = (unsigned)sqlite3_column_int(st, 6);
-		sw->switches = (unsigned)sqlite3_column_int(st, 7);
-		sw->links = (unsigned)sqlite3_column_int(st, 8);
-	}
+	if (rc == SQLITE_ROW)
+		read_sweep(st, sw);
 	sqlite3_finalize(st);
 	if (rc == SQLITE_ROW)
 		return 1;
 	return rc == SQLITE_DONE ? 0 : set_err(db, "reading sweeps");
+}
+
+int db_each_sweep(struct db *db, unsigned limit, void (*fn)(void *arg, const struct db_sweep *sw),
+		  void *arg)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->h, "SELECT * FROM (SELECT " SWEEP_COLUMNS " FROM sweeps ORDER BY id "
+			       "DESC LIMIT ?) ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return set_err(db, "reading sweeps");
+	sqlite3_bind_int64(st, 1, limit);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_sweep sw;
+		read_sweep(st, &sw);
+		fn(arg, &sw);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : set_err(db, "reading sweeps");
+}
+
+int db_each_event(struct db *db, double since, void (*fn)(void *arg, const struct db_event *ev),
+		  void *arg)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->h, "SELECT id, time, kind, detail FROM events WHERE time >= ? ORDER BY id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return set_err(db, "reading events");
+	sqlite3_bind_double(st, 1, since);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_event ev = {
+			.id = sqlite3_column_int64(st, 0),
+			.time = sqlite3_column_double(st, 1),
+			.kind = (const char *)sqlite3_column_text(st, 2),
+			.detail = (const char *)sqlite3_column_text(st, 3),
+		};
+		fn(arg, &ev);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : set_err(db, "reading events");
 }
 
 static void parse_path(struct node *n, const char *text)

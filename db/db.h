@@ -62,4 +62,17 @@ int db_load_tables(struct db *db, const struct fabric *f, struct routing_tables 
 /* The newest sweep; returns 1 if found, 0 if none, -1 on error. */
 int db_last_sweep(struct db *db, struct db_sweep *sw);
 
+struct db_event {
+	int64_t id;
+	double time;
+	const char *kind, *detail;	/* valid during the callback only */
+};
+
+/* Calls fn for the newest `limit` sweeps, oldest first; -1 on error. */
+int db_each_sweep(struct db *db, unsigned limit, void (*fn)(void *arg, const struct db_sweep *sw),
+		  void *arg);
+/* Calls fn for each event at or after `since` (Unix time), oldest first. */
+int db_each_event(struct db *db, double since, void (*fn)(void *arg, const struct db_event *ev),
+		  void *arg);
+
 #endif

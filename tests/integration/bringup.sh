@@ -21,6 +21,10 @@ links=$("$FABRICCTL" -d "$DB" --json status | grep -o '"links": [0-9]*' | cut -d
 nodes=$("$FABRICCTL" -d "$DB" --json status | grep -o '"nodes": [0-9]*' | cut -d' ' -f2)
 "$FABRICCTL" -d "$DB" status
 "$FABRICCTL" -d "$DB" diff "$NET" || fail "the stored fabric differs from $NET"
+"$FABRICCTL" -d "$DB" sweeps | grep -Eq "^ +1 +heavy .* $nodes +$links +ok$" ||
+	fail "fabricctl sweeps does not list the sweep: $("$FABRICCTL" -d "$DB" sweeps)"
+"$FABRICCTL" -d "$DB" events | grep -q "heavy sweep: ok, $nodes nodes, $links links" ||
+	fail "fabricctl events does not show the sweep"
 
 check_master
 check_links_active "$links"

@@ -75,11 +75,17 @@ check_traces() {
 			trace_one "$src" "$dst"; pairs=$((pairs + 1))
 		done
 	fi
-	note "ibtracert: $pairs CA pairs reach each other"
+	note "ibtracert: $pairs CA pairs reach each other, hop for hop as fabricctl route says"
 }
 
+# trace_one SLID DLID: ibtracert reaches DLID, through the same nodes that
+# fabricctl route reads from the stored tables.
 trace_one() {
-	local out
+	local out live stored
 	out=$(diag ibtracert "$1" "$2") || fail "ibtracert $1 $2 failed"
 	[[ $(tail -1 <<<"$out") == "To ca "*"lid $2-$2 "* ]] || fail "ibtracert $1 $2 ended elsewhere: $out"
+	live=$(sed -n 's/.*"\(.*\)"$/\1/p' <<<"$out" | uniq | tr '\n' ' ')
+	stored=$("$FABRICCTL" -d "$DB" route "$1" "$2" | awk 'NR > 2 {print $2}' | tr '\n' ' ') ||
+		fail "fabricctl route $1 $2 failed"
+	[[ $live == "$stored" ]] || fail "ibtracert $1 $2 goes $live, fabricctl route says $stored"
 }
