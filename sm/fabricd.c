@@ -207,7 +207,10 @@ int main(int argc, char **argv)
 	};
 	char merr[MAD_ERR_LEN];
 	if (!sm.loop || !(sm.mp = mad_open(sm.loop, &mo, merr))) {
-		log_error("%s", sm.loop ? merr : "cannot create the event loop");
+		const char *why = sm.loop ? merr : "cannot create the event loop";
+		log_error("%s", why);
+		if (sm.cfg.log_file[0])	/* the log is a file: say it where the operator looks too */
+			fprintf(stderr, "fabricd: %s\n", why);
 		db_close(sm.db);
 		return 1;
 	}

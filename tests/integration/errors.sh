@@ -46,6 +46,9 @@ expect 1 'sweep failed: nothing answers behind|behind H port 1' fd_once -c "$WOR
 sim_cmd 'Error "S"[1] 0'
 fd_once -c "$WORK/fast.yaml" || fail "fabricd failed once the losses stopped"
 note "with the losses gone the same fabricd run brings the subnet up"
+expect 1 'no local port has GUID 0x00000000deadbeef' fd_once -G 0xdeadbeef
+fd_once -G 0x100001 || fail "fabricd could not open its port by GUID 0x100001"
+note "fabricd -G 0x100001 opens H's port by its GUID"
 
 # a corrupt database is refused and left as it was
 cp "$DB" "$WORK/good.db"
