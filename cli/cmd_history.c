@@ -27,6 +27,27 @@ struct listing {
 	unsigned n;
 };
 
+/* A listing is a JSON array or a table, filled row by row by a callback. */
+static void listing_begin(struct listing *l)
+{
+	if (l->json)
+		printf("[");
+}
+
+static int listing_end(struct ctl *c, struct listing *l, int rc)
+{
+	if (l->json)
+		printf("%s]\n", l->n ? "\n" : "");
+	else
+		table_print(&l->t, stdout);
+	table_free(&l->t);
+	if (rc < 0) {
+		fprintf(stderr, "fabricctl: %s: %s\n", c->db_path, db_last_error(c->db));
+		return EXIT_DB;
+	}
+	return EXIT_OK;
+}
+
 static void sweep_row(void *arg, const struct db_sweep *s)
 {
 	struct listing *l = arg;
@@ -68,19 +89,8 @@ int cmd_sweeps(struct ctl *c, int argc, char **argv)
 	static const char *heads[] = { "SWEEP", "KIND", "STARTED", "MS", "MADS", "NODES", "LINKS", "RESULT" };
 	struct listing l = { .json = c->json };
 	table_init(&l.t, 8, heads);
-	if (c->json)
-		printf("[");
-	int rc = db_each_sweep(c->db, (unsigned)limit, sweep_row, &l);
-	if (c->json)
-		printf("%s]\n", l.n ? "\n" : "");
-	else
-		table_print(&l.t, stdout);
-	table_free(&l.t);
-	if (rc < 0) {
-		fprintf(stderr, "fabricctl: %s: %s\n", c->db_path, db_last_error(c->db));
-		return EXIT_DB;
-	}
-	return EXIT_OK;
+	listing_begin(&l);
+	return listing_end(c, &l, db_each_sweep(c->db, (unsigned)limit, sweep_row, &l));
 }
 
 static void event_row(void *arg, const struct db_event *ev)
@@ -121,17 +131,6 @@ int cmd_events(struct ctl *c, int argc, char **argv)
 	static const char *heads[] = { "TIME", "KIND", "DETAIL" };
 	struct listing l = { .json = c->json };
 	table_init(&l.t, 3, heads);
-	if (c->json)
-		printf("[");
-	int rc = db_each_event(c->db, since, event_row, &l);
-	if (c->json)
-		printf("%s]\n", l.n ? "\n" : "");
-	else
-		table_print(&l.t, stdout);
-	table_free(&l.t);
-	if (rc < 0) {
-		fprintf(stderr, "fabricctl: %s: %s\n", c->db_path, db_last_error(c->db));
-		return EXIT_DB;
-	}
-	return EXIT_OK;
+	listing_begin(&l);
+	return listing_end(c, &l, db_each_event(c->db, since, event_row, &l));
 }

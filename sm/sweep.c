@@ -149,24 +149,25 @@ static void on_active(void *arg, const struct cfg_result *r)
 	store(s);
 }
 
-static void on_armed(void *arg, const struct cfg_result *r)
+/* Ends a configuration phase and starts the port-state step to `to`. */
+static void step_ports(struct sweep *s, const struct cfg_result *r, const char *name, enum port_state to,
+		       cfg_done_fn then)
 {
-	struct sweep *s = arg;
 	s->cfg_failed += r->failed;
 	phase_end(s, NULL);
-	phase_begin(s, "activate");
-	if (cfg_step_state(s->sm->mp, &s->f, PORT_ACTIVE, on_active, s) < 0)
+	phase_begin(s, name);
+	if (cfg_step_state(s->sm->mp, &s->f, to, then, s) < 0)
 		sweep_end(s, "out of memory", false);
+}
+
+static void on_armed(void *arg, const struct cfg_result *r)
+{
+	step_ports(arg, r, "activate", PORT_ACTIVE, on_active);
 }
 
 static void on_programmed(void *arg, const struct cfg_result *r)
 {
-	struct sweep *s = arg;
-	s->cfg_failed += r->failed;
-	phase_end(s, NULL);
-	phase_begin(s, "arm");
-	if (cfg_step_state(s->sm->mp, &s->f, PORT_ARMED, on_armed, s) < 0)
-		sweep_end(s, "out of memory", false);
+	step_ports(arg, r, "arm", PORT_ARMED, on_armed);
 }
 
 /* The LID addressing the SM: its CA port's, or its switch's port 0. */
