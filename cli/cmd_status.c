@@ -27,6 +27,8 @@ int cmd_status(struct ctl *c, int argc, char **argv)
 		fprintf(stderr, "fabricctl: no sweep recorded yet in %s\n", c->db_path);
 		return EXIT_NOT_FOUND;
 	}
+	char daemon[256], why[256];
+	bool running = ctl_ask_daemon(c, "status", daemon, sizeof(daemon), why, sizeof(why)) == 0;
 	char when[32];
 	time_t t = (time_t)s.started;
 	struct tm tm;
@@ -40,10 +42,18 @@ int cmd_status(struct ctl *c, int argc, char **argv)
 		       (s.finished - s.started) * 1000);
 		json_string(stdout, s.result);
 		printf(", \"subnet_up\": %s, \"nodes\": %u, \"switches\": %u, \"cas\": %u, \"links\": %u, "
-		       "\"mads\": %llu}\n", up ? "true" : "false", s.nodes, s.switches, s.nodes - s.switches,
-		       s.links, (unsigned long long)s.mads);
+		       "\"mads\": %llu, \"daemon\": %s}\n", up ? "true" : "false", s.nodes, s.switches,
+		       s.nodes - s.switches, s.links, (unsigned long long)s.mads, running ? daemon : "null");
 	} else {
 		printf("subnet:     %s\n", ok ? "UP" : up ? "UP (degraded)" : "NOT UP");
+		int pid;
+		char state[16], sweeping[8];
+		if (running && sscanf(daemon, "{\"pid\": %d, \"state\": \"%15[A-Z]\", \"sweeping\": %7[a-z]",
+				      &pid, state, sweeping) == 3)
+			printf("daemon:     running, pid %d, %s%s\n", pid, state,
+			       strcmp(sweeping, "true") == 0 ? ", sweeping now" : "");
+		else
+			printf("daemon:     %s\n", running ? daemon : why);
 		printf("last sweep: #%lld %s at %s, %.0f ms, %llu MADs\n", (long long)s.id, s.kind, when,
 		       (s.finished - s.started) * 1000, (unsigned long long)s.mads);
 		printf("result:     %s\n", s.result);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #define DEFAULT_DB "/var/lib/fabricd/fabricd.db"
+#define DEFAULT_SOCKET "/run/fabricd.sock"
 
 static const struct ctl_command commands[] = {
 	{ "status", "", "the last sweep: when, how long, result, fabric size", cmd_status },
@@ -30,19 +31,22 @@ static const struct ctl_command commands[] = {
 	{ "events", "[--since T]", "the event log (T: Unix seconds, or -SECONDS ago)", cmd_events },
 	{ "export", "ibnetdiscover", "the fabric as ibnetdiscover prints it", cmd_export },
 	{ "diff", "FILE", "compare the fabric with a planned net file", cmd_diff },
+	{ "resweep", "", "ask the running fabricd for a heavy sweep now", cmd_resweep },
 };
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: fabricctl [-d DB] [--json] [-G] COMMAND [ARGS]\n\n"
+	fprintf(out, "usage: fabricctl [-d DB] [-S SOCKET] [--json] [-G] COMMAND [ARGS]\n\n"
 		     "  -d, --database PATH  fabricd's database (default %s)\n"
+		     "  -S, --socket PATH    fabricd's control socket (default " DEFAULT_SOCKET ")\n"
 		     "      --json           machine-readable output\n"
 		     "  -G, --guid           node arguments are GUIDs\n"
 		     "  -h, --help           this text; COMMAND --help for one command\n\ncommands:\n",
 		DEFAULT_DB);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-9s %-15s %s\n", commands[i].name, commands[i].args, commands[i].help);
-	fprintf(out, "\nexit codes: 0 ok, 1 not found or not healthy, 2 bad usage, 3 database problem\n");
+	fprintf(out, "\nexit codes: 0 ok, 1 not found or not healthy, 2 bad usage, 3 database problem,\n"
+		     "            4 fabricd not running or not answering\n");
 }
 
 int ctl_load_fabric(struct ctl *c, struct fabric *f)
@@ -107,17 +111,22 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "database", required_argument, NULL, 'd' },
+		{ "socket", required_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "guid", no_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct ctl c = { .db_path = getenv("FABRICD_DB") ? getenv("FABRICD_DB") : DEFAULT_DB };
+	struct ctl c = {
+		.db_path = getenv("FABRICD_DB") ? getenv("FABRICD_DB") : DEFAULT_DB,
+		.socket_path = getenv("FABRICD_SOCKET") ? getenv("FABRICD_SOCKET") : DEFAULT_SOCKET,
+	};
 	int o;
 	/* '+': options after the command belong to the command */
-	while ((o = getopt_long(argc, argv, "+d:Gh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+d:S:Gh", opts, NULL)) != -1) {
 		switch (o) {
 		case 'd': c.db_path = optarg; break;
+		case 'S': c.socket_path = optarg; break;
 		case 'j': c.json = true; break;
 		case 'G': c.by_guid = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
@@ -142,6 +151,10 @@ int main(int argc, char **argv)
 	if (cargc > 1 && (strcmp(cargv[1], "--help") == 0 || strcmp(cargv[1], "-h") == 0)) {
 		printf("usage: fabricctl %s %s\n  %s\n", cmd->name, cmd->args, cmd->help);
 		return EXIT_OK;
+	}
+	if (cmd->run == cmd_resweep) {
+		optind = 1;
+		return cmd->run(&c, cargc, cargv);
 	}
 	char err[DB_ERR_LEN];
 	if (access(c.db_path, F_OK) == 0 && access(c.db_path, R_OK) != 0) {

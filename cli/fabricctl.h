@@ -10,11 +10,12 @@
 #include "db/db.h"
 #include "topology/fabric.h"
 
-/* Exit codes: 0 ok, 1 the answer is "no"/not found, 2 usage, 3 database problem. */
-enum { EXIT_OK = 0, EXIT_NOT_FOUND = 1, EXIT_USAGE = 2, EXIT_DB = 3 };
+/* Exit codes: 0 ok, 1 the answer is "no"/not found, 2 usage, 3 database problem, 4 no daemon. */
+enum { EXIT_OK = 0, EXIT_NOT_FOUND = 1, EXIT_USAGE = 2, EXIT_DB = 3, EXIT_DAEMON = 4 };
 
 struct ctl {
 	const char *db_path;
+	const char *socket_path;
 	bool json;
 	bool by_guid;		/* -G: node arguments are GUIDs */
 	struct db *db;
@@ -38,7 +39,12 @@ struct node *ctl_find_node(const struct ctl *c, const struct fabric *f, const ch
 struct node *ctl_find_port(const struct ctl *c, const struct fabric *f, const char *key, uint8_t *port);
 const char *ctl_state_name(unsigned state);
 
+/* Sends one request line to fabricd; 0 with its answer, or -1 with why. */
+int ctl_ask_daemon(const struct ctl *c, const char *request, char *answer, size_t len, char *why,
+		   size_t whylen);
+
 int cmd_status(struct ctl *c, int argc, char **argv);
+int cmd_resweep(struct ctl *c, int argc, char **argv);
 int cmd_topology(struct ctl *c, int argc, char **argv);
 int cmd_node(struct ctl *c, int argc, char **argv);
 int cmd_links(struct ctl *c, int argc, char **argv);

@@ -7,6 +7,7 @@
  *   database: /var/lib/fabricd/fabricd.db
  *   log_level: info                   # error, warn, info, debug
  *   log_file: /var/log/fabricd.log
+ *   control_socket: /run/fabricd.sock
  *   routing_engine: minhop
  *   sm_priority: 0
  *   subnet_prefix: 0xfe80000000000000
@@ -33,6 +34,7 @@ void config_defaults(struct fabricd_config *c)
 {
 	memset(c, 0, sizeof(*c));
 	snprintf(c->database, sizeof(c->database), "/var/lib/fabricd/fabricd.db");
+	snprintf(c->control_socket, sizeof(c->control_socket), "/run/fabricd.sock");
 	c->log_level = LOG_INFO;
 	snprintf(c->routing_engine, sizeof(c->routing_engine), "minhop");
 	c->subnet_prefix = 0xfe80000000000000ULL;
@@ -181,6 +183,8 @@ static int top_pair(struct reader *r, const char *key, const yaml_node_t *v, str
 		return get_string(r, key, v, c->database, sizeof(c->database));
 	if (strcmp(key, "log_file") == 0)
 		return get_string(r, key, v, c->log_file, sizeof(c->log_file));
+	if (strcmp(key, "control_socket") == 0)
+		return get_string(r, key, v, c->control_socket, sizeof(c->control_socket));
 	if (strcmp(key, "log_level") == 0) {
 		if (get_scalar(r, key, v, &s) < 0)
 			return -1;

@@ -14,6 +14,7 @@ struct fabricd_config {
 	uint64_t port_guid;	/* 0 = by CA/port */
 	char database[512];
 	char log_file[512];	/* "" = stderr */
+	char control_socket[108];	/* unix socket for fabricctl */
 	int log_level;		/* enum log_level */
 	char routing_engine[32];
 	unsigned sm_priority;	/* 0..15 */

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sm/control.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 #include "sm/smnode.h"
@@ -27,6 +28,7 @@ static void usage(FILE *out)
 		"usage: fabricd [options]\n"
 		"  -c, --config FILE      YAML configuration (default: none, built-in defaults)\n"
 		"  -d, --database PATH    state database (default /var/lib/fabricd/fabricd.db)\n"
+		"  -S, --socket PATH      control socket for fabricctl (default /run/fabricd.sock)\n"
 		"  -C, --ca NAME          CA to run on (default: the first one)\n"
 		"  -P, --port NUM         port of that CA (default: the first active one)\n"
 		"  -G, --guid GUID        run on the local port with this GUID\n"
@@ -51,7 +53,7 @@ static int parse_number(const char *opt, const char *arg, unsigned long long max
 }
 
 struct cli {
-	const char *config, *database, *ca, *log_file;
+	const char *config, *database, *ca, *log_file, *socket;
 	int port, log_level;
 	uint64_t guid;
 	bool once, foreground;
@@ -64,6 +66,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "database", required_argument, NULL, 'd' },
+		{ "socket", required_argument, NULL, 'S' },
 		{ "ca", required_argument, NULL, 'C' },
 		{ "port", required_argument, NULL, 'P' },
 		{ "guid", required_argument, NULL, 'G' },
@@ -79,10 +82,11 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	int o;
 	memset(c, 0, sizeof(*c));
 	c->log_level = -1;
-	while ((o = getopt_long(argc, argv, "c:d:C:P:G:fl:Vh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "c:d:S:C:P:G:fl:Vh", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c': c->config = optarg; break;
 		case 'd': c->database = optarg; break;
+		case 'S': c->socket = optarg; break;
 		case 'C': c->ca = optarg; break;
 		case 'P':
 			if (parse_number("--port", optarg, 254, &v) < 0)
@@ -120,6 +124,8 @@ static void apply_cli(const struct cli *c, struct fabricd_config *cfg)
 {
 	if (c->database)
 		snprintf(cfg->database, sizeof(cfg->database), "%s", c->database);
+	if (c->socket)
+		snprintf(cfg->control_socket, sizeof(cfg->control_socket), "%s", c->socket);
 	if (c->ca)
 		snprintf(cfg->ca, sizeof(cfg->ca), "%s", c->ca);
 	if (c->port)
@@ -217,6 +223,16 @@ int main(int argc, char **argv)
 	log_info("fabricd %s on %s port %d, GUID 0x%016llx, database %s", FABRICD_VERSION,
 		 mad_port_ca(sm.mp), mad_port_num(sm.mp), (unsigned long long)mad_port_guid(sm.mp),
 		 sm.cfg.database);
+	struct control *ctl = NULL;
+	char cerr[256];
+	if (!sm.once && !(ctl = control_open(&sm, sm.cfg.control_socket, cerr))) {
+		log_error("%s", cerr);
+		if (sm.cfg.log_file[0])
+			fprintf(stderr, "fabricd: %s\n", cerr);
+		mad_close(sm.mp);
+		db_close(sm.db);
+		return 1;
+	}
 	sm.state = SM_MASTER;
 	sminfo_attach(&sm);
 	struct evl_watch *sigs[] = {
@@ -233,6 +249,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		evl_watch_free(sigs[i]);
 	evl_watch_free(sm.sweep_timer);
+	control_close(ctl);
 	mad_close(sm.mp);
 	if (sm.have_fabric) {
 		sm_node_detach_all(&sm.fabric);

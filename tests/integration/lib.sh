@@ -8,6 +8,7 @@ UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 FABRICD="$BUILD/sm/fabricd"
 FABRICCTL="$BUILD/cli/fabricctl"
 DB="$WORK/fabricd.db"
+SOCK="$WORK/control.sock"
 SIM_PID=
 FD_PID=
 
@@ -46,15 +47,16 @@ sim_cmd() { echo "$1" >&7; sleep 0.2; }
 
 # fd_start [ARGS]: starts fabricd in the foreground, in the background.
 fd_start() {
-	LD_PRELOAD=$UMAD2SIM "$FABRICD" -f -d "$DB" --log-file "$WORK/fabricd.log" "$@" &
+	UP_SEEN=$(grep -c "SUBNET UP" "$WORK/fabricd.log" 2>/dev/null || true)
+	LD_PRELOAD=$UMAD2SIM "$FABRICD" -f -d "$DB" -S "$SOCK" --log-file "$WORK/fabricd.log" "$@" &
 	FD_PID=$!
 }
 
-# fd_wait_up [SECONDS]: waits for a recorded sweep that brought the subnet up.
+# fd_wait_up [SECONDS]: waits for this fabricd's first SUBNET UP.
 fd_wait_up() {
 	local limit=$(( ${1:-60} * 10 ))
 	for _ in $(seq "$limit"); do
-		grep -q "SUBNET UP" "$WORK/fabricd.log" 2>/dev/null && return 0
+		(( $(grep -c "SUBNET UP" "$WORK/fabricd.log" 2>/dev/null || true) > ${UP_SEEN:-0} )) && return 0
 		kill -0 "$FD_PID" 2>/dev/null || fail "fabricd exited: $(tail -3 "$WORK/fabricd.log")"
 		sleep 0.1
 	done

@@ -1,0 +1,172 @@
+/*
+ * DOC: control socket
+ *
+ * A listening unix stream socket watched by the event loop. Each client
+ * sends one short line; the answer is written at once (it is far below
+ * the socket buffer) and the connection closed, so no client can hold the
+ * daemon up. The socket is created under umask 077: root only.
+ */
+#include "sm/control.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "sm/log.h"
+
+#define MAX_CLIENTS 16
+#define LINE_MAX_LEN 128
+
+struct client {
+	struct control *ctl;
+	int fd;
+	struct evl_watch *watch;
+	char buf[LINE_MAX_LEN];
+	size_t len;
+};
+
+struct control {
+	struct sm *sm;
+	int fd;
+	char path[108];
+	struct evl_watch *watch;
+	struct client clients[MAX_CLIENTS];
+};
+
+static const char *state_name(enum sm_state s)
+{
+	static const char *names[] = { "NOTACTIVE", "DISCOVERING", "STANDBY", "MASTER" };
+	return names[s];
+}
+
+static void client_close(struct client *cl)
+{
+	evl_watch_free(cl->watch);
+	close(cl->fd);
+	cl->watch = NULL;
+	cl->fd = -1;
+	cl->len = 0;
+}
+
+static void answer(struct client *cl, const char *line)
+{
+	struct sm *sm = cl->ctl->sm;
+	char out[256];
+	if (strcmp(line, "status") == 0) {
+		snprintf(out, sizeof(out), "{\"pid\": %d, \"state\": \"%s\", \"sweeping\": %s, \"sweeps\": %u}\n",
+			 (int)getpid(), state_name(sm->state), sm->sweeping ? "true" : "false", sm->act_count);
+	} else if (strcmp(line, "resweep") == 0) {
+		log_info("control: re-sweep requested");
+		sm_sweep_request(sm);
+		snprintf(out, sizeof(out), "ok: sweep requested\n");
+	} else {
+		snprintf(out, sizeof(out), "error: unknown command '%.64s'\n", line);
+	}
+	if (write(cl->fd, out, strlen(out)) < 0)
+		log_debug("control: client went away: %s", strerror(errno));
+}
+
+static void on_client(void *arg)
+{
+	struct client *cl = arg;
+	ssize_t n = read(cl->fd, cl->buf + cl->len, sizeof(cl->buf) - 1 - cl->len);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		client_close(cl);
+		return;
+	}
+	cl->len += (size_t)n;
+	cl->buf[cl->len] = '\0';
+	char *nl = strchr(cl->buf, '\n');
+	if (!nl && cl->len < sizeof(cl->buf) - 1)
+		return;	/* wait for the rest of the line */
+	if (nl)
+		*nl = '\0';
+	answer(cl, cl->buf);
+	client_close(cl);
+}
+
+static void on_accept(void *arg)
+{
+	struct control *c = arg;
+	int fd = accept4(c->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		struct client *cl = &c->clients[i];
+		if (cl->fd >= 0)
+			continue;
+		cl->fd = fd;
+		cl->watch = evl_watch_fd(c->sm->loop, fd, on_client, cl);
+		if (!cl->watch)
+			client_close(cl);
+		return;
+	}
+	static const char busy[] = "error: busy\n";
+	if (write(fd, busy, sizeof(busy) - 1) < 0)
+		log_debug("control: client went away");
+	close(fd);
+}
+
+struct control *control_open(struct sm *sm, const char *path, char err[256])
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof(addr.sun_path)) {
+		snprintf(err, 256, "control socket path is longer than %zu characters", sizeof(addr.sun_path) - 1);
+		return NULL;
+	}
+	struct control *c = calloc(1, sizeof(*c));
+	if (!c) {
+		snprintf(err, 256, "out of memory");
+		return NULL;
+	}
+	c->sm = sm;
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		c->clients[i].fd = -1;
+		c->clients[i].ctl = c;
+	}
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	/* a socket left by a daemon that died is stale: only a live one answers connect() */
+	if (c->fd >= 0 && connect(c->fd, (struct sockaddr *)&addr, sizeof(addr)) == 0) {
+		snprintf(err, 256, "%s: another fabricd is running", path);
+		close(c->fd);
+		free(c);
+		return NULL;
+	}
+	if (c->fd >= 0) {
+		close(c->fd);
+		c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	}
+	unlink(path);
+	if (c->fd < 0 || bind(c->fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || listen(c->fd, 8) < 0 ||
+	    chmod(path, 0600) < 0 || !(c->watch = evl_watch_fd(sm->loop, c->fd, on_accept, c))) {
+		snprintf(err, 256, "%s: cannot listen: %s", path, strerror(errno));
+		if (c->fd >= 0)
+			close(c->fd);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void control_close(struct control *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (c->clients[i].fd >= 0)
+			client_close(&c->clients[i]);
+	evl_watch_free(c->watch);
+	close(c->fd);
+	unlink(c->path);
+	free(c);
+}
