@@ -345,8 +345,17 @@ static int insert_sweep(struct db *db, struct db_sweep *sw)
 	return rc;
 }
 
+static int insert_events(struct db *db, double when, const struct db_new_event *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (insert_event(db, when, ev[i].kind, ev[i].detail) < 0)
+			return -1;
+	return 0;
+}
+
 int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
-		  const struct routing_tables *t, const struct db_lid *new_lids, size_t n_new)
+		  const struct routing_tables *t, const struct db_lid *new_lids, size_t n_new,
+		  const struct db_new_event *events, size_t n_events)
 {
 	double now = now_unix();
 	if (exec(db, "BEGIN IMMEDIATE") < 0)
@@ -356,7 +365,8 @@ int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
 		 sw->result, sw->nodes, sw->links, (unsigned long long)sw->mads);
 	if (insert_sweep(db, sw) < 0 || save_lids(db, new_lids, n_new, now) < 0 ||
 	    touch_lids(db, f, now) < 0 || save_fabric(db, f) < 0 || (t && save_tables(db, f, t) < 0) ||
-	    insert_event(db, now, "sweep", detail) < 0 || exec(db, "COMMIT") < 0) {
+	    insert_events(db, now, events, n_events) < 0 || insert_event(db, now, "sweep", detail) < 0 ||
+	    exec(db, "COMMIT") < 0) {
 		char keep[DB_ERR_LEN];
 		snprintf(keep, sizeof(keep), "%s", db->err);
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);

@@ -47,12 +47,19 @@ const char *db_last_error(struct db *db);
 /* Every stored GUID -> LID; *out is malloc'ed. */
 int db_load_lids(struct db *db, struct db_lid **out, size_t *n);
 
+struct db_new_event {
+	const char *kind;
+	const char *detail;
+};
+
 /*
  * Stores a finished sweep in one transaction: the sweep record, the new
- * LIDs, the fabric and its tables (t may be NULL), and events.
+ * LIDs, the fabric and its tables (t may be NULL), the events it found,
+ * and a "sweep" event summing it up.
  */
 int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
-		  const struct routing_tables *t, const struct db_lid *new_lids, size_t n_new);
+		  const struct routing_tables *t, const struct db_lid *new_lids, size_t n_new,
+		  const struct db_new_event *events, size_t n_events);
 int db_log_event(struct db *db, const char *kind, const char *detail);
 
 /* Rebuilds the last stored fabric (nodes, ports with LIDs and states, links). */

@@ -6,6 +6,9 @@
  *
  *   discover -> assign LIDs -> route -> program -> arm -> activate -> store
  *
+ * Storing compares the new fabric with the stored one and logs each node
+ * and link that came or went, and the switches whose tables changed.
+ *
  * The sweep builds a fresh fabric model; the previous one stays in
  * sm->fabric until the new sweep is stored, so a failed sweep changes
  * nothing, in the database or in memory.
@@ -15,6 +18,7 @@
 #include <sys/time.h>
 
 #include "routing/routing.h"
+#include "topology/fabric_diff.h"
 #include "sm/configure.h"
 #include "sm/discover.h"
 #include "sm/lidmgr.h"
@@ -32,6 +36,7 @@ struct sweep {
 	uint64_t t0, phase_t0, mads0, phase_mads0;
 	unsigned cfg_failed;
 	const char *phase;
+	struct fabric_change *changes;	/* since the stored sweep */
 };
 
 static double unix_now(void)
@@ -67,6 +72,7 @@ static void sweep_free(struct sweep *s)
 	fabric_free(&s->f);
 	lid_result_free(&s->lids);
 	routing_tables_free(&s->tables);
+	free(s->changes);
 	free(s);
 }
 
@@ -115,6 +121,71 @@ static void sweep_end(struct sweep *s, const char *result, bool stored)
 	}
 }
 
+/* Switches whose forwarding table differs from the stored one (same GUID). */
+static unsigned changed_tables(const struct fabric *prev, const struct routing_tables *pt,
+			       const struct fabric *f, const struct routing_tables *t)
+{
+	unsigned changed = 0;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *o = fabric_find_guid(prev, f->nodes[i]->guid);
+		if (!t->lft[i] || !o || !pt->lft[o->index])
+			continue;
+		if (pt->max_lid != t->max_lid || memcmp(pt->lft[o->index], t->lft[i], t->max_lid + 1u))
+			changed++;
+	}
+	return changed;
+}
+
+/*
+ * Events for what changed since the stored sweep: nodes and links that
+ * came or went, and how many switches got new tables. The first sweep of
+ * a database has nothing to compare with and reports none.
+ */
+static int collect_events(struct sweep *s, struct db_new_event **out, size_t *n, char **texts)
+{
+	struct fabric prev;
+	struct routing_tables pt = { 0 };
+	struct fabric_change *ch = NULL;
+	size_t nch = 0;
+	*out = NULL;
+	*n = 0;
+	*texts = NULL;
+	if (db_load_fabric(s->sm->db, &prev) < 0)
+		return -1;
+	int rc = -1;
+	if (prev.nnodes == 0) {
+		rc = 0;
+		goto done;
+	}
+	if (fabric_diff(&prev, &s->f, &ch, &nch) < 0 || db_load_tables(s->sm->db, &prev, &pt) < 0)
+		goto done;
+	unsigned tables = changed_tables(&prev, &pt, &s->f, &s->tables);
+	*out = calloc(nch + 1, sizeof(**out));
+	*texts = malloc(64);
+	if (!*out || !*texts)
+		goto done;
+	for (size_t i = 0; i < nch; i++) {
+		(*out)[i] = (struct db_new_event){ fabric_change_name(ch[i].kind), ch[i].text };
+		log_info("change: %s %s", fabric_change_name(ch[i].kind), ch[i].text);
+	}
+	*n = nch;
+	if (tables) {
+		snprintf(*texts, 64, "forwarding tables changed on %u switches", tables);
+		(*out)[(*n)++] = (struct db_new_event){ "routing", *texts };
+		log_info("change: %s", *texts);
+	}
+	rc = 0;
+done:
+	/* the event texts point into ch: keep it until the sweep is stored */
+	if (rc == 0 && ch)
+		s->changes = ch;
+	else
+		free(ch);
+	routing_tables_free(&pt);
+	fabric_free(&prev);
+	return rc;
+}
+
 static void store(struct sweep *s)
 {
 	struct sm *sm = s->sm;
@@ -131,7 +202,16 @@ static void store(struct sweep *s)
 	r->nodes = s->disc.nodes;
 	r->switches = s->disc.switches;
 	r->links = s->disc.links;
-	if (db_save_sweep(sm->db, r, &s->f, &s->tables, s->lids.assigned, s->lids.n_assigned) < 0) {
+	struct db_new_event *events;
+	size_t nevents;
+	char *routing_text;
+	int rc = collect_events(s, &events, &nevents, &routing_text);
+	if (rc == 0)
+		rc = db_save_sweep(sm->db, r, &s->f, &s->tables, s->lids.assigned, s->lids.n_assigned,
+				   events, nevents);
+	free(events);
+	free(routing_text);
+	if (rc < 0) {
 		char why[DB_ERR_LEN + 32];
 		snprintf(why, sizeof(why), "cannot store the sweep: %s", db_last_error(sm->db));
 		sweep_end(s, why, false);

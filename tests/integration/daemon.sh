@@ -2,9 +2,10 @@
 # daemon.sh BUILD NETFILE
 #
 # The running daemon: fabricctl reaches it over the control socket
-# (status, resweep), SIGHUP re-sweeps, SIGTERM exits 0 and removes the
-# socket, and SIGKILL in the middle of a sweep leaves a database that opens
-# and holds the previous sweep complete. Run it under unshare -n.
+# (status, resweep), SIGHUP re-sweeps, a pulled cable shows in the event
+# log, SIGTERM exits 0 and removes the socket, and SIGKILL in the middle of
+# a sweep leaves a database that opens and holds the previous sweep
+# complete. Run it under unshare -n.
 set -euo pipefail
 BUILD=$1 NET=$2
 WORK=$(mktemp -d /tmp/fabricd-daemon.XXXXXX)
@@ -36,22 +37,35 @@ kill -HUP "$FD_PID"
 sweeps_logged 3
 note "fabricctl resweep and SIGHUP each ran a recorded sweep"
 
+# a cable pulled and plugged back: the event log tells both, with the reroute
+sim_cmd 'Unlink "L0"[9]'
+ctl resweep >/dev/null
+sweeps_logged 4
+ctl events | grep -Eq 'link_down +L0\[9\] <-> A0\[1\]' || fail "no link_down event: $(ctl events | tail -3)"
+ctl events | grep -Eq 'routing +forwarding tables changed on [0-9]+ switches' || fail "no routing event"
+ctl links | grep -Eq '^L0 +9 ' && fail "the pulled link is still listed"
+sim_cmd 'ReLink "L0"[9]'
+ctl resweep >/dev/null
+sweeps_logged 5
+ctl events | grep -Eq 'link_up +L0\[9\] <-> A0\[1\]' || fail "no link_up event: $(ctl events | tail -3)"
+note "Unlink/ReLink of L0[9]: link_down, link_up and routing events are logged"
+
 before=$(ctl --json topology | md5sum)
-# SIGKILL while sweep 4 is discovering: nothing of it may reach the database
+# SIGKILL while sweep 6 is discovering: nothing of it may reach the database
 ctl resweep >/dev/null
 for _ in $(seq 500); do
-	(( $(grep -c "sweep: heavy sweep" "$WORK/fabricd.log") >= 4 )) && break
+	(( $(grep -c "sweep: heavy sweep" "$WORK/fabricd.log") >= 6 )) && break
 	sleep 0.002
 done
 kill -KILL "$FD_PID"
 wait "$FD_PID" 2>/dev/null || true
 FD_PID=
-(( $(grep -c "SUBNET UP" "$WORK/fabricd.log") == 3 )) || fail "sweep 4 finished before the kill: the test proves nothing"
+(( $(grep -c "SUBNET UP" "$WORK/fabricd.log") == 5 )) || fail "sweep 6 finished before the kill: the test proves nothing"
 ctl status >/dev/null || fail "after SIGKILL fabricctl status fails: $(ctl status 2>&1)"
-ctl sweeps | tail -1 | grep -Eq "^ +3 +heavy .* ok$" || fail "after SIGKILL the last stored sweep is not #3"
+ctl sweeps | tail -1 | grep -Eq "^ +5 +heavy .* ok$" || fail "after SIGKILL the last stored sweep is not #5"
 [[ $(ctl --json topology | md5sum) == "$before" ]] || fail "after SIGKILL the stored fabric changed"
 ctl status | grep -q "fabricd is not running" || fail "status does not notice the daemon is gone"
-note "SIGKILL mid-sweep: database opens, sweep #3 intact and last, fabric unchanged"
+note "SIGKILL mid-sweep: database opens, sweep #5 intact and last, fabric unchanged"
 
 expect_rc() { local want=$1 rc=0; shift; "$@" >/dev/null 2>&1 || rc=$?; (( rc == want )) || fail "'$*' exited $rc, not $want"; }
 expect_rc 4 ctl resweep

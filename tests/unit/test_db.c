@@ -69,7 +69,7 @@ static void test_db_sweep_round_trips(void **state)
 	assert_int_equal(minhop_route(&f, &t), 0);
 	struct db_lid lids[] = { { 0x200000, 1 }, { 0x100001, 7 } };
 	struct db_sweep s = sweep_record("ok");
-	assert_int_equal(db_save_sweep(db, &s, &f, &t, lids, 2), 0);
+	assert_int_equal(db_save_sweep(db, &s, &f, &t, lids, 2, NULL, 0), 0);
 	db_close(db);
 
 	db = db_open(path, DB_READ_ONLY, err);
@@ -137,11 +137,11 @@ static void test_db_failed_sweep_keeps_previous(void **state)
 	struct db *db = db_open(path, DB_READ_WRITE, err);
 	tree(&f);
 	struct db_sweep s = sweep_record("ok");
-	assert_int_equal(db_save_sweep(db, &s, &f, NULL, NULL, 0), 0);
+	assert_int_equal(db_save_sweep(db, &s, &f, NULL, NULL, 0, NULL, 0), 0);
 	/* two GUIDs claiming one LID violate the UNIQUE constraint mid-transaction */
 	struct db_lid clash[] = { { 0x1, 500 }, { 0x2, 500 } };
 	struct db_sweep bad = sweep_record("ok");
-	assert_int_equal(db_save_sweep(db, &bad, &f, NULL, clash, 2), -1);
+	assert_int_equal(db_save_sweep(db, &bad, &f, NULL, clash, 2, NULL, 0), -1);
 	assert_non_null(strstr(db_last_error(db), "UNIQUE"));
 	struct db_sweep last;
 	assert_int_equal(db_last_sweep(db, &last), 1);
