@@ -3,13 +3,15 @@
 # `opensm -R minhop`, each on a fresh ibsim of the same fabric.
 #
 # Time: from starting the SM to the "SUBNET UP" line in its log (polled
-# every 5 ms, the same for both). SMPs: PortXmitPkts of the SM's own port
+# every 20 ms, the same for both). SMPs: PortXmitPkts of the SM's own port
 # as ibsim counts it (perfquery), so both sides are counted by the same
-# judge. Default fabrics: 2-level radix 36 (648 hosts) and 3-level radix 16
-# (1024 hosts), after the bundled 2-level radix 8 and a 2-level radix 12.
-# Under umad2sim OpenSM sometimes never gets past its first sweep (umad2sim
-# never reports a lost MAD, and OpenSM waits for the kernel to); such tries
-# are retried (eight tries in all) and reported. A benchmark, not a test: it prints figures.
+# judge. Default fabrics: the bundled 2-level radix 8, 2-level radix 12,
+# 2-level radix 36 (648 hosts) and 3-level radix 16 (1024 hosts).
+#
+# On this machine OpenSM under umad2sim often stalls for good after
+# "Entering MASTER state" (cause not found yet; a slower, verbose OpenSM
+# gets through more often). Each SM gets up to eight tries of 15 s; stalled
+# tries are reported, never hidden. A benchmark, not a test: it prints figures.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
@@ -28,22 +30,22 @@ one_run() {
 set -euo pipefail
 sm=$1 net=$2 BUILD=$3 WORK=$4
 deadline=$(( $(date +%s) + 15 ))
-export SIM_HOST=H0_0
+export SIM_HOST=H0_0 SIM_NO_CONSOLE=1	# OpenSM stalls more often beside an ibsim console
 . "$TOP/tests/integration/lib.sh"
 sim_start "$net"
 log=$WORK/sm.log
 t0=$(date +%s%N)
 if [[ $sm == fabricd ]]; then
-	LD_PRELOAD=$UMAD2SIM "$FABRICD" -f -d "$WORK/f.db" --log-file "$log" 2>/dev/null &
+	LD_PRELOAD=$UMAD2SIM "$FABRICD" -f -d "$WORK/f.db" -S "$WORK/ctl.sock" --log-file "$log" </dev/null 2>/dev/null &
 else
 	export OSM_CACHE_DIR=$WORK
-	LD_PRELOAD=$UMAD2SIM opensm -R minhop -f "$log" >/dev/null 2>&1 &
+	LD_PRELOAD=$UMAD2SIM opensm -R minhop -f "$log" </dev/null >/dev/null 2>&1 &
 fi
 FD_PID=$!
 until grep -q "SUBNET UP" "$log" 2>/dev/null; do
 	kill -0 "$FD_PID" 2>/dev/null || { echo "exited -"; exit 0; }
 	(( $(date +%s) < deadline )) || { echo "stuck -"; exit 0; }
-	sleep 0.005
+	sleep 0.02
 done
 t1=$(date +%s%N)
 lid=$(diag smpquery portinfo -D 0 1 | awk -F. '/^Lid:/ {print $NF}')

@@ -16,7 +16,7 @@ static void json_node(FILE *out, const struct node *n)
 	fprintf(out, "{\"guid\": \"0x%016" PRIx64 "\", \"type\": \"%s\", \"description\": ", n->guid,
 		fabric_node_type_name(n->type));
 	json_string(out, n->desc);
-	fprintf(out, ", \"ports\": %u, \"lid\": %u}", n->nports,
+	fprintf(out, ", \"ports\": %u, \"lid\": %u}", (unsigned)n->nports,
 		n->type == NODE_SWITCH ? n->ports[0].lid : n->ports[1].lid);
 }
 

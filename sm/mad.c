@@ -47,7 +47,6 @@ struct txn {
 };
 
 struct mad_port {
-	struct evloop *loop;
 	struct mad_port_opts opts;
 	char ca[UMAD_CA_NAME_LEN];
 	int portnum;
@@ -148,8 +147,6 @@ static void finish(struct mad_port *mp, struct txn *t, int status, const ib_smp_
 	if (t->state == TXN_SENT)
 		cl_qmap_remove_item(&mp->by_tid, &t->map_item);
 	cl_qlist_remove_item(&mp->active, &t->list_item);
-	if (status == MAD_TIMEOUT)
-		mp->stats.failures++;
 	t->done(t->ctx, status, reply);
 	free(t);
 	start_queued(mp);
@@ -186,7 +183,6 @@ static void on_timer(void *arg)
 		if (t->state == TXN_BACKOFF) {
 			transmit(mp, t);
 		} else {
-			mp->stats.timeouts++;
 			try_failed(mp, t);
 		}
 	}
@@ -208,7 +204,6 @@ static void handle_record(struct mad_port *mp, uint8_t *rec)
 		/* our own send, handed back: timed out or dropped on the way */
 		struct txn *t = find_tid(mp, cl_ntoh64(smp->trans_id));
 		if (t) {
-			mp->stats.timeouts++;
 			try_failed(mp, t);
 			arm_timer(mp);
 		}
@@ -418,7 +413,6 @@ struct mad_port *mad_open(struct evloop *loop, const struct mad_port_opts *o, ch
 		snprintf(err, MAD_ERR_LEN, "out of memory");
 		return NULL;
 	}
-	mp->loop = loop;
 	mp->opts = *o;
 	mp->portid = mp->issm_fd = mp->pipe_rd = mp->pipe_wr = -1;
 	mp->next_tid = ((uint32_t)getpid() << 16) | 1;

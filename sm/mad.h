@@ -30,7 +30,7 @@ struct mad_port_opts {
 };
 
 struct mad_stats {
-	uint64_t sent, received, timeouts, retries, failures;
+	uint64_t sent, received, retries;
 };
 
 /* Where an unsolicited request came from, for the reply. */

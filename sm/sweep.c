@@ -33,7 +33,7 @@ struct sweep {
 	struct lid_result lids;
 	struct routing_tables tables;
 	struct db_sweep rec;
-	uint64_t t0, phase_t0, mads0, phase_mads0;
+	uint64_t t0, phase_t0, mads0, phase_mads0, retries0;
 	unsigned cfg_failed;
 	const char *phase;
 	struct fabric_change *changes;	/* since the stored sweep */
@@ -101,9 +101,10 @@ static void sweep_end(struct sweep *s, const char *result, bool stored)
 	}
 	if (stored)
 		log_msg(ok ? LOG_INFO : LOG_WARN, "SUBNET UP%s%s: %u nodes (%u switches, %u CAs), %u links, "
-			"max LID %u, %llu ms, %llu MADs", ok ? "" : " but ", ok ? "" : result, s->disc.nodes,
-			s->disc.switches, s->disc.cas, s->disc.links, s->tables.max_lid,
-			(unsigned long long)ms, (unsigned long long)(mads_sent(s) - s->mads0));
+			"max LID %u, %llu ms, %llu MADs (%llu retried)", ok ? "" : " but ", ok ? "" : result,
+			s->disc.nodes, s->disc.switches, s->disc.cas, s->disc.links, s->tables.max_lid,
+			(unsigned long long)ms, (unsigned long long)(mads_sent(s) - s->mads0),
+			(unsigned long long)(mad_get_stats(sm->mp)->retries - s->retries0));
 	else
 		log_error("sweep failed: %s (%llu ms)", result, (unsigned long long)ms);
 	sm->sweeping = false;
@@ -332,6 +333,7 @@ void sm_sweep_request(struct sm *sm)
 	fabric_init(&s->f);
 	s->t0 = evl_now_ms();
 	s->mads0 = mads_sent(s);
+	s->retries0 = mad_get_stats(sm->mp)->retries;
 	s->rec.started = unix_now();
 	sm->sweeping = true;
 	sm->act_count++;
