@@ -9,9 +9,12 @@
 # 2-level radix 36 (648 hosts) and 3-level radix 16 (1024 hosts).
 #
 # On this machine OpenSM under umad2sim often stalls for good after
-# "Entering MASTER state" (cause not found yet; a slower, verbose OpenSM
-# gets through more often). Each SM gets up to eight tries of 15 s; stalled
-# tries are reported, never hidden. A benchmark, not a test: it prints figures.
+# "Entering MASTER state". Its verbose log shows why: the answer to one SMP
+# (seen: the last PortInfo Set of the ACTIVE step) never reaches it, and
+# OpenSM waits for the kernel to report the loss, which umad2sim never does.
+# (fabricd keeps its own deadlines and resends.) Each SM gets up to eight
+# tries of 15 s; stalled tries are reported, never hidden. A benchmark, not
+# a test: it prints figures.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
