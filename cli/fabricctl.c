@@ -22,7 +22,7 @@
 #define DEFAULT_SOCKET "/run/fabricd.sock"
 
 static const struct ctl_command commands[] = {
-	{ "status", "", "the last sweep: when, how long, result, fabric size", cmd_status },
+	{ "status", "", "the daemon (running?), then the last sweep and its result", cmd_status },
 	{ "topology", "", "every switch and CA, then every link", cmd_topology },
 	{ "node", "NAME|GUID|LID", "one node and its ports", cmd_node },
 	{ "links", "[--down]", "every link with width, speed and state", cmd_links },
