@@ -16,15 +16,15 @@ cat "$WORK/fabricd.log"
 echo "== sminfo (infiniband-diags)"
 diag sminfo
 echo "== fabricctl status"
-"$FABRICCTL" -d "$DB" status
+"$FABRICCTL" -d "$DB" -S "$SOCK" status
 echo "== fabricctl topology"
-"$FABRICCTL" -d "$DB" topology
+"$FABRICCTL" -d "$DB" -S "$SOCK" topology
 echo "== fabricctl node L0"
-"$FABRICCTL" -d "$DB" node L0
+"$FABRICCTL" -d "$DB" -S "$SOCK" node L0
 echo "== fabricctl diff $NET"
-"$FABRICCTL" -d "$DB" diff "$NET"
+"$FABRICCTL" -d "$DB" -S "$SOCK" diff "$NET"
 echo "== ibtracert H0_0 -> last host (infiniband-diags)"
 last=$(diag ibnetdiscover -p | awk '$1 == "CA" {print $2}' | sort -n | tail -1)
-diag ibtracert "$("$FABRICCTL" -d "$DB" --json node H0_0 | grep -o '"lid": [0-9]*' | cut -d' ' -f2)" "$last"
+diag ibtracert "$("$FABRICCTL" -d "$DB" -S "$SOCK" --json node H0_0 | grep -o '"lid": [0-9]*' | cut -d' ' -f2)" "$last"
 fd_stop
 echo "== done: database kept in $DB"
