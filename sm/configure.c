@@ -131,8 +131,27 @@ static bool wanted_port_info(const struct node *n, unsigned port, const struct c
 	return memcmp(&cmp, pi, sizeof(cmp)) != 0;
 }
 
+/*
+ * The table this process last wrote into n, if n still holds it: a switch
+ * that rebooted comes back with LID 0 on port 0 or another LinearFDBTop.
+ */
+static const uint8_t *programmed_table(const struct node *n, const struct fabric *prev,
+				       const struct routing_tables *prev_t, uint16_t *prev_max)
+{
+	const struct sm_node *s = sm_node(n);
+	const struct node *o = prev ? fabric_find_guid(prev, n->guid) : NULL;
+	if (!o || !prev_t->lft[o->index] || !s->have_port_info[0])
+		return NULL;
+	if (cl_ntoh16(s->port_info[0].base_lid) != o->ports[0].lid ||
+	    cl_ntoh16(s->switch_info.lin_top) != prev_t->max_lid)
+		return NULL;
+	*prev_max = prev_t->max_lid;
+	return prev_t->lft[o->index];
+}
+
 static void program_switch(struct batch *b, struct mad_port *mp, struct node *n,
-			   const struct routing_tables *t)
+			   const struct routing_tables *t, const struct fabric *prev,
+			   const struct routing_tables *prev_t)
 {
 	struct sm_node *s = sm_node(n);
 	if (!s->have_switch_info) {
@@ -151,17 +170,29 @@ static void program_switch(struct batch *b, struct mad_port *mp, struct node *n,
 	si.life_state |= IB_SWITCH_PSC;	/* writing 1 clears PortStateChange */
 	send_set(b, mp, n, IB_MAD_ATTR_SWITCH_INFO, 0, &si);
 	const uint8_t *lft = t->lft[n->index];
+	uint16_t old_max = 0;
+	const uint8_t *old = programmed_table(n, prev, prev_t, &old_max);
 	for (unsigned block = 0; block <= t->max_lid / 64u; block++) {
-		uint8_t data[IB_SMP_DATA_SIZE];
+		uint8_t data[IB_SMP_DATA_SIZE], was[IB_SMP_DATA_SIZE];
+		unsigned first = block * 64;
 		memset(data, LFT_NO_PATH, sizeof(data));
-		unsigned first = block * 64, count = t->max_lid + 1u - first;
-		memcpy(data, lft + first, count < 64 ? count : 64);
+		memcpy(data, lft + first, t->max_lid + 1u - first < 64 ? t->max_lid + 1u - first : 64);
+		if (old && first <= old_max) {
+			memset(was, LFT_NO_PATH, sizeof(was));
+			memcpy(was, old + first, old_max + 1u - first < 64 ? old_max + 1u - first : 64);
+			if (memcmp(was, data, sizeof(data)) == 0) {
+				b->r.lft_blocks_skipped++;
+				continue;
+			}
+		}
 		send_set(b, mp, n, IB_MAD_ATTR_LIN_FWD_TBL, block, data);
+		b->r.lft_blocks_sent++;
 	}
 }
 
 int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tables *t,
-		const struct cfg_params *p, cfg_done_fn done, void *arg)
+		const struct fabric *prev, const struct routing_tables *prev_t, const struct cfg_params *p,
+		cfg_done_fn done, void *arg)
 {
 	struct batch *b = batch_new(done, arg);
 	if (!b)
@@ -170,7 +201,7 @@ int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tabl
 		struct node *n = f->nodes[i];
 		struct sm_node *s = sm_node(n);
 		if (n->type == NODE_SWITCH && t->lft[i])
-			program_switch(b, mp, n, t);
+			program_switch(b, mp, n, t, prev, prev_t);
 		for (unsigned port = 0; port <= n->nports; port++) {
 			ib_port_info_t pi;
 			if (!s->have_port_info[port] || !n->ports[port].exists)

@@ -20,17 +20,22 @@ struct cfg_params {
 struct cfg_result {
 	unsigned sent;		/* Set MADs issued */
 	unsigned failed;	/* Sets that failed or were refused */
+	unsigned lft_blocks_sent, lft_blocks_skipped;
 };
 
 typedef void (*cfg_done_fn)(void *arg, const struct cfg_result *r);
 
 /*
  * Writes LIDs, SM LID, subnet prefix, MTU and OperationalVLs into every
- * PortInfo that differs, LinearFDBTop into SwitchInfo, and every LFT
- * block. Ports keep their state.
+ * PortInfo that differs, LinearFDBTop into SwitchInfo, and the LFT
+ * blocks. Ports keep their state. With the previous sweep's fabric and
+ * tables (both may be NULL), an LFT block is skipped when this process
+ * already programmed the same block into the same switch and the switch
+ * shows no sign of having lost it (same LID on port 0, same LinearFDBTop).
  */
 int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tables *t,
-		const struct cfg_params *p, cfg_done_fn done, void *arg);
+		const struct fabric *prev, const struct routing_tables *prev_t, const struct cfg_params *p,
+		cfg_done_fn done, void *arg);
 /*
  * Moves every linked port that is in state from (INIT or ARMED) one step
  * up (ARMED or ACTIVE). Run it for ARMED on all ports, then for ACTIVE:

@@ -254,6 +254,7 @@ int main(int argc, char **argv)
 	if (sm.have_fabric) {
 		sm_node_detach_all(&sm.fabric);
 		fabric_free(&sm.fabric);
+		routing_tables_free(&sm.tables);
 	}
 	db_close(sm.db);
 	evl_free(sm.loop);

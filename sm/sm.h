@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "db/db.h"
+#include "routing/routing.h"
 #include "sm/config.h"
 #include "sm/evloop.h"
 #include "sm/mad.h"
@@ -26,7 +27,9 @@ struct sm {
 	bool once;		/* exit after the first sweep */
 	int exit_code;
 	struct fabric fabric;	/* as the last finished sweep found it */
+	struct routing_tables tables;	/* what that sweep programmed */
 	bool have_fabric;
+	bool last_sweep_ok;	/* every Set of that sweep succeeded */
 	struct evl_watch *sweep_timer;
 };
 

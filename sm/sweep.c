@@ -89,7 +89,10 @@ static void sweep_end(struct sweep *s, const char *result, bool stored)
 		if (sm->have_fabric) {
 			sm_node_detach_all(&sm->fabric);
 			fabric_free(&sm->fabric);
+			routing_tables_free(&sm->tables);
 		}
+		sm->tables = s->tables;
+		memset(&s->tables, 0, sizeof(s->tables));
 		/* the quick map's sentinel lives inside struct fabric: rebuild it in place */
 		sm->fabric = s->f;
 		cl_qmap_init(&sm->fabric.by_guid);
@@ -97,12 +100,13 @@ static void sweep_end(struct sweep *s, const char *result, bool stored)
 			cl_qmap_insert(&sm->fabric.by_guid, sm->fabric.nodes[i]->guid,
 				       &sm->fabric.nodes[i]->guid_item);
 		sm->have_fabric = true;
+		sm->last_sweep_ok = ok;
 		fabric_init(&s->f);
 	}
-	if (stored)
+	if (stored)	/* max LID from sm->tables: s->tables moved there */
 		log_msg(ok ? LOG_INFO : LOG_WARN, "SUBNET UP%s%s: %u nodes (%u switches, %u CAs), %u links, "
 			"max LID %u, %llu ms, %llu MADs (%llu retried)", ok ? "" : " but ", ok ? "" : result,
-			s->disc.nodes, s->disc.switches, s->disc.cas, s->disc.links, s->tables.max_lid,
+			s->disc.nodes, s->disc.switches, s->disc.cas, s->disc.links, sm->tables.max_lid,
 			(unsigned long long)ms, (unsigned long long)(mads_sent(s) - s->mads0),
 			(unsigned long long)(mad_get_stats(sm->mp)->retries - s->retries0));
 	else
@@ -231,11 +235,11 @@ static void on_active(void *arg, const struct cfg_result *r)
 }
 
 /* Ends a configuration phase and starts the port-state step to `to`. */
-static void step_ports(struct sweep *s, const struct cfg_result *r, const char *name, enum port_state to,
-		       cfg_done_fn then)
+static void step_ports(struct sweep *s, const struct cfg_result *r, const char *detail, const char *name,
+		       enum port_state to, cfg_done_fn then)
 {
 	s->cfg_failed += r->failed;
-	phase_end(s, NULL);
+	phase_end(s, detail);
 	phase_begin(s, name);
 	if (cfg_step_state(s->sm->mp, &s->f, to, then, s) < 0)
 		sweep_end(s, "out of memory", false);
@@ -243,12 +247,15 @@ static void step_ports(struct sweep *s, const struct cfg_result *r, const char *
 
 static void on_armed(void *arg, const struct cfg_result *r)
 {
-	step_ports(arg, r, "activate", PORT_ACTIVE, on_active);
+	step_ports(arg, r, NULL, "activate", PORT_ACTIVE, on_active);
 }
 
 static void on_programmed(void *arg, const struct cfg_result *r)
 {
-	step_ports(arg, r, "arm", PORT_ARMED, on_armed);
+	char detail[96];
+	snprintf(detail, sizeof(detail), "%u LFT blocks sent, %u unchanged and skipped", r->lft_blocks_sent,
+		 r->lft_blocks_skipped);
+	step_ports(arg, r, detail, "arm", PORT_ARMED, on_armed);
 }
 
 /* The LID addressing the SM: its CA port's, or its switch's port 0. */
@@ -299,7 +306,9 @@ static void route_and_program(struct sweep *s)
 		.max_op_vls = config_vls_code(sm->cfg.max_op_vls),
 		.subnet_timeout = (uint8_t)sm->cfg.subnet_timeout,
 	};
-	if (cfg_program(sm->mp, &s->f, &s->tables, &p, on_programmed, s) < 0)
+	/* only a clean sweep's tables are known to be in the switches */
+	const struct fabric *prev = sm->have_fabric && sm->last_sweep_ok ? &sm->fabric : NULL;
+	if (cfg_program(sm->mp, &s->f, &s->tables, prev, prev ? &sm->tables : NULL, &p, on_programmed, s) < 0)
 		sweep_end(s, "out of memory", false);
 }
 

@@ -11,6 +11,7 @@ BUILD=$1 NET=$2
 WORK=$(mktemp -d /tmp/fabricd-daemon.XXXXXX)
 here=$(dirname "$0")
 . "$here/lib.sh"
+. "$here/checks.sh"
 ctl() { "$FABRICCTL" -d "$DB" -S "$SOCK" "$@"; }
 # sweeps_logged N: waits until the log holds N SUBNET UP lines.
 sweeps_logged() {
@@ -32,6 +33,9 @@ note "fabricctl status reaches the daemon; socket and database are mode 600"
 
 ctl resweep | grep -q "ok: sweep requested" || fail "resweep was not accepted"
 sweeps_logged 2
+# nothing changed: the second sweep finds every LFT block already in place
+grep "sweep: program" "$WORK/fabricd.log" | tail -1 | grep -q " 0 LFT blocks sent, [1-9][0-9]* unchanged" ||
+	fail "an unchanged fabric was reprogrammed: $(grep 'sweep: program' "$WORK/fabricd.log" | tail -1)"
 ctl sweeps | grep -Eq "^ +2 +heavy .* ok$" || fail "the requested sweep is not recorded"
 kill -HUP "$FD_PID"
 sweeps_logged 3
@@ -44,6 +48,9 @@ sweeps_logged 4
 ctl events | grep -Eq 'link_down +L0\[9\] <-> A0\[1\]' || fail "no link_down event: $(ctl events | tail -3)"
 ctl events | grep -Eq 'routing +forwarding tables changed on [0-9]+ switches' || fail "no routing event"
 ctl links | grep -Eq '^L0 +9 ' && fail "the pulled link is still listed"
+grep "sweep: program" "$WORK/fabricd.log" | tail -1 | grep -q " [1-9][0-9]* LFT blocks sent" ||
+	fail "the reroute sent no LFT block"
+check_traces 60	# the switches hold exactly the stored, partly rewritten tables
 sim_cmd 'ReLink "L0"[9]'
 ctl resweep >/dev/null
 sweeps_logged 5
