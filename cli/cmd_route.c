@@ -11,11 +11,7 @@
 
 #include "cli/fabricctl.h"
 #include "cli/output.h"
-
-struct hop {
-	const struct node *node;
-	uint8_t in, out;
-};
+#include "cli/walk.h"
 
 static void print_hops(const struct ctl *c, const struct hop *hops, unsigned n, uint16_t slid,
 		       uint16_t dlid)
@@ -35,7 +31,7 @@ static void print_hops(const struct ctl *c, const struct hop *hops, unsigned n, 
 	struct table t;
 	table_init(&t, 5, heads);
 	for (unsigned i = 0; i < n; i++) {
-		char num[8], guid[24], in[8], out[8];
+		char num[12], guid[24], in[8], out[8];
 		snprintf(num, sizeof(num), "%u", i);
 		snprintf(guid, sizeof(guid), "0x%016" PRIx64, hops[i].node->guid);
 		snprintf(in, sizeof(in), "%u", hops[i].in);
@@ -72,39 +68,12 @@ int cmd_route(struct ctl *c, int argc, char **argv)
 		return EXIT_DB;
 	}
 	uint16_t slid = fabric_port_lid(src, sport), dlid = fabric_port_lid(dst, dport);
-	struct hop hops[FABRIC_MAX_HOPS + 2];
-	unsigned n = 0;
-	const struct node *at = src;
-	uint8_t in = 0, out = sport;
-	for (;;) {
-		if (n == FABRIC_MAX_HOPS + 1) {
-			fprintf(stderr, "fabricctl: the tables loop: no arrival after %d hops\n", FABRIC_MAX_HOPS);
-			goto done;
-		}
-		/* arrived: at the switch, or in through the CA port that has dlid */
-		if (at == dst && (at->type == NODE_SWITCH || in == dport)) {
-			hops[n++] = (struct hop){ at, in, 0 };
-			break;
-		}
-		if (at->type == NODE_SWITCH) {
-			out = t.lft[at->index] && dlid <= t.max_lid ? t.lft[at->index][dlid] : LFT_NO_PATH;
-			if (out == LFT_NO_PATH || out > at->nports || (out == 0 && at != dst)) {
-				fprintf(stderr, "fabricctl: %s has no route to LID %u\n", at->desc, dlid);
-				goto done;
-			}
-		}
-		hops[n++] = (struct hop){ at, in, out };
-		const struct port *p = &at->ports[out];
-		if (!p->remote) {
-			fprintf(stderr, "fabricctl: %s port %u leads nowhere\n", at->desc, out);
-			goto done;
-		}
-		in = p->remote_port;
-		at = p->remote;
-		if (at->type != NODE_SWITCH && (at != dst || in != dport)) {
-			fprintf(stderr, "fabricctl: the route to LID %u ends at %s\n", dlid, at->desc);
-			goto done;
-		}
+	struct hop hops[WALK_MAX_HOPS];
+	char why[160];
+	unsigned n = walk_route(&t, src, sport, dlid, dst, dport, hops, why, sizeof(why));
+	if (!n) {
+		fprintf(stderr, "fabricctl: %s\n", why);
+		goto done;
 	}
 	print_hops(c, hops, n, slid, dlid);
 	rc = EXIT_OK;

@@ -30,6 +30,7 @@ static const struct ctl_command commands[] = {
 	{ "sweeps", "[--last N]", "the sweep history (default: the last 20)", cmd_sweeps },
 	{ "events", "[--since T]", "the event log (T: Unix seconds, or -SECONDS ago)", cmd_events },
 	{ "export", "ibnetdiscover", "the fabric as ibnetdiscover prints it", cmd_export },
+	{ "check", "", "prove connectivity and deadlock freedom of the stored tables", cmd_check },
 	{ "diff", "FILE", "compare the fabric with a planned net file", cmd_diff },
 	{ "resweep", "", "ask the running fabricd for a heavy sweep now", cmd_resweep },
 };

@@ -45,6 +45,7 @@ int ctl_ask_daemon(const struct ctl *c, const char *request, char *answer, size_
 
 int cmd_status(struct ctl *c, int argc, char **argv);
 int cmd_resweep(struct ctl *c, int argc, char **argv);
+int cmd_check(struct ctl *c, int argc, char **argv);
 int cmd_topology(struct ctl *c, int argc, char **argv);
 int cmd_node(struct ctl *c, int argc, char **argv);
 int cmd_links(struct ctl *c, int argc, char **argv);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "routing/cdg.h"
 #include "routing/routing.h"
 #include "topology/fabric_diff.h"
 #include "sm/configure.h"
@@ -37,6 +38,7 @@ struct sweep {
 	unsigned cfg_failed;
 	const char *phase;
 	struct fabric_change *changes;	/* since the stored sweep */
+	char credit_loop[512];		/* the deadlock checker's cycle, if any */
 };
 
 static double unix_now(void)
@@ -143,8 +145,9 @@ static unsigned changed_tables(const struct fabric *prev, const struct routing_t
 
 /*
  * Events for what changed since the stored sweep: nodes and links that
- * came or went, and how many switches got new tables. The first sweep of
- * a database has nothing to compare with and reports none.
+ * came or went, and how many switches got new tables (the first sweep of
+ * a database has nothing to compare with), and a credit loop if the
+ * deadlock checker found one.
  */
 static int collect_events(struct sweep *s, struct db_new_event **out, size_t *n, char **texts)
 {
@@ -158,14 +161,14 @@ static int collect_events(struct sweep *s, struct db_new_event **out, size_t *n,
 	if (db_load_fabric(s->sm->db, &prev) < 0)
 		return -1;
 	int rc = -1;
-	if (prev.nnodes == 0) {
-		rc = 0;
-		goto done;
+	unsigned tables = 0;
+	/* a first sweep has nothing to compare with */
+	if (prev.nnodes) {
+		if (fabric_diff(&prev, &s->f, &ch, &nch) < 0 || db_load_tables(s->sm->db, &prev, &pt) < 0)
+			goto done;
+		tables = changed_tables(&prev, &pt, &s->f, &s->tables);
 	}
-	if (fabric_diff(&prev, &s->f, &ch, &nch) < 0 || db_load_tables(s->sm->db, &prev, &pt) < 0)
-		goto done;
-	unsigned tables = changed_tables(&prev, &pt, &s->f, &s->tables);
-	*out = calloc(nch + 1, sizeof(**out));
+	*out = calloc(nch + 2, sizeof(**out));
 	*texts = malloc(64);
 	if (!*out || !*texts)
 		goto done;
@@ -179,6 +182,8 @@ static int collect_events(struct sweep *s, struct db_new_event **out, size_t *n,
 		(*out)[(*n)++] = (struct db_new_event){ "routing", *texts };
 		log_info("change: %s", *texts);
 	}
+	if (s->credit_loop[0])
+		(*out)[(*n)++] = (struct db_new_event){ "credit_loop", s->credit_loop };
 	rc = 0;
 done:
 	/* the event texts point into ch: keep it until the sweep is stored */
@@ -294,9 +299,20 @@ static void route_and_program(struct sweep *s)
 		sweep_end(s, "routing failed (out of memory)", false);
 		return;
 	}
-	snprintf(detail, sizeof(detail), "engine %s, max LID %u", sm->cfg.routing_engine,
-		 s->tables.max_lid);
+	struct cdg_report cdg;
+	if (cdg_check(&s->f, &s->tables, &cdg) < 0) {
+		sweep_end(s, "deadlock check failed (out of memory)", false);
+		return;
+	}
+	snprintf(detail, sizeof(detail), "engine %s, max LID %u, %zu channels, %zu dependencies, %s",
+		 sm->cfg.routing_engine, s->tables.max_lid, cdg.channels, cdg.dependencies,
+		 cdg.cycle_len ? "CYCLIC" : "acyclic");
 	phase_end(s, detail);
+	if (cdg.cycle_len) {
+		/* min-hop is the only engine yet: program it, but say so loudly */
+		cdg_cycle_text(&cdg, s->credit_loop, sizeof(s->credit_loop));
+		log_warn("route: credit loop (deadlock risk on one VL): %s", s->credit_loop);
+	}
 
 	phase_begin(s, "program");
 	struct cfg_params p = {

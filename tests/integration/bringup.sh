@@ -26,6 +26,15 @@ nodes=$("$FABRICCTL" -d "$DB" --json status | grep -o '"nodes": [0-9]*' | cut -d
 "$FABRICCTL" -d "$DB" events | grep -q "heavy sweep: ok, $nodes nodes, $links links" ||
 	fail "fabricctl events does not show the sweep"
 
+check=$("$FABRICCTL" -d "$DB" --json check || true)
+[[ $check == *'"unreachable": 0,'* ]] || fail "fabricctl check finds unreachable routes: $check"
+if [[ $check != *'"credit_loop": null'* ]]; then
+	# min-hop can turn down and up again on a degraded tree; the fat-tree engine will not
+	[[ ${ALLOW_CREDIT_LOOP:-} == 1 ]] || fail "fabricctl check finds a credit loop: $check"
+	note "fabricctl check: connectivity ok; min-hop credit loop reported: $check"
+else
+	note "fabricctl check: every CA port reaches every LID, no credit loop"
+fi
 check_master
 check_links_active "$links"
 check_lids

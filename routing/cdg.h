@@ -1,0 +1,35 @@
+/*
+ * cdg.h - the channel dependency graph of a set of forwarding tables, and
+ * the deadlock check on it (Dally & Seitz: a routing is deadlock-free on
+ * one virtual lane if its channel dependency graph has no cycle).
+ */
+#ifndef CDG_H
+#define CDG_H
+
+#include "routing/routing.h"
+
+#define CDG_MAX_CYCLE 64
+
+/* A channel is a switch output port: the link from (node, port) onward. */
+struct cdg_channel {
+	const struct node *node;
+	uint8_t port;
+};
+
+struct cdg_report {
+	size_t channels;	/* switch output ports that routed traffic depends on */
+	size_t dependencies;	/* distinct channel -> channel edges */
+	size_t cycle_len;	/* 0: no cycle */
+	struct cdg_channel cycle[CDG_MAX_CYCLE];	/* the first cycle found, in order */
+};
+
+/*
+ * Builds the dependencies that CA-to-LID traffic creates through the
+ * tables (all on one VL) and looks for a cycle. Returns 0 (report filled),
+ * or -1 on allocation failure.
+ */
+int cdg_check(const struct fabric *f, const struct routing_tables *t, struct cdg_report *r);
+/* "L0[9] -> A0[3] -> ... -> L0[9]" into buf. */
+void cdg_cycle_text(const struct cdg_report *r, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,116 @@
+/*
+ * The deadlock checker: min-hop on a ring of five switches has a credit
+ * loop around the ring and the checker names it; min-hop on a full fat
+ * tree has none, with the exact number of channels and dependencies; on a
+ * degraded 3-level tree min-hop turns down and up again, and the checker
+ * names that loop.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "routing/cdg.h"
+#include "topology/fattree_gen.h"
+
+static void number_lids(struct fabric *f)
+{
+	uint16_t lid = 1;
+	for (size_t i = 0; i < f->nnodes; i++)
+		f->nodes[i]->ports[f->nodes[i]->type == NODE_SWITCH ? 0 : 1].lid = lid++;
+}
+
+/* Five switches in a ring (port 1 clockwise, port 2 counter-clockwise), a CA on port 3 of each. */
+static void ring(struct fabric *f)
+{
+	fabric_init(f);
+	struct node *sw[5];
+	char name[8];
+	for (int i = 0; i < 5; i++) {
+		snprintf(name, sizeof(name), "R%d", i);
+		sw[i] = fabric_add_node(f, NODE_SWITCH, 0x200000 + i, 4, name);
+	}
+	for (int i = 0; i < 5; i++) {
+		fabric_link(sw[i], 1, sw[(i + 1) % 5], 2);
+		snprintf(name, sizeof(name), "H%d", i);
+		struct node *h = fabric_add_node(f, NODE_CA, 0x100000 + 2 * i, 1, name);
+		fabric_link(sw[i], 3, h, 1);
+	}
+	number_lids(f);
+}
+
+static void test_cdg_minhop_ring_of_five_has_a_cycle_around_the_ring(void **state)
+{
+	struct fabric f;
+	struct routing_tables t;
+	struct cdg_report r;
+	ring(&f);
+	assert_int_equal(minhop_route(&f, &t), 0);
+	assert_int_equal(cdg_check(&f, &t, &r), 0);
+	assert_int_equal(r.cycle_len, 5);
+	/* the cycle goes one way round: every channel leaves by the same port */
+	for (size_t i = 0; i < r.cycle_len; i++) {
+		assert_int_equal(r.cycle[i].port, r.cycle[0].port);
+		assert_int_equal(r.cycle[(i + 1) % 5].node->ports[r.cycle[i].port].remote == r.cycle[(i + 1) % 5].node, 0);
+		assert_ptr_equal(r.cycle[i].node->ports[r.cycle[i].port].remote, r.cycle[(i + 1) % 5].node);
+	}
+	char text[256];
+	cdg_cycle_text(&r, text, sizeof(text));
+	assert_non_null(strstr(text, " -> "));
+	assert_int_equal(strncmp(text, text + strlen(text) - strlen(r.cycle[0].node->desc) - 3,
+				 strlen(r.cycle[0].node->desc)), 0);
+	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
+static void test_cdg_minhop_fat_tree_is_acyclic(void **state)
+{
+	struct fabric f;
+	struct routing_tables t;
+	struct cdg_report r;
+	char err[256];
+	struct fattree_spec spec = { .levels = 2, .radix = 4 };
+	assert_int_equal(fattree_generate(&spec, &f, err), 0);
+	number_lids(&f);
+	assert_int_equal(minhop_route(&f, &t), 0);
+	assert_int_equal(cdg_check(&f, &t, &r), 0);
+	assert_int_equal(r.cycle_len, 0);
+	/* 4 leaves x 2 up-channels + 2 spines x 4 down-channels + 8 leaf-to-host channels */
+	assert_int_equal(r.channels, 24);
+	/* every (leaf, spine, other leaf) turn, 4 x 2 x 3, and each spine-to-leaf channel
+	 * feeding that leaf's 2 host channels, 8 x 2 */
+	assert_int_equal(r.dependencies, 24 + 16 - 8);
+	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
+/* min-hop routes some switch LIDs down and up again on a degraded tree: a real credit loop */
+static void test_cdg_minhop_degraded_three_level_tree_has_a_down_up_cycle(void **state)
+{
+	struct fabric f;
+	struct routing_tables t;
+	struct cdg_report r;
+	char err[256];
+	struct fattree_spec spec = { .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 2, .seed = 5 };
+	assert_int_equal(fattree_generate(&spec, &f, err), 0);
+	number_lids(&f);
+	assert_int_equal(minhop_route(&f, &t), 0);
+	assert_int_equal(cdg_check(&f, &t, &r), 0);
+	char text[512];
+	cdg_cycle_text(&r, text, sizeof(text));
+	assert_string_equal(text, "A1[1] -> L0[8] -> A3[2] -> L1[6] -> A1[1]");
+	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cdg_minhop_ring_of_five_has_a_cycle_around_the_ring),
+		cmocka_unit_test(test_cdg_minhop_fat_tree_is_acyclic),
+		cmocka_unit_test(test_cdg_minhop_degraded_three_level_tree_has_a_down_up_cycle),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
