@@ -21,6 +21,9 @@ links=$("$FABRICCTL" -d "$DB" --json status | grep -o '"links": [0-9]*' | cut -d
 nodes=$("$FABRICCTL" -d "$DB" --json status | grep -o '"nodes": [0-9]*' | cut -d' ' -f2)
 "$FABRICCTL" -d "$DB" status
 "$FABRICCTL" -d "$DB" diff "$NET" || fail "the stored fabric differs from $NET"
+diag ibnetdiscover >"$WORK/ibnetdiscover.out" || fail "ibnetdiscover failed"
+"$FABRICCTL" -d "$DB" diff "$WORK/ibnetdiscover.out" >/dev/null ||
+	fail "the stored fabric differs from what ibnetdiscover sees: $("$FABRICCTL" -d "$DB" diff "$WORK/ibnetdiscover.out" | head -3)"
 "$FABRICCTL" -d "$DB" sweeps | grep -Eq "^ +1 +heavy .* $nodes +$links +ok$" ||
 	fail "fabricctl sweeps does not list the sweep: $("$FABRICCTL" -d "$DB" sweeps)"
 "$FABRICCTL" -d "$DB" events | grep -q "heavy sweep: ok, $nodes nodes, $links links" ||

@@ -50,6 +50,19 @@ expect 1 'no local port has GUID 0x00000000deadbeef' fd_once -G 0xdeadbeef
 fd_once -G 0x100001 || fail "fabricd could not open its port by GUID 0x100001"
 note "fabricd -G 0x100001 opens H's port by its GUID"
 
+# a database another process holds locked: the sweep cannot be stored, says
+# so, exits 1, and the stored state is the previous sweep's
+before=$("$FABRICCTL" -d "$DB" sweeps | tail -1)
+{ echo "BEGIN IMMEDIATE; INSERT INTO events (time, kind, detail) VALUES (0, 'x', 'x');"; sleep 9; } |
+	sqlite3 "$DB" &
+locker=$!
+sleep 0.5
+expect 1 'cannot store the sweep: database is locked' fd_once --log-file /dev/stderr
+kill "$locker" 2>/dev/null || true
+wait "$locker" 2>/dev/null || true
+[[ $("$FABRICCTL" -d "$DB" sweeps | tail -1) == "$before" ]] || fail "the locked-out sweep changed the stored state"
+note "a locked database: the sweep is refused and the previous sweep stays"
+
 # a corrupt database is refused and left as it was
 cp "$DB" "$WORK/good.db"
 printf 'this is not a database at all, but it is long enough to look like one. %.0s' $(seq 60) >"$WORK/bad.db"
