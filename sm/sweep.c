@@ -95,15 +95,9 @@ static void sweep_end(struct sweep *s, const char *result, bool stored)
 		}
 		sm->tables = s->tables;
 		memset(&s->tables, 0, sizeof(s->tables));
-		/* the quick map's sentinel lives inside struct fabric: rebuild it in place */
-		sm->fabric = s->f;
-		cl_qmap_init(&sm->fabric.by_guid);
-		for (size_t i = 0; i < sm->fabric.nnodes; i++)
-			cl_qmap_insert(&sm->fabric.by_guid, sm->fabric.nodes[i]->guid,
-				       &sm->fabric.nodes[i]->guid_item);
+		fabric_move(&sm->fabric, &s->f);
 		sm->have_fabric = true;
 		sm->last_sweep_ok = ok;
-		fabric_init(&s->f);
 	}
 	if (stored)	/* max LID from sm->tables: s->tables moved there */
 		log_msg(ok ? LOG_INFO : LOG_WARN, "SUBNET UP%s%s: %u nodes (%u switches, %u CAs), %u links, "

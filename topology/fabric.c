@@ -26,6 +26,15 @@ void fabric_free(struct fabric *f)
 	fabric_init(f);
 }
 
+void fabric_move(struct fabric *dst, struct fabric *src)
+{
+	*dst = *src;
+	cl_qmap_init(&dst->by_guid);
+	for (size_t i = 0; i < dst->nnodes; i++)
+		cl_qmap_insert(&dst->by_guid, dst->nodes[i]->guid, &dst->nodes[i]->guid_item);
+	fabric_init(src);
+}
+
 struct node *fabric_add_node(struct fabric *f, enum node_type type, uint64_t guid, uint8_t nports,
 			     const char *desc)
 {

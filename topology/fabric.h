@@ -72,6 +72,12 @@ struct fabric {
 
 void fabric_init(struct fabric *f);
 void fabric_free(struct fabric *f);
+/*
+ * Moves src's nodes into dst (which must be empty) and leaves src empty.
+ * Needed instead of a struct copy: the GUID map's sentinel lives inside
+ * struct fabric, so the map is rebuilt at dst's address.
+ */
+void fabric_move(struct fabric *dst, struct fabric *src);
 /* Adds a node with nports ports (all unconnected); NULL on allocation failure. */
 struct node *fabric_add_node(struct fabric *f, enum node_type type, uint64_t guid, uint8_t nports,
 			     const char *desc);

@@ -188,11 +188,7 @@ static int compact(struct fabric *f)
 	for (size_t i = 0; i < out.nnodes; i++)
 		out.nodes[i]->user = NULL;
 	fabric_free(f);
-	*f = out;
-	/* the qmap's sentinel points into the struct itself: rebuild it at the new address */
-	cl_qmap_init(&f->by_guid);
-	for (size_t i = 0; i < f->nnodes; i++)
-		cl_qmap_insert(&f->by_guid, f->nodes[i]->guid, &f->nodes[i]->guid_item);
+	fabric_move(f, &out);
 	return 0;
 }
 
