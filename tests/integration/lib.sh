@@ -15,11 +15,22 @@ FD_PID=
 fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "-- $*"; }
 
+# stop PID: SIGTERM, then SIGKILL if it has not gone within 2 s.
+stop() {
+	kill "$1" 2>/dev/null || return 0
+	for _ in $(seq 20); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
+
 # Ends what the test started; keeps the test's own exit status.
 cleanup() {
 	local rc=$?
-	if [[ -n $FD_PID ]]; then kill "$FD_PID" 2>/dev/null; wait "$FD_PID" 2>/dev/null || true; fi
-	if [[ -n $SIM_PID ]]; then kill "$SIM_PID" 2>/dev/null; wait "$SIM_PID" 2>/dev/null || true; fi
+	[[ -n $FD_PID ]] && stop "$FD_PID"
+	[[ -n $SIM_PID ]] && stop "$SIM_PID"
 	exit "$rc"
 }
 trap cleanup EXIT
