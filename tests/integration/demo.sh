@@ -4,7 +4,9 @@
 # confirm it, fabricctl shows it; then everything is stopped.
 set -euo pipefail
 BUILD=$1 NET=$2 WORK=$3
-export SIM_HOST=${SIM_HOST:-H0_0}
+# attach fabricd at host H0_0 when the fabric has one (generated fat trees),
+# else where ibsim puts it: the first node of the file
+if [[ -z ${SIM_HOST:-} ]] && grep -q '"H0_0"' "$NET"; then export SIM_HOST=H0_0; fi
 here=$(dirname "$0")
 . "$here/lib.sh"
 
@@ -19,12 +21,16 @@ echo "== fabricctl status"
 "$FABRICCTL" -d "$DB" -S "$SOCK" status
 echo "== fabricctl topology"
 "$FABRICCTL" -d "$DB" -S "$SOCK" topology
-echo "== fabricctl node L0"
-"$FABRICCTL" -d "$DB" -S "$SOCK" node L0
+first=$("$FABRICCTL" -d "$DB" -S "$SOCK" topology | awk 'NR == 4 {print $NF}')
+echo "== fabricctl node $first"
+"$FABRICCTL" -d "$DB" -S "$SOCK" node "$first"
 echo "== fabricctl diff $NET"
 "$FABRICCTL" -d "$DB" -S "$SOCK" diff "$NET"
-echo "== ibtracert H0_0 -> last host (infiniband-diags)"
-last=$(diag ibnetdiscover -p | awk '$1 == "CA" {print $2}' | sort -n | tail -1)
-diag ibtracert "$("$FABRICCTL" -d "$DB" -S "$SOCK" --json node H0_0 | grep -o '"lid": [0-9]*' | cut -d' ' -f2)" "$last"
+echo "== fabricctl check"
+"$FABRICCTL" -d "$DB" -S "$SOCK" check
+echo "== ibtracert first host -> last host (infiniband-diags), and fabricctl route"
+mapfile -t cas < <(diag ibnetdiscover -p | awk '$1 == "CA" {print $2}' | sort -n)
+diag ibtracert "${cas[0]}" "${cas[-1]}"
+"$FABRICCTL" -d "$DB" -S "$SOCK" route "${cas[0]}" "${cas[-1]}"
 fd_stop
 echo "== done: database kept in $DB"
