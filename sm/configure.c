@@ -18,6 +18,7 @@
 #include "sm/smnode.h"
 
 struct batch {
+	struct mad_port *mp;
 	struct cfg_result r;
 	unsigned in_flight;
 	cfg_done_fn done;
@@ -30,6 +31,7 @@ struct set_ctx {
 	struct node *n;
 	ib_net16_t attr;
 	uint32_t mod;
+	uint8_t want_state;	/* PortInfo state Sets: the state asked for */
 };
 
 static void finish_if_idle(struct batch *b)
@@ -40,10 +42,41 @@ static void finish_if_idle(struct batch *b)
 	free(b);
 }
 
+static void on_set(void *ctx, int status, const ib_smp_t *reply);
+
+/* The answer to a lost state Set's re-read: done if the port got there. */
+static void on_verify(void *ctx, int status, const ib_smp_t *reply)
+{
+	struct set_ctx *c = ctx;
+	if (status == 0 && ib_port_info_get_port_state((const ib_port_info_t *)reply->data) == c->want_state) {
+		c->want_state = 0;	/* nothing left to verify */
+		on_set(c, 0, reply);
+		return;
+	}
+	c->want_state = 0;
+	on_set(c, status ? status : 1, reply);
+}
+
+/*
+ * A port state Set is not idempotent: when its answer was lost, the resend
+ * finds the port already moved and is refused. So a refused state Set is
+ * checked with a Get before it counts as failed.
+ */
+static bool verify_refused_state(struct set_ctx *c, struct mad_port *mp, int status)
+{
+	if (!c->want_state || status == 0 || status == MAD_TIMEOUT)
+		return false;
+	struct dr_path r = sm_node_route(c->n, (uint8_t)c->mod);
+	return mad_send_dr(mp, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_INFO, c->mod, r.path, r.hops, NULL,
+			   on_verify, c) == 0;
+}
+
 static void on_set(void *ctx, int status, const ib_smp_t *reply)
 {
 	struct set_ctx *c = ctx;
 	struct batch *b = c->b;
+	if (verify_refused_state(c, b->mp, status))
+		return;
 	if (status != 0) {
 		b->r.failed++;
 		log_warn("configure: Set attribute 0x%04x mod 0x%x on %s failed (%s)", cl_ntoh16(c->attr), c->mod,
@@ -65,6 +98,8 @@ static void send_set(struct batch *b, struct mad_port *mp, struct node *n, ib_ne
 		return;
 	}
 	*c = (struct set_ctx){ .b = b, .n = n, .attr = attr, .mod = mod };
+	if (attr == IB_MAD_ATTR_PORT_INFO)
+		c->want_state = ib_port_info_get_port_state((const ib_port_info_t *)data);
 	/* a CA takes PortInfo only on the port it describes */
 	struct dr_path r = sm_node_route(n, attr == IB_MAD_ATTR_PORT_INFO ? (uint8_t)mod : 0);
 	if (mad_send_dr(mp, IB_MAD_METHOD_SET, attr, mod, r.path, r.hops, data, on_set, c) < 0) {
@@ -76,10 +111,11 @@ static void send_set(struct batch *b, struct mad_port *mp, struct node *n, ib_ne
 	b->in_flight++;
 }
 
-static struct batch *batch_new(cfg_done_fn done, void *arg)
+static struct batch *batch_new(struct mad_port *mp, cfg_done_fn done, void *arg)
 {
 	struct batch *b = calloc(1, sizeof(*b));
 	if (b) {
+		b->mp = mp;
 		b->done = done;
 		b->arg = arg;
 		b->issuing = true;
@@ -194,7 +230,7 @@ int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tabl
 		const struct fabric *prev, const struct routing_tables *prev_t, const struct cfg_params *p,
 		cfg_done_fn done, void *arg)
 {
-	struct batch *b = batch_new(done, arg);
+	struct batch *b = batch_new(mp, done, arg);
 	if (!b)
 		return -1;
 	for (size_t i = 0; i < f->nnodes; i++) {
@@ -217,7 +253,7 @@ int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tabl
 int cfg_step_state(struct mad_port *mp, struct fabric *f, enum port_state to, cfg_done_fn done,
 		   void *arg)
 {
-	struct batch *b = batch_new(done, arg);
+	struct batch *b = batch_new(mp, done, arg);
 	if (!b)
 		return -1;
 	for (size_t i = 0; i < f->nnodes; i++) {

@@ -43,6 +43,7 @@ static void maybe_done(struct discovery *d)
 	if (d->in_flight)
 		return;
 	struct disc_report *r = &d->report;
+	fabric_sort_by_guid(d->f);
 	r->nodes = (unsigned)d->f->nnodes;
 	r->switches = (unsigned)fabric_count(d->f, NODE_SWITCH);
 	r->cas = r->nodes - r->switches;

@@ -20,7 +20,8 @@ typedef void (*disc_done_fn)(void *arg, const struct disc_report *r);
  * Discovers the fabric reachable from mp into f (which must be empty and
  * initialised), reading NodeInfo, NodeDescription, SwitchInfo and every
  * PortInfo. Requests are pipelined: each answer issues the next ones.
- * Calls done once nothing is left in flight. f->nodes[0] is the SM's node.
+ * Calls done once nothing is left in flight, with f->nodes in GUID order;
+ * the SM's own node is the one at 0 hops.
  */
 int disc_start(struct mad_port *mp, struct fabric *f, disc_done_fn done, void *arg);
 

@@ -260,8 +260,10 @@ static void on_programmed(void *arg, const struct cfg_result *r)
 /* The LID addressing the SM: its CA port's, or its switch's port 0. */
 static uint16_t own_lid(const struct fabric *f)
 {
-	const struct node *self = f->nodes[0];
-	return fabric_port_lid(self, self->local_port);
+	for (size_t i = 0; i < f->nnodes; i++)
+		if (f->nodes[i]->hops == 0)
+			return fabric_port_lid(f->nodes[i], f->nodes[i]->local_port);
+	return 0;
 }
 
 static void route_and_program(struct sweep *s)

@@ -74,6 +74,19 @@ struct node *fabric_add_node(struct fabric *f, enum node_type type, uint64_t gui
 	return n;
 }
 
+static int by_guid(const void *a, const void *b)
+{
+	const struct node *x = *(struct node *const *)a, *y = *(struct node *const *)b;
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+void fabric_sort_by_guid(struct fabric *f)
+{
+	qsort(f->nodes, f->nnodes, sizeof(*f->nodes), by_guid);
+	for (size_t i = 0; i < f->nnodes; i++)
+		f->nodes[i]->index = i;
+}
+
 struct node *fabric_find_guid(const struct fabric *f, uint64_t guid)
 {
 	cl_map_item_t *it = cl_qmap_get(&f->by_guid, guid);

@@ -82,6 +82,12 @@ void fabric_move(struct fabric *dst, struct fabric *src);
 struct node *fabric_add_node(struct fabric *f, enum node_type type, uint64_t guid, uint8_t nports,
 			     const char *desc);
 struct node *fabric_find_guid(const struct fabric *f, uint64_t guid);
+/*
+ * Orders f->nodes by GUID and renumbers node->index. Discovery calls it so
+ * that what follows (LIDs for new ports, routes) does not depend on the
+ * order in which answers happened to arrive.
+ */
+void fabric_sort_by_guid(struct fabric *f);
 /* Finds a node by exact description, or NULL. Linear: for tools, not hot paths. */
 struct node *fabric_find_desc(const struct fabric *f, const char *desc);
 /* Connects a.pa <-> b.pb; fails (-1) if either port is out of range or in use. */

@@ -46,6 +46,7 @@ sim_start() {
 		ibsim -N 16384 -S 2048 -P 65536 -n -s "$1" </dev/null >"$WORK/ibsim.log" 2>&1 &
 		SIM_PID=$!
 	else
+		rm -f "$WORK/console"
 		mkfifo "$WORK/console"
 		ibsim -N 16384 -S 2048 -P 65536 -s "$1" <"$WORK/console" >"$WORK/ibsim.log" 2>&1 &
 		SIM_PID=$!
@@ -59,6 +60,13 @@ sim_start() {
 		sleep 0.1
 	done
 	fail "ibsim did not come up"
+}
+
+# sim_stop: ends the simulated fabric (a later sim_start begins afresh).
+sim_stop() {
+	exec 7>&-
+	stop "$SIM_PID"
+	SIM_PID=
 }
 
 # sim_cmd TEXT: one ibsim console command, e.g. 'Unlink "L0"[5]'.
