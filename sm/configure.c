@@ -62,12 +62,12 @@ static void on_verify(void *ctx, int status, const ib_smp_t *reply)
  * finds the port already moved and is refused. So a refused state Set is
  * checked with a Get before it counts as failed.
  */
-static bool verify_refused_state(struct set_ctx *c, struct mad_port *mp, int status)
+static bool verify_refused_state(struct set_ctx *c, int status)
 {
 	if (!c->want_state || status == 0 || status == MAD_TIMEOUT)
 		return false;
 	struct dr_path r = sm_node_route(c->n, (uint8_t)c->mod);
-	return mad_send_dr(mp, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_INFO, c->mod, r.path, r.hops, NULL,
+	return mad_send_dr(c->b->mp, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_INFO, c->mod, r.path, r.hops, NULL,
 			   on_verify, c) == 0;
 }
 
@@ -75,7 +75,7 @@ static void on_set(void *ctx, int status, const ib_smp_t *reply)
 {
 	struct set_ctx *c = ctx;
 	struct batch *b = c->b;
-	if (verify_refused_state(c, b->mp, status))
+	if (verify_refused_state(c, status))
 		return;
 	if (status != 0) {
 		b->r.failed++;
@@ -89,7 +89,7 @@ static void on_set(void *ctx, int status, const ib_smp_t *reply)
 	finish_if_idle(b);
 }
 
-static void send_set(struct batch *b, struct mad_port *mp, struct node *n, ib_net16_t attr, uint32_t mod,
+static void send_set(struct batch *b, struct node *n, ib_net16_t attr, uint32_t mod,
 		     const void *data)
 {
 	struct set_ctx *c = malloc(sizeof(*c));
@@ -102,7 +102,7 @@ static void send_set(struct batch *b, struct mad_port *mp, struct node *n, ib_ne
 		c->want_state = ib_port_info_get_port_state((const ib_port_info_t *)data);
 	/* a CA takes PortInfo only on the port it describes */
 	struct dr_path r = sm_node_route(n, attr == IB_MAD_ATTR_PORT_INFO ? (uint8_t)mod : 0);
-	if (mad_send_dr(mp, IB_MAD_METHOD_SET, attr, mod, r.path, r.hops, data, on_set, c) < 0) {
+	if (mad_send_dr(b->mp, IB_MAD_METHOD_SET, attr, mod, r.path, r.hops, data, on_set, c) < 0) {
 		free(c);
 		b->r.failed++;
 		return;
@@ -185,7 +185,15 @@ static const uint8_t *programmed_table(const struct node *n, const struct fabric
 	return prev_t->lft[o->index];
 }
 
-static void program_switch(struct batch *b, struct mad_port *mp, struct node *n,
+/* LFT block `block` of a table holding LIDs 0..max; LIDs past max drop. */
+static void lft_block(const uint8_t *lft, uint16_t max, unsigned block, uint8_t out[IB_SMP_DATA_SIZE])
+{
+	unsigned first = block * 64u, count = max + 1u - first;
+	memset(out, LFT_NO_PATH, IB_SMP_DATA_SIZE);
+	memcpy(out, lft + first, count < 64 ? count : 64);
+}
+
+static void program_switch(struct batch *b, struct node *n,
 			   const struct routing_tables *t, const struct fabric *prev,
 			   const struct routing_tables *prev_t)
 {
@@ -204,24 +212,21 @@ static void program_switch(struct batch *b, struct mad_port *mp, struct node *n,
 	ib_switch_info_t si = s->switch_info;
 	si.lin_top = cl_hton16(t->max_lid);
 	si.life_state |= IB_SWITCH_PSC;	/* writing 1 clears PortStateChange */
-	send_set(b, mp, n, IB_MAD_ATTR_SWITCH_INFO, 0, &si);
+	send_set(b, n, IB_MAD_ATTR_SWITCH_INFO, 0, &si);
 	const uint8_t *lft = t->lft[n->index];
 	uint16_t old_max = 0;
 	const uint8_t *old = programmed_table(n, prev, prev_t, &old_max);
 	for (unsigned block = 0; block <= t->max_lid / 64u; block++) {
 		uint8_t data[IB_SMP_DATA_SIZE], was[IB_SMP_DATA_SIZE];
-		unsigned first = block * 64;
-		memset(data, LFT_NO_PATH, sizeof(data));
-		memcpy(data, lft + first, t->max_lid + 1u - first < 64 ? t->max_lid + 1u - first : 64);
-		if (old && first <= old_max) {
-			memset(was, LFT_NO_PATH, sizeof(was));
-			memcpy(was, old + first, old_max + 1u - first < 64 ? old_max + 1u - first : 64);
+		lft_block(lft, t->max_lid, block, data);
+		if (old && block * 64u <= old_max) {
+			lft_block(old, old_max, block, was);
 			if (memcmp(was, data, sizeof(data)) == 0) {
 				b->r.lft_blocks_skipped++;
 				continue;
 			}
 		}
-		send_set(b, mp, n, IB_MAD_ATTR_LIN_FWD_TBL, block, data);
+		send_set(b, n, IB_MAD_ATTR_LIN_FWD_TBL, block, data);
 		b->r.lft_blocks_sent++;
 	}
 }
@@ -237,13 +242,13 @@ int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tabl
 		struct node *n = f->nodes[i];
 		struct sm_node *s = sm_node(n);
 		if (n->type == NODE_SWITCH && t->lft[i])
-			program_switch(b, mp, n, t, prev, prev_t);
+			program_switch(b, n, t, prev, prev_t);
 		for (unsigned port = 0; port <= n->nports; port++) {
 			ib_port_info_t pi;
 			if (!s->have_port_info[port] || !n->ports[port].exists)
 				continue;
 			if (wanted_port_info(n, port, p, &pi))
-				send_set(b, mp, n, IB_MAD_ATTR_PORT_INFO, port, &pi);
+				send_set(b, n, IB_MAD_ATTR_PORT_INFO, port, &pi);
 		}
 	}
 	batch_issued(b);
@@ -267,7 +272,7 @@ int cfg_step_state(struct mad_port *mp, struct fabric *f, enum port_state to, cf
 			ib_port_info_t pi = s->port_info[port];
 			ib_port_info_set_port_state(&pi, (uint8_t)to);
 			pi.state_info2 &= 0x0f;
-			send_set(b, mp, n, IB_MAD_ATTR_PORT_INFO, port, &pi);
+			send_set(b, n, IB_MAD_ATTR_PORT_INFO, port, &pi);
 		}
 	}
 	batch_issued(b);
