@@ -37,7 +37,9 @@ struct sweep {
 	uint64_t t0, phase_t0, mads0, phase_mads0, retries0;
 	unsigned cfg_failed;
 	const char *phase;
+	/* event texts, kept until the sweep is stored */
 	struct fabric_change *changes;	/* since the stored sweep */
+	char routing_change[64];
 	char credit_loop[512];		/* the deadlock checker's cycle, if any */
 };
 
@@ -139,54 +141,55 @@ static unsigned changed_tables(const struct fabric *prev, const struct routing_t
 
 /*
  * Events for what changed since the stored sweep: nodes and links that
- * came or went, and how many switches got new tables (the first sweep of
- * a database has nothing to compare with), and a credit loop if the
- * deadlock checker found one.
+ * came or went, how many switches got new tables (the first sweep of a
+ * database has nothing to compare with), and a credit loop if the
+ * deadlock checker found one. The stored sweep is this process's last
+ * one, or, for the first sweep after a start, the database's.
  */
-static int collect_events(struct sweep *s, struct db_new_event **out, size_t *n, char **texts)
+static int collect_events(struct sweep *s, struct db_new_event **out, size_t *n)
 {
-	struct fabric prev;
-	struct routing_tables pt = { 0 };
-	struct fabric_change *ch = NULL;
+	struct sm *sm = s->sm;
+	struct fabric loaded;
+	struct routing_tables loaded_tables = { 0 };
+	const struct fabric *prev = &sm->fabric;
+	const struct routing_tables *prev_tables = &sm->tables;
 	size_t nch = 0;
+	int rc = -1;
 	*out = NULL;
 	*n = 0;
-	*texts = NULL;
-	if (db_load_fabric(s->sm->db, &prev) < 0)
-		return -1;
-	int rc = -1;
-	unsigned tables = 0;
-	/* a first sweep has nothing to compare with */
-	if (prev.nnodes) {
-		if (fabric_diff(&prev, &s->f, &ch, &nch) < 0 || db_load_tables(s->sm->db, &prev, &pt) < 0)
+	fabric_init(&loaded);
+	if (!sm->have_fabric) {
+		if (db_load_fabric(sm->db, &loaded) < 0 ||
+		    (loaded.nnodes && db_load_tables(sm->db, &loaded, &loaded_tables) < 0))
 			goto done;
-		tables = changed_tables(&prev, &pt, &s->f, &s->tables);
+		prev = &loaded;
+		prev_tables = &loaded_tables;
 	}
-	*out = calloc(nch + 2, sizeof(**out));
-	*texts = malloc(64);
-	if (!*out || !*texts)
+	unsigned tables = 0;
+	if (prev->nnodes) {
+		if (fabric_diff(prev, &s->f, &s->changes, &nch) < 0)
+			goto done;
+		tables = changed_tables(prev, prev_tables, &s->f, &s->tables);
+	}
+	if (!(*out = calloc(nch + 2, sizeof(**out))))
 		goto done;
 	for (size_t i = 0; i < nch; i++) {
-		(*out)[i] = (struct db_new_event){ fabric_change_name(ch[i].kind), ch[i].text };
-		log_info("change: %s %s", fabric_change_name(ch[i].kind), ch[i].text);
+		const struct fabric_change *ch = &s->changes[i];
+		(*out)[(*n)++] = (struct db_new_event){ fabric_change_name(ch->kind), ch->text };
+		log_info("change: %s %s", fabric_change_name(ch->kind), ch->text);
 	}
-	*n = nch;
 	if (tables) {
-		snprintf(*texts, 64, "forwarding tables changed on %u switches", tables);
-		(*out)[(*n)++] = (struct db_new_event){ "routing", *texts };
-		log_info("change: %s", *texts);
+		snprintf(s->routing_change, sizeof(s->routing_change), "forwarding tables changed on %u switches",
+			 tables);
+		(*out)[(*n)++] = (struct db_new_event){ "routing", s->routing_change };
+		log_info("change: %s", s->routing_change);
 	}
 	if (s->credit_loop[0])
 		(*out)[(*n)++] = (struct db_new_event){ "credit_loop", s->credit_loop };
 	rc = 0;
 done:
-	/* the event texts point into ch: keep it until the sweep is stored */
-	if (rc == 0 && ch)
-		s->changes = ch;
-	else
-		free(ch);
-	routing_tables_free(&pt);
-	fabric_free(&prev);
+	routing_tables_free(&loaded_tables);
+	fabric_free(&loaded);
 	return rc;
 }
 
@@ -208,13 +211,11 @@ static void store(struct sweep *s)
 	r->links = s->disc.links;
 	struct db_new_event *events;
 	size_t nevents;
-	char *routing_text;
-	int rc = collect_events(s, &events, &nevents, &routing_text);
+	int rc = collect_events(s, &events, &nevents);
 	if (rc == 0)
 		rc = db_save_sweep(sm->db, r, &s->f, &s->tables, s->lids.assigned, s->lids.n_assigned,
 				   events, nevents);
 	free(events);
-	free(routing_text);
 	if (rc < 0) {
 		char why[DB_ERR_LEN + 32];
 		snprintf(why, sizeof(why), "cannot store the sweep: %s", db_last_error(sm->db));
