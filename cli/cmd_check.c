@@ -30,9 +30,13 @@ static size_t targets(const struct fabric *f, struct target *out)
 	size_t n = 0;
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *nd = f->nodes[i];
-		for (unsigned p = nd->type == NODE_SWITCH ? 0 : 1; p <= (nd->type == NODE_SWITCH ? 0u : nd->nports);
-		     p++)
-			if (nd->ports[p].lid && (nd->type == NODE_SWITCH || nd->ports[p].remote))
+		if (nd->type == NODE_SWITCH) {
+			if (nd->ports[0].lid)
+				out[n++] = (struct target){ nd, 0, nd->ports[0].lid };
+			continue;
+		}
+		for (unsigned p = 1; p <= nd->nports; p++)
+			if (nd->ports[p].lid && nd->ports[p].remote)
 				out[n++] = (struct target){ nd, (uint8_t)p, nd->ports[p].lid };
 	}
 	return n;
@@ -46,13 +50,8 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 	}
 	struct fabric f;
 	struct routing_tables t;
-	if (ctl_load_fabric(c, &f) < 0)
+	if (ctl_load_routed(c, &f, &t) < 0)
 		return EXIT_DB;
-	if (db_load_tables(c->db, &f, &t) < 0) {
-		fprintf(stderr, "fabricctl: %s: %s\n", c->db_path, db_last_error(c->db));
-		fabric_free(&f);
-		return EXIT_DB;
-	}
 	size_t nports = 0;
 	for (size_t i = 0; i < f.nnodes; i++)
 		nports += (size_t)f.nodes[i]->nports + 1;

@@ -51,7 +51,7 @@ int cmd_route(struct ctl *c, int argc, char **argv)
 	}
 	struct fabric f;
 	struct routing_tables t;
-	if (ctl_load_fabric(c, &f) < 0)
+	if (ctl_load_routed(c, &f, &t) < 0)
 		return EXIT_DB;
 	int rc = EXIT_NOT_FOUND;
 	uint8_t sport, dport;
@@ -59,13 +59,7 @@ int cmd_route(struct ctl *c, int argc, char **argv)
 	const struct node *dst = ctl_find_port(c, &f, argv[2], &dport);
 	if (!src || !dst) {
 		fprintf(stderr, "fabricctl: no node '%s' in the fabric\n", src ? argv[2] : argv[1]);
-		fabric_free(&f);
-		return EXIT_NOT_FOUND;
-	}
-	if (db_load_tables(c->db, &f, &t) < 0) {
-		fprintf(stderr, "fabricctl: %s: %s\n", c->db_path, db_last_error(c->db));
-		fabric_free(&f);
-		return EXIT_DB;
+		goto done;
 	}
 	uint16_t slid = fabric_port_lid(src, sport), dlid = fabric_port_lid(dst, dport);
 	struct hop hops[WALK_MAX_HOPS];

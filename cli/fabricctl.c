@@ -59,6 +59,18 @@ int ctl_load_fabric(struct ctl *c, struct fabric *f)
 	return 0;
 }
 
+int ctl_load_routed(struct ctl *c, struct fabric *f, struct routing_tables *t)
+{
+	if (ctl_load_fabric(c, f) < 0)
+		return -1;
+	if (db_load_tables(c->db, f, t) < 0) {
+		fprintf(stderr, "fabricctl: %s: %s\n", c->db_path, db_last_error(c->db));
+		fabric_free(f);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_number(const char *s, unsigned long long *v)
 {
 	char *end;

@@ -30,6 +30,8 @@ struct ctl_command {
 
 /* Loads the stored fabric; prints the error and returns -1 on failure. */
 int ctl_load_fabric(struct ctl *c, struct fabric *f);
+/* Loads the stored fabric and its forwarding tables, likewise. */
+int ctl_load_routed(struct ctl *c, struct fabric *f, struct routing_tables *t);
 /* Finds a node by description, GUID or LID (see fabricctl --help). */
 struct node *ctl_find_node(const struct ctl *c, const struct fabric *f, const char *key);
 /*

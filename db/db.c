@@ -320,11 +320,6 @@ static int insert_event(struct db *db, double when, const char *kind, const char
 	return rc;
 }
 
-int db_log_event(struct db *db, const char *kind, const char *detail)
-{
-	return insert_event(db, now_unix(), kind, detail);
-}
-
 static int insert_sweep(struct db *db, struct db_sweep *sw)
 {
 	sqlite3_stmt *st;
@@ -390,29 +385,13 @@ static void read_sweep(sqlite3_stmt *st, struct db_sweep *sw)
 	sw->links = (unsigned)sqlite3_column_int(st, 8);
 }
 
-#define SWEEP_COLUMNS "id, kind, started, finished, mads, result, nodes, switches, links"
-
-int db_last_sweep(struct db *db, struct db_sweep *sw)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db->h, "SELECT " SWEEP_COLUMNS " FROM sweeps ORDER BY id DESC LIMIT 1", -1,
-			       &st, NULL) != SQLITE_OK)
-		return set_err(db, "reading sweeps");
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		read_sweep(st, sw);
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 1;
-	return rc == SQLITE_DONE ? 0 : set_err(db, "reading sweeps");
-}
-
 int db_each_sweep(struct db *db, unsigned limit, void (*fn)(void *arg, const struct db_sweep *sw),
 		  void *arg)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db->h, "SELECT * FROM (SELECT " SWEEP_COLUMNS " FROM sweeps ORDER BY id "
-			       "DESC LIMIT ?) ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db->h, "SELECT * FROM (SELECT id, kind, started, finished, mads, result, "
+			       "nodes, switches, links FROM sweeps ORDER BY id DESC LIMIT ?) ORDER BY id", -1, &st,
+			       NULL) != SQLITE_OK)
 		return set_err(db, "reading sweeps");
 	sqlite3_bind_int64(st, 1, limit);
 	int rc;
@@ -423,6 +402,26 @@ int db_each_sweep(struct db *db, unsigned limit, void (*fn)(void *arg, const str
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : set_err(db, "reading sweeps");
+}
+
+struct last_sweep {
+	struct db_sweep *sw;
+	bool found;
+};
+
+static void keep_sweep(void *arg, const struct db_sweep *sw)
+{
+	struct last_sweep *l = arg;
+	*l->sw = *sw;
+	l->found = true;
+}
+
+int db_last_sweep(struct db *db, struct db_sweep *sw)
+{
+	struct last_sweep l = { .sw = sw };
+	if (db_each_sweep(db, 1, keep_sweep, &l) < 0)
+		return -1;
+	return l.found;
 }
 
 int db_each_event(struct db *db, double since, void (*fn)(void *arg, const struct db_event *ev),

@@ -60,7 +60,6 @@ struct db_new_event {
 int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
 		  const struct routing_tables *t, const struct db_lid *new_lids, size_t n_new,
 		  const struct db_new_event *events, size_t n_events);
-int db_log_event(struct db *db, const char *kind, const char *detail);
 
 /* Rebuilds the last stored fabric (nodes, ports with LIDs and states, links). */
 int db_load_fabric(struct db *db, struct fabric *f);
