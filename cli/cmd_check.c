@@ -89,8 +89,8 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 	cdg_cycle_text(&cdg, loop, sizeof(loop));
 	if (c->json) {
 		printf("{\"sources\": %zu, \"destinations\": %zu, \"routes\": %zu, \"unreachable\": %zu, "
-		       "\"channels\": %zu, \"dependencies\": %zu, \"credit_loop\": ", sources, nt, routes, failed,
-		       cdg.channels, cdg.dependencies);
+		       "\"vls\": %u, \"channels\": %zu, \"dependencies\": %zu, \"credit_loop\": ", sources, nt,
+		       routes, failed, t.layers, cdg.channels, cdg.dependencies);
 		if (cdg.cycle_len)
 			json_string(stdout, loop);
 		else
@@ -104,11 +104,12 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 		for (size_t i = 0; i < failed && i < SHOW_FAILURES; i++)
 			printf("  %s\n", failures[i]);
 		if (cdg.cycle_len)
-			printf("deadlock:     CREDIT LOOP on VL0 (%zu channels, %zu dependencies):\n  %s\n",
-			       cdg.channels, cdg.dependencies, loop);
+			printf("deadlock:     CREDIT LOOP on VL%u (%zu channels, %zu dependencies):\n  %s\n",
+			       cdg.vl, cdg.channels, cdg.dependencies, loop);
 		else
-			printf("deadlock:     ok, no cycle in the channel dependency graph on VL0 "
-			       "(%zu channels, %zu dependencies)\n", cdg.channels, cdg.dependencies);
+			printf("deadlock:     ok, no cycle in the channel dependency graph of any of %u VL%s "
+			       "(%zu channels, %zu dependencies)\n", t.layers, t.layers > 1 ? "s" : "",
+			       cdg.channels, cdg.dependencies);
 	}
 	free(tg);
 	routing_tables_free(&t);

@@ -187,7 +187,8 @@ static int save_fabric(struct db *db, const struct fabric *f)
 {
 	sqlite3_stmt *ins_node = NULL, *ins_port = NULL, *ins_link = NULL;
 	int rc = -1;
-	if (exec(db, "DELETE FROM links; DELETE FROM lfts; DELETE FROM ports; DELETE FROM nodes;") < 0)
+	if (exec(db, "DELETE FROM links; DELETE FROM lfts; DELETE FROM routing; DELETE FROM ports; "
+		     "DELETE FROM nodes;") < 0)
 		return -1;
 	if (sqlite3_prepare_v2(db->h, "INSERT INTO nodes VALUES (?,?,?,?,?,?,?,?,?)", -1, &ins_node,
 			       NULL) != SQLITE_OK ||
@@ -262,7 +263,32 @@ static int save_tables(struct db *db, const struct fabric *f, const struct routi
 		rc = step_done(db, st, "storing forwarding tables");
 	}
 	sqlite3_finalize(st);
+	if (rc < 0)
+		return rc;
+	if (sqlite3_prepare_v2(db->h, "INSERT INTO routing VALUES (1,?,?)", -1, &st, NULL) != SQLITE_OK)
+		return set_err(db, "storing VL layers");
+	sqlite3_bind_int(st, 1, (int)t->layers);
+	sqlite3_bind_blob(st, 2, t->sl, t->max_lid + 1, SQLITE_STATIC);
+	rc = step_done(db, st, "storing VL layers");
+	sqlite3_finalize(st);
 	return rc;
+}
+
+/* The VL layer of each LID into t (allocated); a database without them has one layer. */
+static int load_layers(struct db *db, struct routing_tables *t)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->h, "SELECT layers, sl FROM routing", -1, &st, NULL) != SQLITE_OK)
+		return set_err(db, "reading VL layers");
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		int len = sqlite3_column_bytes(st, 1);
+		t->layers = (unsigned)sqlite3_column_int(st, 0);
+		memcpy(t->sl, sqlite3_column_blob(st, 1), (size_t)(len < t->max_lid + 1 ? len : t->max_lid + 1));
+		rc = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : set_err(db, "reading VL layers");
 }
 
 static int save_lids(struct db *db, const struct db_lid *lids, size_t n, double now)
@@ -559,9 +585,11 @@ int db_load_tables(struct db *db, const struct fabric *f, struct routing_tables 
 		       (size_t)(len < max_lid + 1 ? len : max_lid + 1));
 	}
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
+	if (rc != SQLITE_DONE || load_layers(db, t) < 0) {
+		if (rc != SQLITE_DONE)
+			set_err(db, "reading forwarding tables");
 		routing_tables_free(t);
-		return set_err(db, "reading forwarding tables");
+		return -1;
 	}
 	return 0;
 }

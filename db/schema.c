@@ -64,6 +64,11 @@ static const char *migrations[] = {
 	"  kind TEXT NOT NULL,"
 	"  detail TEXT NOT NULL);"
 	"CREATE INDEX events_time ON events(time);",
+	/* 1 -> 2: the VL layer (SL) of each destination LID */
+	"CREATE TABLE routing ("
+	"  id INTEGER PRIMARY KEY CHECK (id = 1),"
+	"  layers INTEGER NOT NULL,"
+	"  sl BLOB NOT NULL);",	/* byte i: SL of traffic to LID i */
 };
 
 int schema_latest(void)

@@ -153,13 +153,15 @@ static int find_cycle(const struct graph *g, const size_t *start, struct cdg_rep
 	return 0;
 }
 
-int cdg_check(const struct fabric *f, const struct routing_tables *t, struct cdg_report *r)
+int cdg_check_layer(const struct fabric *f, const struct routing_tables *t, unsigned layer,
+		    struct cdg_report *r)
 {
 	struct graph g = { .f = f };
 	uint8_t *mark = NULL;
 	size_t *start = NULL;
 	int rc = -1;
 	memset(r, 0, sizeof(*r));
+	r->vl = layer;
 	g.base = malloc((f->nnodes + 1) * sizeof(*g.base));
 	mark = malloc(f->nnodes + 1);
 	if (!g.base || !mark)
@@ -172,6 +174,7 @@ int cdg_check(const struct fabric *f, const struct routing_tables *t, struct cdg
 		const struct node *n = f->nodes[i];
 		for (unsigned p = 0; p <= n->nports; p++)
 			if (n->ports[p].lid && (n->type == NODE_SWITCH ? p == 0 : p > 0) &&
+			    n->ports[p].lid <= t->max_lid && t->sl[n->ports[p].lid] == layer &&
 			    add_destination(&g, t, n->ports[p].lid, mark) < 0)
 				goto done;
 	}
@@ -204,6 +207,28 @@ done:
 	free(g.base);
 	free(g.e);
 	return rc;
+}
+
+int cdg_check(const struct fabric *f, const struct routing_tables *t, struct cdg_report *r)
+{
+	struct cdg_report sum = { 0 };
+	for (unsigned l = 0; l < t->layers; l++) {
+		if (cdg_check_layer(f, t, l, r) < 0)
+			return -1;
+		if (r->cycle_len)
+			return 0;
+		sum.channels += r->channels;
+		sum.dependencies += r->dependencies;
+	}
+	*r = sum;
+	return 0;
+}
+
+bool cdg_lid_uses(const struct routing_tables *t, uint16_t lid, const struct cdg_channel *a,
+		  const struct cdg_channel *b)
+{
+	return out_port(t, a->node, lid) == a->port && next_switch(a->node, a->port) == b->node &&
+	       out_port(t, b->node, lid) == b->port;
 }
 
 void cdg_cycle_text(const struct cdg_report *r, char *buf, size_t len)

@@ -17,6 +17,7 @@ struct cdg_channel {
 };
 
 struct cdg_report {
+	unsigned vl;		/* the layer the figures and the cycle belong to */
 	size_t channels;	/* switch output ports that routed traffic depends on */
 	size_t dependencies;	/* distinct channel -> channel edges */
 	size_t cycle_len;	/* 0: no cycle */
@@ -25,10 +26,18 @@ struct cdg_report {
 
 /*
  * Builds the dependencies that CA-to-LID traffic creates through the
- * tables (all on one VL) and looks for a cycle. Returns 0 (report filled),
- * or -1 on allocation failure.
+ * tables on each VL layer (traffic to lid travels on layer t->sl[lid]) and
+ * looks for a cycle. The report is the first cyclic layer's, or, when all
+ * are acyclic, the sums over layers. Returns 0, or -1 on allocation
+ * failure.
  */
 int cdg_check(const struct fabric *f, const struct routing_tables *t, struct cdg_report *r);
+/* The same for one layer only. */
+int cdg_check_layer(const struct fabric *f, const struct routing_tables *t, unsigned layer,
+		    struct cdg_report *r);
+/* True if traffic to lid makes channel a depend on channel b. */
+bool cdg_lid_uses(const struct routing_tables *t, uint16_t lid, const struct cdg_channel *a,
+		  const struct cdg_channel *b);
 /* "L0[9] -> A0[3] -> ... -> L0[9]" into buf. */
 void cdg_cycle_text(const struct cdg_report *r, char *buf, size_t len);
 

@@ -12,6 +12,7 @@
  * switch port.
  */
 #include "routing/routing.h"
+#include "routing/swindex.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +20,9 @@
 #define HOPS_INF 0xff
 
 struct minhop {
-	const struct fabric *f;
+	struct swindex x;
 	size_t nsw;
-	size_t *sw_of_node;	/* node index -> switch index, or SIZE_MAX */
-	const struct node **sw;	/* switch index -> node */
+	struct node **sw;	/* == x.sw */
 	uint8_t *hops;		/* hops[dst * nsw + src] */
 	uint32_t **load;	/* load[switch index][port] */
 };
@@ -38,11 +38,8 @@ static void bfs(struct minhop *m, size_t dst, size_t *queue)
 		size_t s = queue[head++];
 		const struct node *n = m->sw[s];
 		for (unsigned p = 1; p <= n->nports; p++) {
-			const struct node *r = n->ports[p].remote;
-			if (!r || r->type != NODE_SWITCH)
-				continue;
-			size_t rs = m->sw_of_node[r->index];
-			if (h[rs] == HOPS_INF) {
+			size_t rs = swindex_peer(&m->x, n, p);
+			if (rs != SW_NONE && h[rs] == HOPS_INF) {
 				h[rs] = (uint8_t)(h[s] + 1);
 				queue[tail++] = rs;
 			}
@@ -68,8 +65,8 @@ static void route_lid(struct minhop *m, struct routing_tables *t, uint16_t lid, 
 			continue;
 		unsigned best = 0;
 		for (unsigned p = 1; p <= n->nports; p++) {
-			const struct node *r = n->ports[p].remote;
-			if (!r || r->type != NODE_SWITCH || h[m->sw_of_node[r->index]] != h[s] - 1)
+			size_t rs = swindex_peer(&m->x, n, p);
+			if (rs == SW_NONE || h[rs] != h[s] - 1)
 				continue;
 			if (!best || m->load[s][p] < m->load[s][best])
 				best = p;
@@ -86,25 +83,16 @@ static void free_minhop(struct minhop *m)
 			free(m->load[i]);
 	free(m->load);
 	free(m->hops);
-	free(m->sw);
-	free(m->sw_of_node);
+	swindex_free(&m->x);
 }
 
 static int setup(struct minhop *m, const struct fabric *f)
 {
 	memset(m, 0, sizeof(*m));
-	m->f = f;
-	m->sw_of_node = malloc((f->nnodes ? f->nnodes : 1) * sizeof(*m->sw_of_node));
-	m->sw = malloc((f->nnodes ? f->nnodes : 1) * sizeof(*m->sw));
-	if (!m->sw_of_node || !m->sw)
+	if (swindex_build(&m->x, f) < 0)
 		return -1;
-	for (size_t i = 0; i < f->nnodes; i++) {
-		m->sw_of_node[i] = SIZE_MAX;
-		if (f->nodes[i]->type == NODE_SWITCH) {
-			m->sw_of_node[i] = m->nsw;
-			m->sw[m->nsw++] = f->nodes[i];
-		}
-	}
+	m->nsw = m->x.nsw;
+	m->sw = m->x.sw;
 	m->hops = malloc(m->nsw * m->nsw + 1);
 	m->load = calloc(m->nsw + 1, sizeof(*m->load));
 	if (!m->hops || !m->load)

@@ -11,10 +11,19 @@
 
 #define LFT_NO_PATH 0xff	/* as in a switch's LFT: drop */
 
+#define ROUTING_MAX_LAYERS 15	/* data VLs an IB port can have */
+
 struct routing_tables {
 	uint16_t max_lid;	/* highest unicast LID in use */
 	size_t nnodes;		/* == fabric.nnodes when computed */
 	uint8_t **lft;		/* lft[node index][lid]: out port; NULL for non-switches */
+	/*
+	 * sl[lid]: the service level of traffic to lid, which the uniform
+	 * SL-to-VL map turns into VL sl on every hop; layers: how many are in
+	 * use (1: everything on SL/VL 0).
+	 */
+	uint8_t *sl;
+	unsigned layers;
 };
 
 void routing_tables_free(struct routing_tables *t);
@@ -29,5 +38,22 @@ uint16_t routing_max_lid(const struct fabric *f);
  * (balanced by destination, like OpenSM's default engine).
  */
 int minhop_route(const struct fabric *f, struct routing_tables *out);
+
+/* What an engine did: the engine that made the tables and why it was that one. */
+struct route_info {
+	char engine[16];	/* "ftree", "updown" or "minhop" */
+	unsigned levels;	/* switch levels of the ranking used */
+	char note[400];		/* why ftree fell back to up/down, or "" */
+};
+
+/*
+ * Fat-tree routing (see ftree.c); roots are optional top-switch GUIDs.
+ * Falls back to up/down, saying so in info, on fabrics it cannot route
+ * as a fat tree. Deadlock-free on one VL by construction.
+ */
+int ftree_route(const struct fabric *f, const uint64_t *roots, size_t nroots, struct routing_tables *out,
+		struct route_info *info);
+/* Up/down routing ranked from one root switch: any connected fabric. */
+int updown_route(const struct fabric *f, struct routing_tables *out, struct route_info *info);
 
 #endif

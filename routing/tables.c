@@ -15,6 +15,7 @@ void routing_tables_free(struct routing_tables *t)
 		for (size_t i = 0; i < t->nnodes; i++)
 			free(t->lft[i]);
 	free(t->lft);
+	free(t->sl);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -23,9 +24,13 @@ int routing_tables_alloc(struct routing_tables *t, const struct fabric *f, uint1
 	memset(t, 0, sizeof(*t));
 	t->max_lid = max_lid;
 	t->nnodes = f->nnodes;
+	t->layers = 1;
 	t->lft = calloc(f->nnodes ? f->nnodes : 1, sizeof(*t->lft));
-	if (!t->lft)
+	t->sl = calloc((size_t)max_lid + 1, 1);
+	if (!t->lft || !t->sl) {
+		routing_tables_free(t);
 		return -1;
+	}
 	for (size_t i = 0; i < f->nnodes; i++) {
 		if (f->nodes[i]->type != NODE_SWITCH)
 			continue;

@@ -8,7 +8,8 @@
  *   log_level: info                   # error, warn, info, debug
  *   log_file: /var/log/fabricd.log
  *   control_socket: /run/fabricd.sock
- *   routing_engine: minhop
+ *   routing_engine: ftree             # ftree, updown or minhop
+ *   root_guids: [0x0002c90300000a01]  # ftree: the top switches (default: rank from the leaves)
  *   sm_priority: 0
  *   subnet_prefix: 0xfe80000000000000
  *   max_mtu: 4096
@@ -28,6 +29,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "routing/engine.h"
 #include "sm/log.h"
 
 void config_defaults(struct fabricd_config *c)
@@ -36,7 +38,7 @@ void config_defaults(struct fabricd_config *c)
 	snprintf(c->database, sizeof(c->database), "/var/lib/fabricd/fabricd.db");
 	snprintf(c->control_socket, sizeof(c->control_socket), "/run/fabricd.sock");
 	c->log_level = LOG_INFO;
-	snprintf(c->routing_engine, sizeof(c->routing_engine), "minhop");
+	snprintf(c->routing_engine, sizeof(c->routing_engine), "ftree");
 	c->subnet_prefix = 0xfe80000000000000ULL;
 	c->max_mtu = 4096;
 	c->max_op_vls = 8;
@@ -109,6 +111,23 @@ static int get_string(struct reader *r, const char *key, const yaml_node_t *v, c
 	if (strlen(s) >= len)
 		return fail(r, v, "%s is longer than %zu characters", key, len - 1);
 	snprintf(out, len, "%s", s);
+	return 0;
+}
+
+static int get_guid_list(struct reader *r, const char *key, const yaml_node_t *v, struct fabricd_config *c)
+{
+	if (v->type != YAML_SEQUENCE_NODE)
+		return fail(r, v, "%s must be a list of GUIDs, e.g. [0x0002c90300000a01]", key);
+	c->nroots = 0;
+	for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top; i++) {
+		yaml_node_t *item = yaml_document_get_node(r->doc, *i);
+		unsigned long long guid;
+		if (c->nroots == CONFIG_MAX_ROOTS)
+			return fail(r, item, "%s holds at most %d GUIDs", key, CONFIG_MAX_ROOTS);
+		if (get_uint(r, key, item, 1, UINT64_MAX, &guid) < 0)
+			return -1;
+		c->root_guids[c->nroots++] = guid;
+	}
 	return 0;
 }
 
@@ -195,10 +214,14 @@ static int top_pair(struct reader *r, const char *key, const yaml_node_t *v, str
 	if (strcmp(key, "routing_engine") == 0) {
 		if (get_string(r, key, v, c->routing_engine, sizeof(c->routing_engine)) < 0)
 			return -1;
-		if (strcmp(c->routing_engine, "minhop") != 0)
-			return fail(r, v, "unknown routing_engine '%s' (known: minhop)", c->routing_engine);
+		enum routing_engine e;
+		if (routing_engine_parse(c->routing_engine, &e) < 0)
+			return fail(r, v, "unknown routing_engine '%s' (known: ftree, updown, minhop)",
+				    c->routing_engine);
 		return 0;
 	}
+	if (strcmp(key, "root_guids") == 0)
+		return get_guid_list(r, key, v, c);
 	if (strcmp(key, "subnet_prefix") == 0) {
 		if (get_uint(r, key, v, 0, UINT64_MAX, &n) < 0)
 			return -1;

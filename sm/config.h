@@ -16,7 +16,10 @@ struct fabricd_config {
 	char log_file[512];	/* "" = stderr */
 	char control_socket[108];	/* unix socket for fabricctl */
 	int log_level;		/* enum log_level */
-	char routing_engine[32];
+	char routing_engine[32];	/* ftree, updown or minhop */
+#define CONFIG_MAX_ROOTS 64
+	uint64_t root_guids[CONFIG_MAX_ROOTS];	/* ftree: top switches; none = rank from the leaves */
+	unsigned nroots;
 	unsigned sm_priority;	/* 0..15 */
 	uint64_t subnet_prefix;
 	unsigned max_mtu;	/* bytes: 256..4096 */

@@ -17,8 +17,7 @@
 #include <string.h>
 #include <sys/time.h>
 
-#include "routing/cdg.h"
-#include "routing/routing.h"
+#include "routing/engine.h"
 #include "topology/fabric_diff.h"
 #include "sm/configure.h"
 #include "sm/discover.h"
@@ -40,7 +39,6 @@ struct sweep {
 	/* event texts, kept until the sweep is stored */
 	struct fabric_change *changes;	/* since the stored sweep */
 	char routing_change[64];
-	char credit_loop[512];		/* the deadlock checker's cycle, if any */
 };
 
 static double unix_now(void)
@@ -141,9 +139,8 @@ static unsigned changed_tables(const struct fabric *prev, const struct routing_t
 
 /*
  * Events for what changed since the stored sweep: nodes and links that
- * came or went, how many switches got new tables (the first sweep of a
- * database has nothing to compare with), and a credit loop if the
- * deadlock checker found one. The stored sweep is this process's last
+ * came or went, and how many switches got new tables (the first sweep
+ * of a database has nothing to compare with). The stored sweep is this process's last
  * one, or, for the first sweep after a start, the database's.
  */
 static int collect_events(struct sweep *s, struct db_new_event **out, size_t *n)
@@ -171,7 +168,7 @@ static int collect_events(struct sweep *s, struct db_new_event **out, size_t *n)
 			goto done;
 		tables = changed_tables(prev, prev_tables, &s->f, &s->tables);
 	}
-	if (!(*out = calloc(nch + 2, sizeof(**out))))
+	if (!(*out = calloc(nch + 1, sizeof(**out))))
 		goto done;
 	for (size_t i = 0; i < nch; i++) {
 		const struct fabric_change *ch = &s->changes[i];
@@ -184,8 +181,6 @@ static int collect_events(struct sweep *s, struct db_new_event **out, size_t *n)
 		(*out)[(*n)++] = (struct db_new_event){ "routing", s->routing_change };
 		log_info("change: %s", s->routing_change);
 	}
-	if (s->credit_loop[0])
-		(*out)[(*n)++] = (struct db_new_event){ "credit_loop", s->credit_loop };
 	rc = 0;
 done:
 	routing_tables_free(&loaded_tables);
@@ -267,6 +262,58 @@ static uint16_t own_lid(const struct fabric *f)
 	return 0;
 }
 
+/* Data VLs every link can run: the routing may layer over this many. */
+static unsigned data_vls(const struct fabric *f, unsigned configured)
+{
+	static const unsigned by_code[] = { 1, 1, 2, 4, 8, 15 };
+	unsigned vls = configured;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		for (unsigned p = 1; p <= n->nports; p++) {
+			uint8_t cap = n->ports[p].vl_cap;
+			if (n->ports[p].remote && cap >= 1 && cap <= 5 && by_code[cap] < vls)
+				vls = by_code[cap];
+		}
+	}
+	return vls;
+}
+
+/*
+ * Computes and proves the routing. A result with a credit loop left on
+ * some VL is refused: the sweep ends there and the fabric keeps the
+ * tables it has. False when the sweep ended.
+ */
+static bool route(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	char detail[160];
+	phase_begin(s, "route");
+	struct routing_request rq = { .roots = sm->cfg.root_guids, .nroots = sm->cfg.nroots,
+				      .max_layers = data_vls(&s->f, sm->cfg.max_op_vls) };
+	routing_engine_parse(sm->cfg.routing_engine, &rq.engine);	/* validated with the config */
+	struct routing_result res;
+	int rc = routing_compute(&s->f, &rq, &s->tables, &res);
+	if (rc < 0) {
+		sweep_end(s, "routing failed (out of memory)", false);
+		return false;
+	}
+	snprintf(detail, sizeof(detail), "engine %s (%u levels), max LID %u, %u of %u VLs, %zu channels, "
+		 "%zu dependencies, %s", res.info.engine, res.info.levels, s->tables.max_lid, s->tables.layers,
+		 rq.max_layers, res.cdg.channels, res.cdg.dependencies, rc ? "CYCLIC" : "acyclic");
+	phase_end(s, detail);
+	if (res.info.note[0])
+		log_warn("route: %s", res.info.note);
+	if (rc == 1) {
+		char cycle[512], why[600];
+		cdg_cycle_text(&res.cdg, cycle, sizeof(cycle));
+		snprintf(why, sizeof(why), "routing refused: credit loop on VL %u even with %u VLs: %s",
+			 res.cdg.vl, rq.max_layers, cycle);
+		sweep_end(s, why, false);
+		return false;
+	}
+	return true;
+}
+
 static void route_and_program(struct sweep *s)
 {
 	struct sm *sm = s->sm;
@@ -291,25 +338,8 @@ static void route_and_program(struct sweep *s)
 		 s->lids.reused, s->lids.fresh);
 	phase_end(s, detail);
 
-	phase_begin(s, "route");
-	if (minhop_route(&s->f, &s->tables) < 0) {
-		sweep_end(s, "routing failed (out of memory)", false);
+	if (!route(s))
 		return;
-	}
-	struct cdg_report cdg;
-	if (cdg_check(&s->f, &s->tables, &cdg) < 0) {
-		sweep_end(s, "deadlock check failed (out of memory)", false);
-		return;
-	}
-	snprintf(detail, sizeof(detail), "engine %s, max LID %u, %zu channels, %zu dependencies, %s",
-		 sm->cfg.routing_engine, s->tables.max_lid, cdg.channels, cdg.dependencies,
-		 cdg.cycle_len ? "CYCLIC" : "acyclic");
-	phase_end(s, detail);
-	if (cdg.cycle_len) {
-		/* min-hop is the only engine yet: program it, but say so loudly */
-		cdg_cycle_text(&cdg, s->credit_loop, sizeof(s->credit_loop));
-		log_warn("route: credit loop (deadlock risk on one VL): %s", s->credit_loop);
-	}
 
 	phase_begin(s, "program");
 	struct cfg_params p = {

@@ -82,7 +82,9 @@ static void test_config_errors_name_the_line(void **state)
 	expect("mad:\n  retries: -1\n", "f.yaml:2: mad.retries must be a number, not '-1'");
 	expect("mad:\n  speed: 1\n", "f.yaml:2: unknown key 'mad.speed' (expected window, timeout_ms or retries)");
 	expect("port: 3\n", "f.yaml:1: port must be a mapping of key: value");
-	expect("routing_engine: ftree2\n", "f.yaml:1: unknown routing_engine 'ftree2' (known: minhop)");
+	expect("routing_engine: ftree2\n", "f.yaml:1: unknown routing_engine 'ftree2' (known: ftree, updown, minhop)");
+	expect("root_guids: 0x10\n", "f.yaml:1: root_guids must be a list of GUIDs, e.g. [0x0002c90300000a01]");
+	expect("root_guids: [0x10, -3]\n", "f.yaml:1: root_guids must be a number, not '-3'");
 	expect("max_op_vls: 3\n", "f.yaml:1: max_op_vls must be 1, 2, 4, 8 or 15");
 	expect("- a\n- b\n", "f.yaml:1: the configuration must be a mapping of key: value");
 	expect("log_level: loud\n", "f.yaml:1: log_level must be error, warn, info or debug, not 'loud'");

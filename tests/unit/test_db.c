@@ -67,6 +67,8 @@ static void test_db_sweep_round_trips(void **state)
 	assert_non_null(db);
 	tree(&f);
 	assert_int_equal(minhop_route(&f, &t), 0);
+	t.layers = 2;	/* the VL layer of each LID comes back too */
+	t.sl[t.max_lid] = 1;
 	struct db_lid lids[] = { { 0x200000, 1 }, { 0x100001, 7 } };
 	struct db_sweep s = sweep_record("ok");
 	assert_int_equal(db_save_sweep(db, &s, &f, &t, lids, 2, NULL, 0), 0);
@@ -89,6 +91,8 @@ static void test_db_sweep_round_trips(void **state)
 	}
 	assert_int_equal(db_load_tables(db, &g, &u), 0);
 	assert_int_equal(u.max_lid, t.max_lid);
+	assert_int_equal(u.layers, 2);
+	assert_memory_equal(u.sl, t.sl, t.max_lid + 1);
 	for (size_t i = 0; i < f.nnodes; i++) {
 		if (!t.lft[i])
 			continue;
@@ -115,7 +119,7 @@ static void test_db_refuses_newer_schema(void **state)
 	sqlite3_exec(h, "PRAGMA user_version = 99", NULL, NULL, NULL);
 	sqlite3_close(h);
 	assert_null(db_open(path, DB_READ_WRITE, err));
-	assert_non_null(strstr(err, "schema version 99 is newer than this fabricd knows (1)"));
+	assert_non_null(strstr(err, "schema version 99 is newer than this fabricd knows (2)"));
 }
 
 static void test_db_refuses_corrupt_file(void **state)

@@ -1,0 +1,38 @@
+/*
+ * engine.h - routing as the SM asks for it: an engine by name, and a
+ * result proven deadlock-free within the VLs the fabric has.
+ */
+#ifndef ROUTING_ENGINE_H
+#define ROUTING_ENGINE_H
+
+#include "routing/layers.h"
+#include "routing/routing.h"
+
+enum routing_engine { ENGINE_FTREE, ENGINE_UPDOWN, ENGINE_MINHOP };
+
+struct routing_request {
+	enum routing_engine engine;
+	const uint64_t *roots;	/* ftree: optional top-switch GUIDs */
+	size_t nroots;
+	unsigned max_layers;	/* VLs available for layering (0 means 1) */
+};
+
+struct routing_result {
+	struct route_info info;
+	struct layers_report layers;
+	struct cdg_report cdg;	/* acyclic: sums over layers; cyclic: the cycle */
+};
+
+/* 0 and *e set, or -1 for an unknown name. */
+int routing_engine_parse(const char *name, enum routing_engine *e);
+const char *routing_engine_name(enum routing_engine e);
+
+/*
+ * Runs the engine and layers the result. Returns 0 (out filled, every
+ * layer acyclic), 1 (out filled but a cycle remains within max_layers:
+ * res->cdg names it; do not program it), or -1 on allocation failure.
+ */
+int routing_compute(const struct fabric *f, const struct routing_request *rq, struct routing_tables *out,
+		    struct routing_result *res);
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * layers.h - virtual-lane layering: splitting destinations over SLs/VLs
+ * until every layer's channel dependency graph is acyclic.
+ */
+#ifndef ROUTING_LAYERS_H
+#define ROUTING_LAYERS_H
+
+#include "routing/cdg.h"
+
+struct layers_report {
+	unsigned layers;	/* layers in use after the split */
+	unsigned moved;		/* destinations moved off layer 0 */
+	struct cdg_report cdg;	/* on failure: the cycle left on the last layer */
+};
+
+/*
+ * Starts with every destination on layer 0; while a layer has a cycle,
+ * moves the destinations that create one dependency of the cycle to the
+ * next layer (as DFSSSP does with paths). Fills t->sl and t->layers.
+ * Returns 0 when every layer is acyclic within max_layers, 1 when it
+ * is not (r->cdg names the cycle), -1 on allocation failure.
+ */
+int layers_assign(const struct fabric *f, struct routing_tables *t, unsigned max_layers,
+		  struct layers_report *r);
+
+#endif

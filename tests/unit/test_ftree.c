@@ -1,0 +1,170 @@
+/*
+ * The fat-tree engine: on full 2- and 3-level trees every shift
+ * permutation loads each link with exactly one flow; degraded trees keep
+ * every pair connected on up/down paths; a fabric that is not a fat tree
+ * falls back to up/down and says why; every result is acyclic.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "routing/engine.h"
+#include "routing/quality.h"
+#include "topology/fattree_gen.h"
+
+static void number_lids(struct fabric *f)
+{
+	uint16_t lid = 1;
+	for (size_t i = 0; i < f->nnodes; i++)
+		f->nodes[i]->ports[f->nodes[i]->type == NODE_SWITCH ? 0 : 1].lid = lid++;
+}
+
+static void generate(struct fabric *f, unsigned levels, unsigned radix, unsigned links, unsigned switches)
+{
+	char err[256];
+	struct fattree_spec spec = { .levels = levels, .radix = radix, .remove_links = links,
+				     .remove_switches = switches, .seed = 5 };
+	assert_int_equal(fattree_generate(&spec, f, err), 0);
+	number_lids(f);
+}
+
+/* Routes f with ftree on up to 8 VLs, checks every layer is acyclic and every flow delivered. */
+static void route_checked(struct fabric *f, struct routing_tables *t, struct route_info *info,
+			  struct quality_report *q)
+{
+	struct routing_request rq = { .engine = ENGINE_FTREE, .max_layers = 8 };
+	struct routing_result res;
+	struct cdg_report cdg;
+	assert_int_equal(routing_compute(f, &rq, t, &res), 0);
+	*info = res.info;
+	assert_int_equal(cdg_check(f, t, &cdg), 0);
+	assert_int_equal(cdg.cycle_len, 0);
+	assert_int_equal(quality_shifts(f, t, 0, q), 0);
+	assert_int_equal(q->broken, 0);
+	assert_int_equal(q->permutations, q->hosts - 1);
+}
+
+static void full_tree_shift_load_is_one(unsigned levels, unsigned radix, size_t hosts)
+{
+	struct fabric f;
+	struct routing_tables t;
+	struct route_info info;
+	struct quality_report q;
+	generate(&f, levels, radix, 0, 0);
+	route_checked(&f, &t, &info, &q);
+	assert_string_equal(info.engine, "ftree");
+	assert_int_equal(info.levels, levels);
+	assert_int_equal(q.hosts, hosts);
+	assert_int_equal(q.max_load, 1);
+	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
+static void test_ftree_shift_load_is_one_on_full_2_level_r8(void **state)
+{
+	full_tree_shift_load_is_one(2, 8, 32);
+}
+
+static void test_ftree_shift_load_is_one_on_full_2_level_r36(void **state)
+{
+	full_tree_shift_load_is_one(2, 36, 648);
+}
+
+static void test_ftree_shift_load_is_one_on_full_3_level_r8(void **state)
+{
+	full_tree_shift_load_is_one(3, 8, 128);
+}
+
+static void test_ftree_shift_load_is_one_on_full_3_level_r12(void **state)
+{
+	full_tree_shift_load_is_one(3, 12, 432);
+}
+
+/* Min-hop, the comparison: balanced by destination count, but not per shift. */
+static void test_ftree_minhop_overloads_a_link_where_ftree_does_not(void **state)
+{
+	struct fabric f;
+	struct routing_tables t;
+	struct quality_report q;
+	generate(&f, 3, 8, 0, 0);
+	assert_int_equal(minhop_route(&f, &t), 0);
+	assert_int_equal(quality_shifts(&f, &t, 0, &q), 0);
+	assert_true(q.max_load > 1);
+	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
+static void test_ftree_degraded_3_level_keeps_every_pair_on_up_down_paths(void **state)
+{
+	struct fabric f;
+	struct routing_tables t;
+	struct route_info info;
+	struct quality_report q;
+	generate(&f, 3, 8, 6, 2);
+	route_checked(&f, &t, &info, &q);
+	assert_string_equal(info.engine, "ftree");
+	assert_int_equal(q.hosts, 128);
+	/* switch LIDs of cut-off columns need escape routes on a second layer */
+	assert_int_equal(t.layers, 2);
+	routing_tables_free(&t);
+	/* at least as balanced as min-hop on what is left */
+	struct quality_report mq;
+	assert_int_equal(minhop_route(&f, &t), 0);
+	assert_int_equal(quality_shifts(&f, &t, 0, &mq), 0);
+	printf("degraded: ftree max %u mean-max %.2f, minhop max %u mean-max %.2f\n", q.max_load,
+	       q.mean_max_load, mq.max_load, mq.mean_max_load);
+	assert_true(q.max_load <= mq.max_load);
+	assert_true(q.mean_max_load < mq.mean_max_load);
+	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
+/* Five switches in a ring, a CA on port 3 of each. */
+static void ring(struct fabric *f)
+{
+	fabric_init(f);
+	struct node *sw[5];
+	char name[8];
+	for (int i = 0; i < 5; i++) {
+		snprintf(name, sizeof(name), "R%d", i);
+		sw[i] = fabric_add_node(f, NODE_SWITCH, 0x200000 + i, 4, name);
+	}
+	for (int i = 0; i < 5; i++) {
+		fabric_link(sw[i], 1, sw[(i + 1) % 5], 2);
+		snprintf(name, sizeof(name), "H%d", i);
+		fabric_link(sw[i], 3, fabric_add_node(f, NODE_CA, 0x100000 + 2 * i, 1, name), 1);
+	}
+	number_lids(f);
+}
+
+static void test_ftree_ring_is_not_a_fat_tree_and_falls_back_to_updown(void **state)
+{
+	struct fabric f;
+	struct routing_tables t;
+	struct route_info info;
+	struct quality_report q;
+	ring(&f);
+	route_checked(&f, &t, &info, &q);
+	assert_string_equal(info.engine, "updown");
+	assert_non_null(strstr(info.note, "not a fat tree: link R"));
+	assert_non_null(strstr(info.note, "joins levels 0 and 0"));
+	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ftree_shift_load_is_one_on_full_2_level_r8),
+		cmocka_unit_test(test_ftree_shift_load_is_one_on_full_2_level_r36),
+		cmocka_unit_test(test_ftree_shift_load_is_one_on_full_3_level_r8),
+		cmocka_unit_test(test_ftree_shift_load_is_one_on_full_3_level_r12),
+		cmocka_unit_test(test_ftree_minhop_overloads_a_link_where_ftree_does_not),
+		cmocka_unit_test(test_ftree_degraded_3_level_keeps_every_pair_on_up_down_paths),
+		cmocka_unit_test(test_ftree_ring_is_not_a_fat_tree_and_falls_back_to_updown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
