@@ -3,7 +3,9 @@
  *
  * Follows the stored forwarding tables from SRC to DST, one line per hop,
  * the way ibtracert walks the live fabric: which port each hop leaves by
- * and what is behind it. Exit 1 if the tables drop or loop the packet.
+ * and what is behind it, and the VL it travels on (the SL of the
+ * destination's layer through the stored SL-to-VL map). Exit 1 if the
+ * tables drop or loop the packet.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,31 +16,32 @@
 #include "cli/walk.h"
 
 static void print_hops(const struct ctl *c, const struct hop *hops, unsigned n, uint16_t slid,
-		       uint16_t dlid)
+		       uint16_t dlid, unsigned sl, unsigned vl)
 {
 	if (c->json) {
-		printf("{\"slid\": %u, \"dlid\": %u, \"hops\": [", slid, dlid);
+		printf("{\"slid\": %u, \"dlid\": %u, \"sl\": %u, \"hops\": [", slid, dlid, sl);
 		for (unsigned i = 0; i < n; i++) {
 			printf("%s\n  {\"node\": ", i ? "," : "");
 			json_string(stdout, hops[i].node->desc);
-			printf(", \"guid\": \"0x%016" PRIx64 "\", \"in_port\": %u, \"out_port\": %u}",
-			       hops[i].node->guid, hops[i].in, hops[i].out);
+			printf(", \"guid\": \"0x%016" PRIx64 "\", \"in_port\": %u, \"out_port\": %u, \"vl\": %u}",
+			       hops[i].node->guid, hops[i].in, hops[i].out, vl);
 		}
 		printf("\n]}\n");
 		return;
 	}
-	static const char *heads[] = { "HOP", "NODE", "GUID", "IN", "OUT" };
+	static const char *heads[] = { "HOP", "NODE", "GUID", "IN", "OUT", "VL" };
 	struct table t;
-	table_init(&t, 5, heads);
+	table_init(&t, 6, heads);
 	for (unsigned i = 0; i < n; i++) {
-		char num[12], guid[24], in[8], out[8];
+		char num[12], guid[24], in[8], out[8], vlt[8];
 		snprintf(num, sizeof(num), "%u", i);
 		snprintf(guid, sizeof(guid), "0x%016" PRIx64, hops[i].node->guid);
 		snprintf(in, sizeof(in), "%u", hops[i].in);
 		snprintf(out, sizeof(out), "%u", hops[i].out);
-		table_row(&t, num, hops[i].node->desc, guid, i ? in : "-", i + 1 < n ? out : "-");
+		snprintf(vlt, sizeof(vlt), "%u", vl);
+		table_row(&t, num, hops[i].node->desc, guid, i ? in : "-", i + 1 < n ? out : "-", i + 1 < n ? vlt : "-");
 	}
-	printf("route from LID %u to LID %u, %u hops\n", slid, dlid, n - 1);
+	printf("route from LID %u to LID %u, %u hops, SL %u\n", slid, dlid, n - 1, sl);
 	table_print(&t, stdout);
 	table_free(&t);
 }
@@ -69,7 +72,8 @@ int cmd_route(struct ctl *c, int argc, char **argv)
 		fprintf(stderr, "fabricctl: %s\n", why);
 		goto done;
 	}
-	print_hops(c, hops, n, slid, dlid);
+	unsigned sl = dlid <= t.max_lid ? t.sl[dlid] : 0;
+	print_hops(c, hops, n, slid, dlid, sl, t.vl_by_sl[sl & 15]);
 	rc = EXIT_OK;
 done:
 	routing_tables_free(&t);

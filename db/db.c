@@ -265,10 +265,11 @@ static int save_tables(struct db *db, const struct fabric *f, const struct routi
 	sqlite3_finalize(st);
 	if (rc < 0)
 		return rc;
-	if (sqlite3_prepare_v2(db->h, "INSERT INTO routing VALUES (1,?,?)", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db->h, "INSERT INTO routing VALUES (1,?,?,?)", -1, &st, NULL) != SQLITE_OK)
 		return set_err(db, "storing VL layers");
 	sqlite3_bind_int(st, 1, (int)t->layers);
 	sqlite3_bind_blob(st, 2, t->sl, t->max_lid + 1, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 3, t->vl_by_sl, sizeof(t->vl_by_sl), SQLITE_STATIC);
 	rc = step_done(db, st, "storing VL layers");
 	sqlite3_finalize(st);
 	return rc;
@@ -278,13 +279,15 @@ static int save_tables(struct db *db, const struct fabric *f, const struct routi
 static int load_layers(struct db *db, struct routing_tables *t)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db->h, "SELECT layers, sl FROM routing", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db->h, "SELECT layers, sl, vl_by_sl FROM routing", -1, &st, NULL) != SQLITE_OK)
 		return set_err(db, "reading VL layers");
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		int len = sqlite3_column_bytes(st, 1);
 		t->layers = (unsigned)sqlite3_column_int(st, 0);
 		memcpy(t->sl, sqlite3_column_blob(st, 1), (size_t)(len < t->max_lid + 1 ? len : t->max_lid + 1));
+		if (sqlite3_column_bytes(st, 2) == (int)sizeof(t->vl_by_sl))
+			memcpy(t->vl_by_sl, sqlite3_column_blob(st, 2), sizeof(t->vl_by_sl));
 		rc = sqlite3_step(st);
 	}
 	sqlite3_finalize(st);
@@ -350,7 +353,7 @@ static int insert_sweep(struct db *db, struct db_sweep *sw)
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->h, "INSERT INTO sweeps (kind, started, finished, mads, result, nodes, "
-			       "switches, links) VALUES (?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+			       "switches, links, vlarb) VALUES (?,?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
 		return set_err(db, "storing the sweep");
 	sqlite3_bind_text(st, 1, sw->kind, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 2, sw->started);
@@ -360,6 +363,7 @@ static int insert_sweep(struct db *db, struct db_sweep *sw)
 	sqlite3_bind_int(st, 6, (int)sw->nodes);
 	sqlite3_bind_int(st, 7, (int)sw->switches);
 	sqlite3_bind_int(st, 8, (int)sw->links);
+	sqlite3_bind_text(st, 9, sw->vlarb, -1, SQLITE_STATIC);
 	int rc = step_done(db, st, "storing the sweep");
 	sqlite3_finalize(st);
 	sw->id = sqlite3_last_insert_rowid(db->h);
@@ -409,6 +413,7 @@ static void read_sweep(sqlite3_stmt *st, struct db_sweep *sw)
 	sw->nodes = (unsigned)sqlite3_column_int(st, 6);
 	sw->switches = (unsigned)sqlite3_column_int(st, 7);
 	sw->links = (unsigned)sqlite3_column_int(st, 8);
+	snprintf(sw->vlarb, sizeof(sw->vlarb), "%s", (const char *)sqlite3_column_text(st, 9));
 }
 
 int db_each_sweep(struct db *db, unsigned limit, void (*fn)(void *arg, const struct db_sweep *sw),
@@ -416,7 +421,7 @@ int db_each_sweep(struct db *db, unsigned limit, void (*fn)(void *arg, const str
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->h, "SELECT * FROM (SELECT id, kind, started, finished, mads, result, "
-			       "nodes, switches, links FROM sweeps ORDER BY id DESC LIMIT ?) ORDER BY id", -1, &st,
+			       "nodes, switches, links, vlarb FROM sweeps ORDER BY id DESC LIMIT ?) ORDER BY id", -1, &st,
 			       NULL) != SQLITE_OK)
 		return set_err(db, "reading sweeps");
 	sqlite3_bind_int64(st, 1, limit);

@@ -31,6 +31,7 @@ struct db_sweep {
 	uint64_t mads;
 	char result[64];	/* "ok" or what failed */
 	unsigned nodes, switches, links;
+	char vlarb[256];	/* the VL arbitration programmed on every port */
 };
 
 enum db_mode { DB_READ_ONLY, DB_READ_WRITE };

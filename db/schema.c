@@ -64,11 +64,13 @@ static const char *migrations[] = {
 	"  kind TEXT NOT NULL,"
 	"  detail TEXT NOT NULL);"
 	"CREATE INDEX events_time ON events(time);",
-	/* 1 -> 2: the VL layer (SL) of each destination LID */
+	/* 1 -> 2: VL layers, the SL-to-VL map and the VL arbitration programmed */
 	"CREATE TABLE routing ("
 	"  id INTEGER PRIMARY KEY CHECK (id = 1),"
 	"  layers INTEGER NOT NULL,"
-	"  sl BLOB NOT NULL);",	/* byte i: SL of traffic to LID i */
+	"  sl BLOB NOT NULL,"		/* byte i: SL of traffic to LID i */
+	"  vl_by_sl BLOB NOT NULL);"	/* byte s: VL of SL s, on every port */
+	"ALTER TABLE sweeps ADD COLUMN vlarb TEXT NOT NULL DEFAULT '';",
 };
 
 int schema_latest(void)

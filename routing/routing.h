@@ -24,6 +24,7 @@ struct routing_tables {
 	 */
 	uint8_t *sl;
 	unsigned layers;
+	uint8_t vl_by_sl[16];	/* the SL-to-VL map programmed on every port */
 };
 
 void routing_tables_free(struct routing_tables *t);

@@ -17,6 +17,7 @@
  *   subnet_timeout: 18
  *   sweep_interval: 10
  *   mad: { window: 64, timeout_ms: 200, retries: 3 }
+ *   qos: { vlarb_high: "", vlarb_low: "0:64,1:64", vl_high_limit: 0 }
  *
  * Unknown keys and bad values are errors naming the file and line.
  */
@@ -31,6 +32,7 @@
 
 #include "routing/engine.h"
 #include "sm/log.h"
+#include "sm/qos.h"
 
 void config_defaults(struct fabricd_config *c)
 {
@@ -190,6 +192,34 @@ static int mad_pair(struct reader *r, const char *key, const yaml_node_t *v, str
 	return 0;
 }
 
+static int arb_list(struct reader *r, const char *key, const yaml_node_t *v, char *out, size_t len)
+{
+	ib_vl_arb_element_t e[QOS_MAX_ARB];
+	unsigned n;
+	char why[128];
+	if (get_string(r, key, v, out, len) < 0)
+		return -1;
+	if (qos_parse_arb(out, e, &n, why, sizeof(why)) < 0)
+		return fail(r, v, "%s: %s", key, why);
+	return 0;
+}
+
+static int qos_pair(struct reader *r, const char *key, const yaml_node_t *v, struct fabricd_config *c)
+{
+	unsigned long long n;
+	if (strcmp(key, "vlarb_high") == 0)
+		return arb_list(r, "qos.vlarb_high", v, c->vlarb_high, sizeof(c->vlarb_high));
+	if (strcmp(key, "vlarb_low") == 0)
+		return arb_list(r, "qos.vlarb_low", v, c->vlarb_low, sizeof(c->vlarb_low));
+	if (strcmp(key, "vl_high_limit") == 0) {
+		if (get_uint(r, "qos.vl_high_limit", v, 0, 255, &n) < 0)
+			return -1;
+		c->vl_high_limit = (unsigned)n;
+		return 0;
+	}
+	return fail(r, v, "unknown key 'qos.%s' (expected vlarb_high, vlarb_low or vl_high_limit)", key);
+}
+
 static int top_pair(struct reader *r, const char *key, const yaml_node_t *v, struct fabricd_config *c)
 {
 	unsigned long long n;
@@ -198,6 +228,8 @@ static int top_pair(struct reader *r, const char *key, const yaml_node_t *v, str
 		return each_pair(r, "port", v, port_pair, c);
 	if (strcmp(key, "mad") == 0)
 		return each_pair(r, "mad", v, mad_pair, c);
+	if (strcmp(key, "qos") == 0)
+		return each_pair(r, "qos", v, qos_pair, c);
 	if (strcmp(key, "database") == 0)
 		return get_string(r, key, v, c->database, sizeof(c->database));
 	if (strcmp(key, "log_file") == 0)

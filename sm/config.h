@@ -27,6 +27,8 @@ struct fabricd_config {
 	unsigned subnet_timeout;
 	unsigned sweep_interval;	/* seconds between re-sweeps; 0 = only on request */
 	unsigned mad_window, mad_timeout_ms, mad_retries;
+	char vlarb_high[256], vlarb_low[256];	/* "VL:weight,..."; "" = defaults */
+	unsigned vl_high_limit;
 };
 
 void config_defaults(struct fabricd_config *c);

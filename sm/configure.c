@@ -6,128 +6,16 @@
  * node already has those values, so a re-run on a configured fabric sends
  * little. Each answer (the attribute as now set) is stored back.
  *
- * A batch counts its MADs in flight and calls done at zero. Failures are
- * counted and logged; the batch goes on.
+ * The Sets go out as one batch (sm/batch.c) each.
  */
 #include "sm/configure.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "sm/batch.h"
 #include "sm/log.h"
 #include "sm/smnode.h"
-
-struct batch {
-	struct mad_port *mp;
-	struct cfg_result r;
-	unsigned in_flight;
-	cfg_done_fn done;
-	void *arg;
-	bool issuing;		/* still sending: do not finish on a zero count yet */
-};
-
-struct set_ctx {
-	struct batch *b;
-	struct node *n;
-	ib_net16_t attr;
-	uint32_t mod;
-	uint8_t want_state;	/* PortInfo state Sets: the state asked for */
-};
-
-static void finish_if_idle(struct batch *b)
-{
-	if (b->issuing || b->in_flight)
-		return;
-	b->done(b->arg, &b->r);
-	free(b);
-}
-
-static void on_set(void *ctx, int status, const ib_smp_t *reply);
-
-/* The answer to a lost state Set's re-read: done if the port got there. */
-static void on_verify(void *ctx, int status, const ib_smp_t *reply)
-{
-	struct set_ctx *c = ctx;
-	if (status == 0 && ib_port_info_get_port_state((const ib_port_info_t *)reply->data) == c->want_state) {
-		c->want_state = 0;	/* nothing left to verify */
-		on_set(c, 0, reply);
-		return;
-	}
-	c->want_state = 0;
-	on_set(c, status ? status : 1, reply);
-}
-
-/*
- * A port state Set is not idempotent: when its answer was lost, the resend
- * finds the port already moved and is refused. So a refused state Set is
- * checked with a Get before it counts as failed.
- */
-static bool verify_refused_state(struct set_ctx *c, int status)
-{
-	if (!c->want_state || status == 0 || status == MAD_TIMEOUT)
-		return false;
-	struct dr_path r = sm_node_route(c->n, (uint8_t)c->mod);
-	return mad_send_dr(c->b->mp, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_INFO, c->mod, r.path, r.hops, NULL,
-			   on_verify, c) == 0;
-}
-
-static void on_set(void *ctx, int status, const ib_smp_t *reply)
-{
-	struct set_ctx *c = ctx;
-	struct batch *b = c->b;
-	if (verify_refused_state(c, status))
-		return;
-	if (status != 0) {
-		b->r.failed++;
-		log_warn("configure: Set attribute 0x%04x mod 0x%x on %s failed (%s)", cl_ntoh16(c->attr), c->mod,
-			 c->n->desc, status == MAD_TIMEOUT ? "timeout" : "refused");
-	} else if (c->attr == IB_MAD_ATTR_PORT_INFO) {
-		sm_node_set_port_info(c->n, (uint8_t)c->mod, (const ib_port_info_t *)reply->data);
-	}
-	free(c);
-	b->in_flight--;
-	finish_if_idle(b);
-}
-
-static void send_set(struct batch *b, struct node *n, ib_net16_t attr, uint32_t mod,
-		     const void *data)
-{
-	struct set_ctx *c = malloc(sizeof(*c));
-	if (!c) {
-		b->r.failed++;
-		return;
-	}
-	*c = (struct set_ctx){ .b = b, .n = n, .attr = attr, .mod = mod };
-	if (attr == IB_MAD_ATTR_PORT_INFO)
-		c->want_state = ib_port_info_get_port_state((const ib_port_info_t *)data);
-	/* a CA takes PortInfo only on the port it describes */
-	struct dr_path r = sm_node_route(n, attr == IB_MAD_ATTR_PORT_INFO ? (uint8_t)mod : 0);
-	if (mad_send_dr(b->mp, IB_MAD_METHOD_SET, attr, mod, r.path, r.hops, data, on_set, c) < 0) {
-		free(c);
-		b->r.failed++;
-		return;
-	}
-	b->r.sent++;
-	b->in_flight++;
-}
-
-static struct batch *batch_new(struct mad_port *mp, cfg_done_fn done, void *arg)
-{
-	struct batch *b = calloc(1, sizeof(*b));
-	if (b) {
-		b->mp = mp;
-		b->done = done;
-		b->arg = arg;
-		b->issuing = true;
-	}
-	return b;
-}
-
-static void batch_issued(struct batch *b)
-{
-	b->issuing = false;
-	finish_if_idle(b);
-}
 
 static uint8_t min3(uint8_t a, uint8_t b, uint8_t c)
 {
@@ -145,6 +33,7 @@ static bool wanted_port_info(const struct node *n, unsigned port, const struct c
 	*pi = *now;
 	ib_port_info_set_port_state(pi, IB_LINK_NO_CHANGE);
 	pi->state_info2 &= 0x0f;	/* PortPhysicalState 0: no change */
+	pi->vl_high_limit = p->vl_high_limit;
 	if (n->type != NODE_SWITCH || port == 0) {
 		pi->base_lid = cl_hton16(pt->lid);
 		pi->master_sm_base_lid = cl_hton16(p->sm_lid);
@@ -212,7 +101,7 @@ static void program_switch(struct batch *b, struct node *n,
 	ib_switch_info_t si = s->switch_info;
 	si.lin_top = cl_hton16(t->max_lid);
 	si.life_state |= IB_SWITCH_PSC;	/* writing 1 clears PortStateChange */
-	send_set(b, n, IB_MAD_ATTR_SWITCH_INFO, 0, &si);
+	batch_set(b, n, 0, IB_MAD_ATTR_SWITCH_INFO, 0, &si);
 	const uint8_t *lft = t->lft[n->index];
 	uint16_t old_max = 0;
 	const uint8_t *old = programmed_table(n, prev, prev_t, &old_max);
@@ -226,7 +115,7 @@ static void program_switch(struct batch *b, struct node *n,
 				continue;
 			}
 		}
-		send_set(b, n, IB_MAD_ATTR_LIN_FWD_TBL, block, data);
+		batch_set(b, n, 0, IB_MAD_ATTR_LIN_FWD_TBL, block, data);
 		b->r.lft_blocks_sent++;
 	}
 }
@@ -248,7 +137,7 @@ int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tabl
 			if (!s->have_port_info[port] || !n->ports[port].exists)
 				continue;
 			if (wanted_port_info(n, port, p, &pi))
-				send_set(b, n, IB_MAD_ATTR_PORT_INFO, port, &pi);
+				batch_set(b, n, (uint8_t)port, IB_MAD_ATTR_PORT_INFO, port, &pi);
 		}
 	}
 	batch_issued(b);
@@ -272,7 +161,7 @@ int cfg_step_state(struct mad_port *mp, struct fabric *f, enum port_state to, cf
 			ib_port_info_t pi = s->port_info[port];
 			ib_port_info_set_port_state(&pi, (uint8_t)to);
 			pi.state_info2 &= 0x0f;
-			send_set(b, n, IB_MAD_ATTR_PORT_INFO, port, &pi);
+			batch_set(b, n, (uint8_t)port, IB_MAD_ATTR_PORT_INFO, port, &pi);
 		}
 	}
 	batch_issued(b);

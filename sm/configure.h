@@ -15,12 +15,14 @@ struct cfg_params {
 	uint8_t max_mtu;	/* IB encoding: 1=256 .. 5=4096 */
 	uint8_t max_op_vls;	/* IB encoding: 1=VL0, 2=VL0-1, 3=VL0-3, 4=VL0-7, 5=VL0-14 */
 	uint8_t subnet_timeout;
+	uint8_t vl_high_limit;
 };
 
 struct cfg_result {
 	unsigned sent;		/* Set MADs issued */
 	unsigned failed;	/* Sets that failed or were refused */
 	unsigned lft_blocks_sent, lft_blocks_skipped;
+	unsigned skipped_nodes;	/* VL programming: nodes already holding the tables */
 };
 
 typedef void (*cfg_done_fn)(void *arg, const struct cfg_result *r);

@@ -12,6 +12,7 @@
 #include "sm/config.h"
 #include "sm/evloop.h"
 #include "sm/mad.h"
+#include "sm/qos.h"
 #include "topology/fabric.h"
 
 enum sm_state { SM_NOTACTIVE = 0, SM_DISCOVERING = 1, SM_STANDBY = 2, SM_MASTER = 3 };
@@ -28,6 +29,7 @@ struct sm {
 	int exit_code;
 	struct fabric fabric;	/* as the last finished sweep found it */
 	struct routing_tables tables;	/* what that sweep programmed */
+	struct qos_tables qos;		/* and the VL tables it programmed */
 	bool have_fabric;
 	bool last_sweep_ok;	/* every Set of that sweep succeeded */
 	struct evl_watch *sweep_timer;

@@ -32,6 +32,7 @@ struct sweep {
 	struct disc_report disc;
 	struct lid_result lids;
 	struct routing_tables tables;
+	struct qos_tables qos;
 	struct db_sweep rec;
 	uint64_t t0, phase_t0, mads0, phase_mads0, retries0;
 	unsigned cfg_failed;
@@ -95,6 +96,7 @@ static void sweep_end(struct sweep *s, const char *result, bool stored)
 		}
 		sm->tables = s->tables;
 		memset(&s->tables, 0, sizeof(s->tables));
+		sm->qos = s->qos;
 		fabric_move(&sm->fabric, &s->f);
 		sm->have_fabric = true;
 		sm->last_sweep_ok = ok;
@@ -245,12 +247,27 @@ static void on_armed(void *arg, const struct cfg_result *r)
 	step_ports(arg, r, NULL, "activate", PORT_ACTIVE, on_active);
 }
 
-static void on_programmed(void *arg, const struct cfg_result *r)
+static void on_vls(void *arg, const struct cfg_result *r)
 {
 	char detail[96];
+	snprintf(detail, sizeof(detail), "%u SL2VL/VLArb Sets, %u nodes unchanged and skipped", r->sent,
+		 r->skipped_nodes);
+	step_ports(arg, r, detail, "arm", PORT_ARMED, on_armed);
+}
+
+static void on_programmed(void *arg, const struct cfg_result *r)
+{
+	struct sweep *s = arg;
+	struct sm *sm = s->sm;
+	char detail[96];
+	s->cfg_failed += r->failed;
 	snprintf(detail, sizeof(detail), "%u LFT blocks sent, %u unchanged and skipped", r->lft_blocks_sent,
 		 r->lft_blocks_skipped);
-	step_ports(arg, r, detail, "arm", PORT_ARMED, on_armed);
+	phase_end(s, detail);
+	phase_begin(s, "vls");
+	bool clean = sm->have_fabric && sm->last_sweep_ok;
+	if (qos_program(sm->mp, &s->f, &s->qos, clean ? &sm->fabric : NULL, clean ? &sm->qos : NULL, on_vls, s) < 0)
+		sweep_end(s, "out of memory", false);
 }
 
 /* The LID addressing the SM: its CA port's, or its switch's port 0. */
@@ -311,6 +328,15 @@ static bool route(struct sweep *s)
 		sweep_end(s, why, false);
 		return false;
 	}
+	char err[160];
+	if (qos_tables_build(&s->qos, rq.max_layers, sm->cfg.vlarb_high, sm->cfg.vlarb_low, sm->cfg.vl_high_limit,
+			     err, sizeof(err)) < 0) {
+		sweep_end(s, err, false);
+		return false;
+	}
+	for (uint8_t sl = 0; sl < 16; sl++)
+		s->tables.vl_by_sl[sl] = ib_slvl_table_get(&s->qos.sl2vl, sl);
+	qos_describe(&s->qos, s->rec.vlarb, sizeof(s->rec.vlarb));
 	return true;
 }
 
@@ -348,6 +374,7 @@ static void route_and_program(struct sweep *s)
 		.max_mtu = config_mtu_code(sm->cfg.max_mtu),
 		.max_op_vls = config_vls_code(sm->cfg.max_op_vls),
 		.subnet_timeout = (uint8_t)sm->cfg.subnet_timeout,
+		.vl_high_limit = (uint8_t)sm->cfg.vl_high_limit,
 	};
 	/* only a clean sweep's tables are known to be in the switches */
 	const struct fabric *prev = sm->have_fabric && sm->last_sweep_ok ? &sm->fabric : NULL;

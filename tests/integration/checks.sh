@@ -88,4 +88,46 @@ trace_one() {
 	stored=$("$FABRICCTL" -d "$DB" route "$1" "$2" | awk 'NR > 2 {print $2}' | tr '\n' ' ') ||
 		fail "fabricctl route $1 $2 failed"
 	[[ $live == "$stored" ]] || fail "ibtracert $1 $2 goes $live, fabricctl route says $stored"
+	check_up_down "$live" || fail "ibtracert $1 $2 goes $live: not an up/down path"
+}
+
+# check_up_down "H0_0 L0 A1 C3 ...": on generated fat trees (leaves L, spines S,
+# aggregation A, cores C) the switch levels along a path rise, then only fall.
+check_up_down() {
+	local name level prev=-1 falling=0
+	for name in $1; do
+		case $name in
+		L*) level=0 ;; S*|A*) level=1 ;; C*) level=2 ;; H*) continue ;; *) return 0 ;;
+		esac
+		if (( prev >= 0 && level < prev )); then falling=1
+		elif (( prev >= 0 && level > prev && falling )); then return 1
+		fi
+		prev=$level
+	done
+}
+
+# check_vls VLS: the SL-to-VL map of the first CA's switch from each of its
+# linked ports (and port 0) to the CA's port, the CA's own map, and both
+# ports' low VL arbitration tables are what fabricd programs: SL s on
+# VL s % VLS, every data VL at weight 64.
+check_vls() {
+	local want="" sl swlid swport calid out ports line in
+	for sl in $(seq 0 15); do want+=$(printf '|%2d' $((sl % $1))); done
+	want+="|"
+	read -r calid swlid swport < <(diag ibnetdiscover -p | awk '$1 == "CA" && $8 == "SW" {print $2, $9, $10; exit}')
+	ports=" 0 $(diag ibnetdiscover -p | awk -v l="$swlid" '$1 == "SW" && $2 == l && $7 == "-" {print $3}' | tr '\n' ' ')"
+	out=$(diag smpquery sl2vl "$swlid" "$swport" | grep '^ports:') || fail "smpquery sl2vl $swlid $swport failed"
+	while read -r line; do
+		in=$(sed 's/ports: in *\([0-9]*\),.*/\1/' <<<"$line")
+		[[ $in == "$swport" || $ports != *" $in "* ]] && continue
+		[[ $line == *"$want" ]] || fail "switch LID $swlid SL2VL in $in out $swport is not $want: $line"
+	done <<<"$out"
+	out=$(diag smpquery sl2vl "$calid" 1 | grep '^ports:') || fail "smpquery sl2vl $calid failed"
+	[[ $out == *"$want"* ]] || fail "CA LID $calid SL2VL is not $want: $out"
+	for lid in "$swlid $swport" "$calid 1"; do
+		out=$(diag smpquery vlarb $lid | sed -n '/Low priority/,/High priority/p' | grep WEIGHT) ||
+			fail "smpquery vlarb $lid failed"
+		[[ $out =~ ^WEIGHT:\ (\|0x40\ ?)+\|$ ]] || fail "LID $lid low VL arbitration is not all 0x40: $out"
+	done
+	note "smpquery: SL2VL (SL s -> VL s % $1) and VL arbitration programmed on switch LID $swlid port $swport and CA LID $calid"
 }

@@ -83,6 +83,8 @@ static void test_config_errors_name_the_line(void **state)
 	expect("mad:\n  speed: 1\n", "f.yaml:2: unknown key 'mad.speed' (expected window, timeout_ms or retries)");
 	expect("port: 3\n", "f.yaml:1: port must be a mapping of key: value");
 	expect("routing_engine: ftree2\n", "f.yaml:1: unknown routing_engine 'ftree2' (known: ftree, updown, minhop)");
+	expect("qos: { vlarb_low: \"0:64,1\" }\n", "f.yaml:1: qos.vlarb_low: '1': expected VL:weight with VL 0..14");
+	expect("qos: { vlarb_high: \"0:300\" }\n", "f.yaml:1: qos.vlarb_high: '300': the weight must be 0..255");
 	expect("root_guids: 0x10\n", "f.yaml:1: root_guids must be a list of GUIDs, e.g. [0x0002c90300000a01]");
 	expect("root_guids: [0x10, -3]\n", "f.yaml:1: root_guids must be a number, not '-3'");
 	expect("max_op_vls: 3\n", "f.yaml:1: max_op_vls must be 1, 2, 4, 8 or 15");

@@ -1,0 +1,32 @@
+/*
+ * batch.h - a batch of SMP Sets whose completion is one callback.
+ */
+#ifndef SM_BATCH_H
+#define SM_BATCH_H
+
+#include <stdbool.h>
+#include <iba/ib_types.h>
+
+#include "sm/configure.h"
+
+struct batch {
+	struct mad_port *mp;
+	struct cfg_result r;
+	unsigned in_flight;
+	cfg_done_fn done;
+	void *arg;
+	bool issuing;		/* still sending: do not finish on a zero count yet */
+};
+
+/* NULL on allocation failure. */
+struct batch *batch_new(struct mad_port *mp, cfg_done_fn done, void *arg);
+/*
+ * Sends a Set of attr/mod with data to n, over the route that reaches
+ * n's port (CAs answer only on the port an SMP comes in on; 0 for a
+ * switch). A PortInfo Set's state field is verified if refused.
+ */
+void batch_set(struct batch *b, struct node *n, uint8_t port, ib_net16_t attr, uint32_t mod, const void *data);
+/* Everything is sent: done runs (and b is freed) when the answers are in. */
+void batch_issued(struct batch *b);
+
+#endif

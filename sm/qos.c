@@ -1,0 +1,202 @@
+/*
+ * DOC: virtual-lane programming
+ *
+ * fabricd uses one SL-to-VL map everywhere: SL s travels on VL s % vls,
+ * vls being the data VLs every link runs. The routing's VL layers are SLs
+ * 0..layers-1, so a packet keeps its layer's VL on every hop and each
+ * layer's dependency graph is the one the checker proved acyclic.
+ *
+ * A switch's map is per (input port, output port) pair: with
+ * OptimizedSLtoVLMappingProgramming one Set (AllInputPorts|AllOutputPorts)
+ * covers it, else every pair of linked ports (and port 0 as input) gets
+ * one. CA ports take theirs, and their VLArbitration tables, over their
+ * own route.
+ *
+ * VL arbitration: the configured high and low lists, or by default an
+ * empty high table and every data VL at weight 64 in the low table.
+ */
+#include "sm/qos.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm/batch.h"
+#include "sm/smnode.h"
+
+#define SL2VL_ALL_PORTS 0x30000	/* AllInputPorts | AllOutputPorts */
+#define DEFAULT_WEIGHT 64
+
+int qos_parse_arb(const char *s, ib_vl_arb_element_t *e, unsigned *n, char *err, size_t errlen)
+{
+	*n = 0;
+	while (s && *s) {
+		char *end;
+		unsigned long vl = strtoul(s, &end, 10), w;
+		if (end == s || *end != ':' || vl > 14) {
+			snprintf(err, errlen, "'%s': expected VL:weight with VL 0..14", s);
+			return -1;
+		}
+		s = end + 1;
+		w = strtoul(s, &end, 0);
+		if (end == s || w > 255 || (*end && *end != ',')) {
+			snprintf(err, errlen, "'%s': the weight must be 0..255", s);
+			return -1;
+		}
+		if (*n == QOS_MAX_ARB) {
+			snprintf(err, errlen, "more than %d entries", QOS_MAX_ARB);
+			return -1;
+		}
+		e[(*n)++] = (ib_vl_arb_element_t){ .vl = (uint8_t)vl, .weight = (uint8_t)w };
+		s = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+int qos_tables_build(struct qos_tables *q, unsigned vls, const char *high, const char *low, unsigned high_limit,
+		     char *err, size_t errlen)
+{
+	memset(q, 0, sizeof(*q));
+	q->vls = (uint8_t)(vls ? vls : 1);
+	q->high_limit = (uint8_t)high_limit;
+	for (uint8_t sl = 0; sl < 16; sl++)
+		ib_slvl_table_set(&q->sl2vl, sl, sl % q->vls);
+	if (qos_parse_arb(high, q->high, &q->nhigh, err, errlen) < 0 ||
+	    qos_parse_arb(low, q->low, &q->nlow, err, errlen) < 0)
+		return -1;
+	if (!low || !*low)
+		for (uint8_t vl = 0; vl < q->vls; vl++)
+			q->low[q->nlow++] = (ib_vl_arb_element_t){ .vl = vl, .weight = DEFAULT_WEIGHT };
+	return 0;
+}
+
+static size_t describe_list(const ib_vl_arb_element_t *e, unsigned n, char *buf, size_t len)
+{
+	size_t off = 0;
+	for (unsigned i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%u:%u", i ? "," : "", e[i].vl, e[i].weight);
+	if (!n && len)
+		off += (size_t)snprintf(buf, len, "-");
+	return off < len ? off : len;
+}
+
+void qos_describe(const struct qos_tables *q, char *buf, size_t len)
+{
+	size_t off = (size_t)snprintf(buf, len, "high ");
+	if (off < len)
+		off += describe_list(q->high, q->nhigh, buf + off, len - off);
+	if (off < len)
+		off += (size_t)snprintf(buf + off, len - off, "; low ");
+	if (off < len)
+		off += describe_list(q->low, q->nlow, buf + off, len - off);
+	if (off < len)
+		snprintf(buf + off, len - off, "; high limit %u", q->high_limit);
+}
+
+static bool same_tables(const struct qos_tables *a, const struct qos_tables *b)
+{
+	return b && memcmp(a, b, sizeof(*a)) == 0;
+}
+
+/* True if n was programmed by the last clean sweep and kept its LIDs (no reset). */
+static bool kept(const struct node *n, const struct fabric *prev)
+{
+	const struct node *o = prev ? fabric_find_guid(prev, n->guid) : NULL;
+	const struct sm_node *s = sm_node(n);
+	if (!o)
+		return false;
+	for (unsigned p = n->type == NODE_SWITCH ? 0 : 1; p <= n->nports; p++) {
+		if (n->type == NODE_SWITCH && p > 0)
+			break;
+		if (!s->have_port_info[p] || cl_ntoh16(s->port_info[p].base_lid) != o->ports[p].lid)
+			return false;
+	}
+	return true;
+}
+
+/* VLArbitrationTable blocks of one port: 1-2 low, 3-4 high, as its caps allow. */
+static void program_vlarb(struct batch *b, struct node *n, uint8_t port, const struct qos_tables *q)
+{
+	const ib_port_info_t *pi = &sm_node(n)->port_info[port];
+	struct { const ib_vl_arb_element_t *e; unsigned n, cap, block; } table[] = {
+		{ q->low, q->nlow, pi->vl_arb_low_cap, 1 },
+		{ q->high, q->nhigh, pi->vl_arb_high_cap, 3 },
+	};
+	for (unsigned t = 0; t < 2; t++)
+		for (unsigned half = 0; half * 32 < table[t].cap; half++) {
+			ib_vl_arb_table_t data;
+			memset(&data, 0, sizeof(data));
+			for (unsigned i = half * 32; i < table[t].n && i < table[t].cap && i < half * 32 + 32; i++)
+				data.vl_entry[i - half * 32] = table[t].e[i];
+			uint32_t mod = (table[t].block + half) << 16 | (n->type == NODE_SWITCH ? port : 0);
+			batch_set(b, n, n->type == NODE_SWITCH ? 0 : port, IB_MAD_ATTR_VL_ARBITRATION, mod, &data);
+		}
+}
+
+/*
+ * A port that says IsSLMappingSupported, or runs more than one data VL
+ * (such a port must map SLs somehow, and simulators often leave the
+ * capability bit clear), gets the map.
+ */
+static bool has_sl_map(const struct node *n, unsigned port)
+{
+	const struct sm_node *s = sm_node(n);
+	if (!s->have_port_info[port])
+		return false;
+	const ib_port_info_t *pi = &s->port_info[port];
+	return (cl_ntoh32(pi->capability_mask) & IB_PORT_CAP_HAS_SL_MAP) || ib_port_info_get_vl_cap(pi) > 1;
+}
+
+static void program_switch(struct batch *b, struct node *n, const struct qos_tables *q)
+{
+	const struct sm_node *s = sm_node(n);
+	for (unsigned out = 1; out <= n->nports; out++)
+		if (n->ports[out].remote && s->have_port_info[out])
+			program_vlarb(b, n, (uint8_t)out, q);
+	if (!has_sl_map(n, 0))
+		return;
+	if (s->have_switch_info && ib_switch_info_get_opt_sl2vlmapping(&s->switch_info)) {
+		batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, SL2VL_ALL_PORTS, &q->sl2vl);
+		return;
+	}
+	for (unsigned out = 1; out <= n->nports; out++) {
+		if (!n->ports[out].remote)
+			continue;
+		for (unsigned in = 0; in <= n->nports; in++)
+			if (in != out && (in == 0 || n->ports[in].remote))
+				batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, in << 8 | out, &q->sl2vl);
+	}
+}
+
+static void program_ca(struct batch *b, struct node *n, const struct qos_tables *q)
+{
+	for (unsigned p = 1; p <= n->nports; p++) {
+		if (!n->ports[p].remote || !sm_node(n)->have_port_info[p])
+			continue;
+		program_vlarb(b, n, (uint8_t)p, q);
+		if (has_sl_map(n, p))
+			batch_set(b, n, (uint8_t)p, IB_MAD_ATTR_SLVL_TABLE, 0, &q->sl2vl);
+	}
+}
+
+int qos_program(struct mad_port *mp, struct fabric *f, const struct qos_tables *q, const struct fabric *prev,
+		const struct qos_tables *prev_q, cfg_done_fn done, void *arg)
+{
+	struct batch *b = batch_new(mp, done, arg);
+	if (!b)
+		return -1;
+	bool same = same_tables(q, prev_q);
+	for (size_t i = 0; i < f->nnodes; i++) {
+		struct node *n = f->nodes[i];
+		if (same && kept(n, prev)) {
+			b->r.skipped_nodes++;
+			continue;
+		}
+		if (n->type == NODE_SWITCH)
+			program_switch(b, n, q);
+		else
+			program_ca(b, n, q);
+	}
+	batch_issued(b);
+	return 0;
+}

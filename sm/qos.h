@@ -1,0 +1,40 @@
+/*
+ * qos.h - programming virtual lanes: the SL-to-VL map on every port pair
+ * and the VL arbitration tables on every port.
+ */
+#ifndef SM_QOS_H
+#define SM_QOS_H
+
+#include <stdbool.h>
+#include <iba/ib_types.h>
+
+#include "sm/configure.h"
+
+#define QOS_MAX_ARB 64	/* entries in a high or low VL arbitration table */
+
+struct qos_tables {
+	uint8_t vls;		/* data VLs: SL s travels on VL s % vls on every hop */
+	ib_slvl_table_t sl2vl;
+	ib_vl_arb_element_t high[QOS_MAX_ARB], low[QOS_MAX_ARB];
+	unsigned nhigh, nlow;
+	uint8_t high_limit;	/* VLHighLimit (PortInfo) */
+};
+
+/* The tables for vls data VLs from the configured arbitration lists (NULL/"" = defaults). */
+int qos_tables_build(struct qos_tables *q, unsigned vls, const char *high, const char *low, unsigned high_limit,
+		     char *err, size_t errlen);
+/* "high: VL:weight,...; low: ...; high limit N" into buf. */
+void qos_describe(const struct qos_tables *q, char *buf, size_t len);
+/* Parses "VL:weight,VL:weight"; -1 with a reason in err. */
+int qos_parse_arb(const char *s, ib_vl_arb_element_t *e, unsigned *n, char *err, size_t errlen);
+
+/*
+ * Sends SLtoVLMappingTable (one MAD per switch that has the optimized
+ * form, else one per input/output port pair) and VLArbitrationTable Sets.
+ * A node that was in prev (this process's last clean sweep, programmed
+ * with the same tables) and shows no sign of a reset is skipped.
+ */
+int qos_program(struct mad_port *mp, struct fabric *f, const struct qos_tables *q, const struct fabric *prev,
+		const struct qos_tables *prev_q, cfg_done_fn done, void *arg);
+
+#endif
