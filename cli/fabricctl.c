@@ -31,6 +31,8 @@ static const struct ctl_command commands[] = {
 	{ "events", "[--since T]", "the event log (T: Unix seconds, or -SECONDS ago)", cmd_events },
 	{ "export", "ibnetdiscover", "the fabric as ibnetdiscover prints it", cmd_export },
 	{ "check", "", "prove connectivity and deadlock freedom of the stored tables", cmd_check },
+	{ "quality", "[--lfts F --topology F] [--shifts N] [--random N] [--seed S]",
+	  "link load under permutation traffic, from the stored tables or a dump_lfts file", cmd_quality },
 	{ "diff", "FILE", "compare the fabric with a planned net file", cmd_diff },
 	{ "resweep", "", "ask the running fabricd for a heavy sweep now", cmd_resweep },
 };
@@ -45,9 +47,26 @@ static void usage(FILE *out)
 		     "  -h, --help           this text; COMMAND --help for one command\n\ncommands:\n",
 		DEFAULT_DB);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-9s %-15s %s\n", commands[i].name, commands[i].args, commands[i].help);
+		fprintf(out, "  %-9s %-15s %s\n", commands[i].name, strlen(commands[i].args) > 15 ? "..." : commands[i].args,
+			commands[i].help);
 	fprintf(out, "\nexit codes: 0 ok, 1 not found or not healthy, 2 bad usage, 3 database problem,\n"
 		     "            4 fabricd not running or not answering\n");
+}
+
+int ctl_open_db(struct ctl *c)
+{
+	char err[DB_ERR_LEN];
+	if (access(c->db_path, F_OK) == 0 && access(c->db_path, R_OK) != 0) {
+		fprintf(stderr, "fabricctl: %s: permission denied (the database is root's: run as root)\n",
+			c->db_path);
+		return EXIT_DB;
+	}
+	c->db = db_open(c->db_path, DB_READ_ONLY, err);
+	if (!c->db) {
+		fprintf(stderr, "fabricctl: %s\n", err);
+		return EXIT_DB;
+	}
+	return EXIT_OK;
 }
 
 int ctl_load_fabric(struct ctl *c, struct fabric *f)
@@ -165,23 +184,12 @@ int main(int argc, char **argv)
 		printf("usage: fabricctl %s %s\n  %s\n", cmd->name, cmd->args, cmd->help);
 		return EXIT_OK;
 	}
-	if (cmd->run == cmd_resweep) {
-		optind = 1;
-		return cmd->run(&c, cargc, cargv);
-	}
-	char err[DB_ERR_LEN];
-	if (access(c.db_path, F_OK) == 0 && access(c.db_path, R_OK) != 0) {
-		fprintf(stderr, "fabricctl: %s: permission denied (the database is root's: run as root)\n",
-			c.db_path);
-		return EXIT_DB;
-	}
-	c.db = db_open(c.db_path, DB_READ_ONLY, err);
-	if (!c.db) {
-		fprintf(stderr, "fabricctl: %s\n", err);
-		return EXIT_DB;
-	}
 	optind = 1;
-	int rc = cmd->run(&c, cargc, cargv);
-	db_close(c.db);
+	/* resweep talks to the daemon; quality may judge files instead of the database */
+	int rc = cmd->run == cmd_resweep || cmd->run == cmd_quality ? EXIT_OK : ctl_open_db(&c);
+	if (rc == EXIT_OK)
+		rc = cmd->run(&c, cargc, cargv);
+	if (c.db)
+		db_close(c.db);
 	return rc;
 }

@@ -28,6 +28,8 @@ struct ctl_command {
 	int (*run)(struct ctl *c, int argc, char **argv);
 };
 
+/* Opens the database read-only into c->db; prints the error and returns EXIT_DB on failure. */
+int ctl_open_db(struct ctl *c);
 /* Loads the stored fabric; prints the error and returns -1 on failure. */
 int ctl_load_fabric(struct ctl *c, struct fabric *f);
 /* Loads the stored fabric and its forwarding tables, likewise. */
@@ -56,5 +58,6 @@ int cmd_diff(struct ctl *c, int argc, char **argv);
 int cmd_route(struct ctl *c, int argc, char **argv);
 int cmd_sweeps(struct ctl *c, int argc, char **argv);
 int cmd_events(struct ctl *c, int argc, char **argv);
+int cmd_quality(struct ctl *c, int argc, char **argv);
 
 #endif

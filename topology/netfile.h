@@ -16,7 +16,9 @@
  * Parses path into f (initialised here). Returns 0, or -1 with
  * "file:line: what is wrong" in err. Nodes without GUID lines get GUIDs
  * numbered the way ibsim numbers them (CAs from 0x100000, switches from
- * 0x200000) so a file and the simulated fabric agree.
+ * 0x200000) so a file and the simulated fabric agree. LIDs in
+ * ibnetdiscover comments ("base port 0 lid N" on a switch, "# lid N" on a
+ * CA port) are read into the ports.
  */
 int netfile_read(const char *path, struct fabric *f, char err[NETFILE_ERR_LEN]);
 int netfile_read_stream(FILE *in, const char *name, struct fabric *f, char err[NETFILE_ERR_LEN]);

@@ -186,6 +186,10 @@ static int parse_header(struct parser *ps, char *line)
 		n->sys_guid = ps->sys_guid_line;
 	ps->guid_line = ps->sys_guid_line = 0;
 	ps->cur = n;
+	/* ibnetdiscover: # "desc" base port 0 lid N (or "enhanced port 0") */
+	const char *base = hash ? strstr(hash, " port 0 lid ") : NULL;
+	if (base && type == NODE_SWITCH)
+		n->ports[0].lid = (uint16_t)strtoul(base + strlen(" port 0 lid "), NULL, 0);
 	return 0;
 }
 
@@ -205,6 +209,13 @@ static int parse_port_line(struct parser *ps, char *line)
 		return fail(ps, ps->line, "remote node id must be a quoted string");
 	if (read_port(&s, &l.rport) < 0)
 		return fail(ps, ps->line, "bad remote port, expected \"id\"[number]");
+	/* ibnetdiscover: a CA port line's comment starts with the port's own LID */
+	char *hash = strchr(s, '#');
+	if (hash && ps->cur->type != NODE_SWITCH) {
+		hash = skip_ws(hash + 1);
+		if (strncmp(hash, "lid ", 4) == 0)
+			ps->cur->ports[l.port].lid = (uint16_t)strtoul(hash + 4, NULL, 0);
+	}
 	for (size_t i = 0; i < ps->nlinks; i++)
 		if (ps->links[i].node == l.node && ps->links[i].port == l.port)
 			return fail(ps, ps->line, "port %u of \"%s\" is listed twice", l.port,

@@ -5,7 +5,9 @@
 # with infiniband-diags: sminfo sees fabricd MASTER, every link is Active,
 # every port has a unique LID, every switch routes every LID, sampled CA
 # pairs trace end to end, fabricctl's stored view matches the net file.
-# Then a second fabricd run must keep every LID. Run it under unshare -n.
+# With SHIFT_LOAD set, the dumped tables must load the busiest link with
+# exactly that many flows under every shift permutation. Then a second
+# fabricd run must keep every LID. Run it under unshare -n.
 set -euo pipefail
 BUILD=$1 NET=$2 SAMPLES=${3:-200}
 [[ -n ${4:-} ]] && export SIM_HOST=$4
@@ -43,6 +45,7 @@ assigned=$(grep -m1 'sweep: lids' "$WORK/fabricd.log" | grep -o '[0-9]* kept, [0
 (( nlids == assigned )) || fail "ibnetdiscover sees $nlids addressable ports, fabricd gave $assigned LIDs"
 maxlid=$(diag ibnetdiscover -p | awk '$1 == "CA" || $1 == "SW" {print $2}' | sort -n | tail -1)
 check_full_lfts "$nlids" "$maxlid"
+check_quality "${SHIFT_LOAD:-}"
 check_traces "$SAMPLES"
 lid_snapshot "$WORK/lids.before"
 fd_stop

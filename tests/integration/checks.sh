@@ -50,10 +50,30 @@ check_full_lfts() {
 	# multiple of 64 (ALIGN(top, 64) / 64 blocks), so that LID is not listed
 	(( $2 % 64 == 0 )) && want=$(($1 - 1))
 	out=$(diag dump_fts) || fail "dump_fts failed"
+	printf '%s\n' "$out" >"$WORK/dump_fts.out"
 	nsw=$(grep -c 'valid lids dumped' <<<"$out")
 	bad=$(grep 'valid lids dumped' <<<"$out" | awk -v n="$want" '$1 != n' | head -3)
 	[[ -z $bad ]] || fail "switch tables not full ($want LIDs expected): $bad"
 	note "dump_fts: $nsw switches, each routes all $1 LIDs"
+}
+
+# check_quality [SHIFT_LOAD]: fabricctl quality on the tables dump_fts read
+# from the switches (with ibnetdiscover's topology) gives the same figures
+# as on the stored tables; with SHIFT_LOAD, the worst shift permutation
+# puts exactly that many flows on the busiest link. Needs check_full_lfts
+# and $WORK/ibnetdiscover.out first.
+check_quality() {
+	local live stored
+	live=$("$FABRICCTL" --json quality --lfts "$WORK/dump_fts.out" --topology "$WORK/ibnetdiscover.out" --random 20) ||
+		fail "fabricctl quality on the dumped tables failed: $live"
+	stored=$("$FABRICCTL" -d "$DB" --json quality --random 20) || fail "fabricctl quality failed: $stored"
+	[[ ${live%%\"hot*} == "${stored%%\"hot*}" ]] ||
+		fail "quality of the live tables differs from the stored ones: $live / $stored"
+	if [[ -n ${1:-} ]]; then
+		[[ $live == *"\"shift\": {"*"\"broken\": 0, \"max_load\": $1,"* ]] ||
+			fail "shift permutations: max link load is not $1: $live"
+	fi
+	note "fabricctl quality: live tables as stored: ${live%%, \"mean_load*}"
 }
 
 # check_traces SAMPLES: ibtracert between sampled CA pairs (all pairs if fewer).
@@ -82,7 +102,8 @@ check_traces() {
 # fabricctl route reads from the stored tables.
 trace_one() {
 	local out live stored
-	out=$(diag ibtracert "$1" "$2") || fail "ibtracert $1 $2 failed"
+	out=$(diag_retry ibtracert "$1" "$2") ||
+		fail "ibtracert $1 $2 failed: $(grep -v sim_connect "$WORK/diag.err" | tail -2)"
 	[[ $(tail -1 <<<"$out") == "To ca "*"lid $2-$2 "* ]] || fail "ibtracert $1 $2 ended elsewhere: $out"
 	live=$(sed -n 's/.*"\(.*\)"$/\1/p' <<<"$out" | uniq | tr '\n' ' ')
 	stored=$("$FABRICCTL" -d "$DB" route "$1" "$2" | awk 'NR > 2 {print $2}' | tr '\n' ' ') ||

@@ -38,6 +38,20 @@ trap cleanup EXIT
 # Runs a libibumad program against the simulator.
 diag() { LD_PRELOAD=$UMAD2SIM "$@" 2>/dev/null; }
 
+# diag_retry CMD...: diag, tried again when the simulator had no client
+# slot free: ibsim has ten, and frees a slot only once it notices the
+# client is gone, so hundreds of short-lived tools in a row sometimes find
+# none. Any other failure is returned at once; stderr is in $WORK/diag.err.
+diag_retry() {
+	local try
+	for try in 1 2 3 4 5; do
+		LD_PRELOAD=$UMAD2SIM "$@" 2>"$WORK/diag.err" && return 0
+		grep -q "can't open UMAD port" "$WORK/diag.err" || return 1
+		sleep 0.5
+	done
+	return 1
+}
+
 # sim_start NETFILE: starts ibsim with its console on a fifo (fd 7), or
 # with no console (-n) when SIM_NO_CONSOLE is set.
 sim_start() {

@@ -73,6 +73,9 @@ static void test_netfile_reads_ibnetdiscover_guids_and_descriptions(void **state
 	assert_non_null(ca);
 	assert_int_equal(ca->guid, 0x0002c90300000001ULL);
 	assert_ptr_equal(ca->ports[1].remote, sw);
+	/* the LIDs in the comments: the switch's port 0, the CA port's own */
+	assert_int_equal(sw->ports[0].lid, 3);
+	assert_int_equal(ca->ports[1].lid, 7);
 	fabric_free(&f);
 }
 
