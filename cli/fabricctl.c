@@ -31,6 +31,8 @@ static const struct ctl_command commands[] = {
 	{ "events", "[--since T]", "the event log (T: Unix seconds, or -SECONDS ago)", cmd_events },
 	{ "export", "ibnetdiscover", "the fabric as ibnetdiscover prints it", cmd_export },
 	{ "check", "", "prove connectivity and deadlock freedom of the stored tables", cmd_check },
+	{ "credits", "[--cable-length M] [--latency NS] [--mtu B]",
+	  "buffer credits per VL each link needs for full rate", cmd_credits },
 	{ "quality", "[--lfts F --topology F] [--shifts N] [--random N] [--seed S]",
 	  "link load under permutation traffic, from the stored tables or a dump_lfts file", cmd_quality },
 	{ "diff", "FILE", "compare the fabric with a planned net file", cmd_diff },

@@ -58,6 +58,7 @@ int cmd_diff(struct ctl *c, int argc, char **argv);
 int cmd_route(struct ctl *c, int argc, char **argv);
 int cmd_sweeps(struct ctl *c, int argc, char **argv);
 int cmd_events(struct ctl *c, int argc, char **argv);
+int cmd_credits(struct ctl *c, int argc, char **argv);
 int cmd_quality(struct ctl *c, int argc, char **argv);
 
 #endif

@@ -163,3 +163,19 @@ const char *fabric_node_type_name(enum node_type t)
 	}
 	return "?";
 }
+
+double fabric_port_data_gbps(const struct port *p)
+{
+	unsigned lanes = p->width_active == 1 ? 1 : p->width_active == 2 ? 4 : p->width_active == 4 ? 8
+		       : p->width_active == 8 ? 12 : p->width_active == 16 ? 2 : 0;
+	double lane;	/* Gb/s of data per lane: 8b/10b up to QDR, 64b/66b from FDR */
+	switch (p->speed_ext_active) {
+	case 1: lane = 14.0625 * 64 / 66; break;
+	case 2: lane = 25.78125 * 64 / 66; break;
+	case 4: lane = 50.0; break;
+	case 8: lane = 100.0; break;
+	default:
+		lane = p->speed_active == 1 ? 2.0 : p->speed_active == 2 ? 4.0 : p->speed_active == 4 ? 8.0 : 0;
+	}
+	return lanes * lane;
+}

@@ -98,5 +98,7 @@ uint16_t fabric_port_lid(const struct node *n, uint8_t port);
 size_t fabric_count(const struct fabric *f, enum node_type type);
 size_t fabric_link_count(const struct fabric *f);
 const char *fabric_node_type_name(enum node_type t);
+/* Lanes times the data rate per lane (after line coding), in Gb/s; 0 if unknown. */
+double fabric_port_data_gbps(const struct port *p);
 
 #endif

@@ -35,6 +35,11 @@ check=$("$FABRICCTL" -d "$DB" --json check || true)
 [[ $check == *'"unreachable": 0,'* ]] || fail "fabricctl check finds unreachable routes: $check"
 [[ $check == *'"credit_loop": null'* ]] || fail "fabricctl check finds a credit loop: $check"
 note "fabricctl check: every CA port reaches every LID, no credit loop ($check)"
+credits=$("$FABRICCTL" -d "$DB" --json credits)
+(( $(grep -o '"credits_per_vl"' <<<"$credits" | wc -l) == links )) || fail "fabricctl credits does not list the $links links"
+[[ -z $(grep -o '"rate": "4xSDR", "gbps": 8.00, "credits_per_vl": [0-9]*' <<<"$credits" | grep -v ' 70$') ]] ||
+	fail "a 4xSDR link on 5 m needs 70 credits per VL: $credits"
+note "fabricctl credits: $links links, 4xSDR on 5 m: 70 credits per VL"
 check_master
 check_links_active "$links"
 check_vls 8
