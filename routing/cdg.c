@@ -9,8 +9,10 @@
  * injection channels have no incoming dependency, so they can never close
  * a cycle and are left out.
  *
- * Edges are collected per destination, then sorted and deduplicated into
- * a CSR adjacency; an iterative three-colour DFS finds a cycle.
+ * Walks start at the switches that have CAs, once per switch. Edges go
+ * into a hash set as they are found (many destinations share most of
+ * them), then into a sorted CSR adjacency; an iterative three-colour DFS
+ * finds a cycle.
  */
 #include "routing/cdg.h"
 
@@ -22,25 +24,65 @@ struct edge {
 	uint32_t from, to;
 };
 
+#define SLOT_EMPTY UINT64_MAX
+
 struct graph {
 	const struct fabric *f;
 	size_t *base;		/* channel id = base[node index] + port */
 	size_t nch;
-	struct edge *e;
-	size_t ne, cap;
+	const struct node **entry;	/* switches with CAs: where traffic enters */
+	size_t nentry;
+	uint32_t *mark;		/* per node: the walk generation that passed it */
+	uint32_t generation;
+	uint64_t *slot;		/* hash set of from << 32 | to */
+	size_t nslots, used;
+	struct edge *e;		/* the set's edges, sorted */
+	size_t ne;
 };
+
+static size_t slot_of(uint64_t key, size_t nslots)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdULL;
+	key ^= key >> 33;
+	return (size_t)key & (nslots - 1);
+}
+
+static int grow(struct graph *g)
+{
+	size_t n = g->nslots ? g->nslots * 2 : 1 << 16;
+	uint64_t *slot = malloc(n * sizeof(*slot));
+	if (!slot)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		slot[i] = SLOT_EMPTY;
+	for (size_t i = 0; i < g->nslots; i++) {
+		if (g->slot[i] == SLOT_EMPTY)
+			continue;
+		size_t j = slot_of(g->slot[i], n);
+		while (slot[j] != SLOT_EMPTY)
+			j = (j + 1) & (n - 1);
+		slot[j] = g->slot[i];
+	}
+	free(g->slot);
+	g->slot = slot;
+	g->nslots = n;
+	return 0;
+}
 
 static int add_edge(struct graph *g, uint32_t from, uint32_t to)
 {
-	if (g->ne == g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 4096;
-		struct edge *e = realloc(g->e, cap * sizeof(*e));
-		if (!e)
-			return -1;
-		g->e = e;
-		g->cap = cap;
+	if (2 * (g->used + 1) > g->nslots && grow(g) < 0)
+		return -1;
+	uint64_t key = (uint64_t)from << 32 | to;
+	size_t j = slot_of(key, g->nslots);
+	while (g->slot[j] != SLOT_EMPTY) {
+		if (g->slot[j] == key)
+			return 0;
+		j = (j + 1) & (g->nslots - 1);
 	}
-	g->e[g->ne++] = (struct edge){ from, to };
+	g->slot[j] = key;
+	g->used++;
 	return 0;
 }
 
@@ -56,32 +98,25 @@ static uint8_t out_port(const struct routing_tables *t, const struct node *sw, u
 	return lid <= t->max_lid && t->lft[sw->index] ? t->lft[sw->index][lid] : LFT_NO_PATH;
 }
 
-/* Adds the dependencies of the traffic to lid; mark is scratch, one byte per node. */
-static int add_destination(struct graph *g, const struct routing_tables *t, uint16_t lid, uint8_t *mark)
+/* Adds the dependencies of the traffic to lid. */
+static int add_destination(struct graph *g, const struct routing_tables *t, uint16_t lid)
 {
-	const struct fabric *f = g->f;
-	memset(mark, 0, f->nnodes);
-	for (size_t i = 0; i < f->nnodes; i++) {
-		const struct node *ca = f->nodes[i];
-		if (ca->type == NODE_SWITCH)
-			continue;
-		for (unsigned p = 1; p <= ca->nports; p++) {
-			const struct node *sw = ca->ports[p].remote;
-			/* walk until the path joins one already walked */
-			for (unsigned hops = 0; sw && sw->type == NODE_SWITCH && !mark[sw->index] &&
-			     hops < FABRIC_MAX_HOPS; hops++) {
-				mark[sw->index] = 1;
-				uint8_t out = out_port(t, sw, lid);
-				if (out == 0 || out == LFT_NO_PATH)
-					break;
-				const struct node *next = next_switch(sw, out);
-				uint8_t next_out = next ? out_port(t, next, lid) : LFT_NO_PATH;
-				if (next && next_out != 0 && next_out != LFT_NO_PATH &&
-				    add_edge(g, (uint32_t)(g->base[sw->index] + out),
-					     (uint32_t)(g->base[next->index] + next_out)) < 0)
-					return -1;
-				sw = next;
-			}
+	uint32_t *mark = g->mark, gen = ++g->generation;
+	for (size_t i = 0; i < g->nentry; i++) {
+		const struct node *sw = g->entry[i];
+		/* walk until the path joins one already walked */
+		for (unsigned hops = 0; sw && mark[sw->index] != gen && hops < FABRIC_MAX_HOPS; hops++) {
+			mark[sw->index] = gen;
+			uint8_t out = out_port(t, sw, lid);
+			if (out == 0 || out == LFT_NO_PATH)
+				break;
+			const struct node *next = next_switch(sw, out);
+			uint8_t next_out = next ? out_port(t, next, lid) : LFT_NO_PATH;
+			if (next && next_out != 0 && next_out != LFT_NO_PATH &&
+			    add_edge(g, (uint32_t)(g->base[sw->index] + out),
+				     (uint32_t)(g->base[next->index] + next_out)) < 0)
+				return -1;
+			sw = next;
 		}
 	}
 	return 0;
@@ -153,18 +188,50 @@ static int find_cycle(const struct graph *g, const size_t *start, struct cdg_rep
 	return 0;
 }
 
+/* Switches with a CA attached, each once: where CA traffic enters. */
+static int find_entries(struct graph *g)
+{
+	const struct fabric *f = g->f;
+	if (!(g->entry = malloc((f->nnodes + 1) * sizeof(*g->entry))))
+		return -1;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *ca = f->nodes[i];
+		for (unsigned p = 1; p <= ca->nports && ca->type != NODE_SWITCH; p++) {
+			const struct node *sw = ca->ports[p].remote;
+			if (sw && sw->type == NODE_SWITCH && g->mark[sw->index] != 1) {
+				g->mark[sw->index] = 1;
+				g->entry[g->nentry++] = sw;
+			}
+		}
+	}
+	g->generation = 1;
+	return 0;
+}
+
+/* The hash set's edges into g->e, sorted. */
+static int collect_edges(struct graph *g)
+{
+	if (!(g->e = malloc((g->used + 1) * sizeof(*g->e))))
+		return -1;
+	for (size_t i = 0; i < g->nslots; i++)
+		if (g->slot[i] != SLOT_EMPTY)
+			g->e[g->ne++] = (struct edge){ (uint32_t)(g->slot[i] >> 32), (uint32_t)g->slot[i] };
+	qsort(g->e, g->ne, sizeof(*g->e), cmp_edge);
+	return 0;
+}
+
 int cdg_check_layer(const struct fabric *f, const struct routing_tables *t, unsigned layer,
 		    struct cdg_report *r)
 {
 	struct graph g = { .f = f };
-	uint8_t *mark = NULL;
 	size_t *start = NULL;
+	uint8_t *used = NULL;
 	int rc = -1;
 	memset(r, 0, sizeof(*r));
 	r->vl = layer;
 	g.base = malloc((f->nnodes + 1) * sizeof(*g.base));
-	mark = malloc(f->nnodes + 1);
-	if (!g.base || !mark)
+	g.mark = calloc(f->nnodes + 1, sizeof(*g.mark));
+	if (!g.base || !g.mark || find_entries(&g) < 0)
 		goto done;
 	for (size_t i = 0; i < f->nnodes; i++) {
 		g.base[i] = g.nch;
@@ -175,35 +242,32 @@ int cdg_check_layer(const struct fabric *f, const struct routing_tables *t, unsi
 		for (unsigned p = 0; p <= n->nports; p++)
 			if (n->ports[p].lid && (n->type == NODE_SWITCH ? p == 0 : p > 0) &&
 			    n->ports[p].lid <= t->max_lid && t->sl[n->ports[p].lid] == layer &&
-			    add_destination(&g, t, n->ports[p].lid, mark) < 0)
+			    add_destination(&g, t, n->ports[p].lid) < 0)
 				goto done;
 	}
-	qsort(g.e, g.ne, sizeof(*g.e), cmp_edge);
-	size_t n = 0;
-	for (size_t i = 0; i < g.ne; i++)
-		if (!n || cmp_edge(&g.e[i], &g.e[n - 1]) != 0)
-			g.e[n++] = g.e[i];
-	g.ne = n;
-	r->dependencies = n;
-	if (!(start = calloc(g.nch + 1, sizeof(*start))))
+	if (collect_edges(&g) < 0)
+		goto done;
+	r->dependencies = g.ne;
+	start = calloc(g.nch + 1, sizeof(*start));
+	used = calloc(g.nch + 1, 1);
+	if (!start || !used)
 		goto done;
 	for (size_t i = 0; i < g.ne; i++)
 		start[g.e[i].from + 1]++;
 	for (size_t c = 0; c < g.nch; c++)
 		start[c + 1] += start[c];
 	/* a channel is in use if it has a dependency either way */
-	uint8_t *used = calloc(g.nch, 1);
-	if (!used)
-		goto done;
 	for (size_t i = 0; i < g.ne; i++)
 		used[g.e[i].from] = used[g.e[i].to] = 1;
 	for (size_t c = 0; c < g.nch; c++)
 		r->channels += used[c];
-	free(used);
 	rc = find_cycle(&g, start, r);
 done:
+	free(used);
 	free(start);
-	free(mark);
+	free(g.mark);
+	free(g.entry);
+	free(g.slot);
 	free(g.base);
 	free(g.e);
 	return rc;

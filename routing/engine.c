@@ -34,7 +34,7 @@ static int run_engine(const struct fabric *f, const struct routing_request *rq, 
 {
 	switch (rq->engine) {
 	case ENGINE_FTREE:
-		return ftree_route(f, rq->roots, rq->nroots, out, info);
+		return ftree_route(f, rq->roots, rq->nroots, rq->max_layers, out, info);
 	case ENGINE_UPDOWN:
 		return updown_route(f, out, info);
 	case ENGINE_MINHOP:
@@ -52,15 +52,9 @@ int routing_compute(const struct fabric *f, const struct routing_request *rq, st
 	if (run_engine(f, rq, out, &res->info) < 0)
 		return -1;
 	int rc = layers_assign(f, out, rq->max_layers ? rq->max_layers : 1, &res->layers);
-	if (rc < 0) {
+	if (rc < 0)
 		routing_tables_free(out);
-		return -1;
-	}
-	if (rc == 0 && cdg_check(f, out, &res->cdg) < 0) {	/* the sums over the layers */
-		routing_tables_free(out);
-		return -1;
-	}
-	if (rc == 1)
+	else
 		res->cdg = res->layers.cdg;
 	return rc;
 }

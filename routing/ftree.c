@@ -13,9 +13,16 @@
  * port is not on a legal shortest path (a degraded tree) the least loaded
  * candidate is used.
  *
- * A fabric that is not a fat tree, or where fat-tree up/down would leave
- * a pair without a path, is routed by the up/down engine instead (ranked
- * from one root), and info->note says why.
+ * In a degraded tree some leaves may have no up/down path to the LID of a
+ * switch whose column lost its way down. Those switch LIDs are routed by
+ * plain up/down from one root instead, on VL layer 1 (SL 1), where that
+ * order's own up/down rule keeps them acyclic; every CA LID stays on
+ * layer 0 with its fat-tree routes.
+ *
+ * A fabric that is not a fat tree, where fat-tree up/down would leave a
+ * host without a path, or that needs the second layer when only one VL
+ * is available, is routed by the up/down engine instead (ranked from one
+ * root), and info->note says why.
  */
 #include "routing/routing.h"
 
@@ -153,23 +160,33 @@ static void note(struct route_info *info, const char *engine, unsigned levels, c
 	snprintf(info->note, sizeof(info->note), "%s", why ? why : "");
 }
 
+/* Up/down from one root into out; *r is the ranking used (free it). */
+static int updown_tables(const struct fabric *f, const struct swindex *x, struct routing_tables *out,
+			 struct rank *r)
+{
+	struct updown_plan plan = { .x = x, .r = r };
+	struct updown_gaps gaps;
+	if (rank_from_center(r, x) < 0)
+		return -1;
+	int rc = updown_fill(f, &plan, out, &gaps);
+	updown_gaps_free(&gaps);	/* none: every switch is above the root's descendants */
+	if (rc < 0)
+		rank_free(r);
+	return rc;
+}
+
 /* Up/down from one root, with why the caller fell back here (or NULL). */
 static int updown_with_note(const struct fabric *f, const struct swindex *x, struct routing_tables *out,
 			    struct route_info *info, const char *why)
 {
 	struct rank r;
-	struct updown_plan plan = { .x = x, .r = &r };
-	size_t unreachable;
-	if (rank_from_center(&r, x) < 0)
+	if (updown_tables(f, x, out, &r) < 0)
 		return -1;
-	int rc = updown_fill(f, &plan, out, &unreachable);
-	if (rc == 0) {
-		char text[sizeof(info->note)];
-		snprintf(text, sizeof(text), "%s%s%s", why ? why : "", why ? "; " : "", r.why);
-		note(info, "updown", r.top + 1, text);
-	}
+	char text[sizeof(info->note)];
+	snprintf(text, sizeof(text), "%s%s%s", why ? why : "", why ? "; " : "", r.why);
+	note(info, "updown", r.top + 1, text);
 	rank_free(&r);
-	return rc;
+	return 0;
 }
 
 int updown_route(const struct fabric *f, struct routing_tables *out, struct route_info *info)
@@ -182,35 +199,69 @@ int updown_route(const struct fabric *f, struct routing_tables *out, struct rout
 	return rc;
 }
 
-int ftree_route(const struct fabric *f, const uint64_t *roots, size_t nroots, struct routing_tables *out,
-		struct route_info *info)
+/* Moves the switch LIDs in gaps to layer 1, routed up/down from one root. */
+static int escape_layer(const struct fabric *f, const struct swindex *x, struct routing_tables *t,
+			const struct updown_gaps *gaps, char *why, size_t len)
+{
+	struct routing_tables u;
+	struct rank r;
+	if (updown_tables(f, x, &u, &r) < 0)
+		return -1;
+	for (size_t i = 0; i < gaps->nswitch_lids; i++) {
+		uint16_t lid = gaps->switch_lids[i];
+		for (size_t n = 0; n < f->nnodes; n++)
+			if (t->lft[n])
+				t->lft[n][lid] = u.lft[n][lid];
+		t->sl[lid] = 1;
+	}
+	t->layers = 2;
+	snprintf(why, len, "%zu switch LIDs some leaf cannot reach up/down in the degraded tree: on VL 1, %s",
+		 gaps->nswitch_lids, r.why);
+	rank_free(&r);
+	routing_tables_free(&u);
+	return 0;
+}
+
+int ftree_route(const struct fabric *f, const uint64_t *roots, size_t nroots, unsigned max_layers,
+		struct routing_tables *out, struct route_info *info)
 {
 	struct swindex x;
 	struct rank r = { 0 };
 	struct updown_plan plan = { 0 };
+	struct updown_gaps gaps = { 0 };
 	char why[sizeof(info->note)];
 	int rc = -1;
 	if (swindex_build(&x, f) < 0)
 		return -1;
 	if (rank_fat_tree(&r, &x, roots, nroots) < 0)
 		goto done;
-	if (r.fat_tree) {
-		size_t unreachable;
-		if (build_plan(&plan, &x, &r) < 0 || updown_fill(f, &plan, out, &unreachable) < 0)
+	if (!r.fat_tree) {
+		snprintf(why, sizeof(why), "not a fat tree: %s", r.why);
+	} else {
+		if (build_plan(&plan, &x, &r) < 0 || updown_fill(f, &plan, out, &gaps) < 0)
 			goto done;
-		if (!unreachable) {
-			note(info, "ftree", r.top + 1, NULL);
+		bool escapes = gaps.nswitch_lids > 0;
+		if (!gaps.ca_pairs && (!escapes || max_layers >= 2)) {
+			why[0] = '\0';
+			if (escapes && escape_layer(f, &x, out, &gaps, why, sizeof(why)) < 0) {
+				routing_tables_free(out);
+				goto done;
+			}
+			note(info, "ftree", r.top + 1, why);
 			rc = 0;
 			goto done;
 		}
 		routing_tables_free(out);
-		snprintf(why, sizeof(why), "not routable as a fat tree: %zu leaf-to-host pairs without an up/down path",
-			 unreachable);
-	} else {
-		snprintf(why, sizeof(why), "not a fat tree: %s", r.why);
+		if (gaps.ca_pairs)
+			snprintf(why, sizeof(why), "not routable as a fat tree: %zu leaf-to-host pairs without an "
+				 "up/down path", gaps.ca_pairs);
+		else
+			snprintf(why, sizeof(why), "degraded tree needs a second VL for %zu switch LIDs, the fabric "
+				 "has one", gaps.nswitch_lids);
 	}
 	rc = updown_with_note(f, &x, out, info, why);
 done:
+	updown_gaps_free(&gaps);
 	plan_free(&plan, x.nsw);
 	rank_free(&r);
 	swindex_free(&x);

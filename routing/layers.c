@@ -39,12 +39,17 @@ static unsigned move_users(const struct fabric *f, struct routing_tables *t, uns
 int layers_assign(const struct fabric *f, struct routing_tables *t, unsigned max_layers,
 		  struct layers_report *r)
 {
+	struct cdg_report sum = { 0 };
+	unsigned engine_layers = t->layers ? t->layers : 1;
 	memset(r, 0, sizeof(*r));
-	memset(t->sl, 0, (size_t)t->max_lid + 1);
 	if (max_layers > ROUTING_MAX_LAYERS)
 		max_layers = ROUTING_MAX_LAYERS;
+	if (engine_layers > max_layers) {
+		r->layers = engine_layers;
+		return 1;
+	}
 	for (unsigned l = 0; l < max_layers; l++) {
-		t->layers = l + 1;
+		t->layers = l + 1 > engine_layers ? l + 1 : engine_layers;
 		for (;;) {
 			if (cdg_check_layer(f, t, l, &r->cdg) < 0)
 				return -1;
@@ -57,6 +62,8 @@ int layers_assign(const struct fabric *f, struct routing_tables *t, unsigned max
 			}
 			r->moved += moved;
 		}
+		sum.channels += r->cdg.channels;
+		sum.dependencies += r->cdg.dependencies;
 		bool more = false;
 		for (uint32_t lid = 1; lid <= t->max_lid && !more; lid++)
 			more = t->sl[lid] > l;
@@ -64,5 +71,6 @@ int layers_assign(const struct fabric *f, struct routing_tables *t, unsigned max
 			break;
 	}
 	r->layers = t->layers;
+	r->cdg = sum;
 	return 0;
 }

@@ -10,15 +10,17 @@
 struct layers_report {
 	unsigned layers;	/* layers in use after the split */
 	unsigned moved;		/* destinations moved off layer 0 */
-	struct cdg_report cdg;	/* on failure: the cycle left on the last layer */
+	struct cdg_report cdg;	/* success: channels and dependencies summed over the layers;
+				 * failure: the cycle left on the last layer */
 };
 
 /*
- * Starts with every destination on layer 0; while a layer has a cycle,
- * moves the destinations that create one dependency of the cycle to the
- * next layer (as DFSSSP does with paths). Fills t->sl and t->layers.
- * Returns 0 when every layer is acyclic within max_layers, 1 when it
- * is not (r->cdg names the cycle), -1 on allocation failure.
+ * Starts from the layers the engine chose (t->sl, t->layers); while a
+ * layer has a cycle, moves the destinations that create one dependency of
+ * the cycle to the next layer (as DFSSSP does with paths). Updates t->sl
+ * and t->layers. Returns 0 when every layer is acyclic within max_layers,
+ * 1 when it is not (r->cdg names the cycle; an engine needing more layers
+ * than max_layers has r->cdg empty), -1 on allocation failure.
  */
 int layers_assign(const struct fabric *f, struct routing_tables *t, unsigned max_layers,
 		  struct layers_report *r);

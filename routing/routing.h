@@ -50,10 +50,11 @@ struct route_info {
 /*
  * Fat-tree routing (see ftree.c); roots are optional top-switch GUIDs.
  * Falls back to up/down, saying so in info, on fabrics it cannot route
- * as a fat tree. Deadlock-free on one VL by construction.
+ * as a fat tree. Deadlock-free by construction: one VL, or two on a
+ * degraded tree when max_layers allows (t->sl says which).
  */
-int ftree_route(const struct fabric *f, const uint64_t *roots, size_t nroots, struct routing_tables *out,
-		struct route_info *info);
+int ftree_route(const struct fabric *f, const uint64_t *roots, size_t nroots, unsigned max_layers,
+		struct routing_tables *out, struct route_info *info);
 /* Up/down routing ranked from one root switch: any connected fabric. */
 int updown_route(const struct fabric *f, struct routing_tables *out, struct route_info *info);
 

@@ -24,7 +24,8 @@
  * legal path, so its entry only serves the switch's own management
  * packets: it gets a plain shortest path (an "escape" route), which adds
  * nothing to the host traffic's channel dependencies. A leaf without a
- * legal path is a real failure, counted in *unreachable.
+ * legal path to a CA is a real failure; to a switch LID it is reported too,
+ * for the caller to route that LID on another VL.
  */
 #include "routing/updown.h"
 
@@ -34,6 +35,13 @@
 #include "routing/hostorder.h"
 
 #define DIST_INF UINT16_MAX
+
+/* A switch-to-switch link as seen from one end. */
+struct nbr {
+	uint32_t sw;		/* the switch at the other end */
+	uint8_t port;		/* the local port */
+	bool up;		/* the other end is above this one */
+};
 
 struct ud {
 	const struct fabric *f;
@@ -46,6 +54,8 @@ struct ud {
 	uint16_t *hops;		/* plain shortest distance, for escape routes */
 	bool *leaf;		/* per switch: has hosts */
 	size_t *queue;
+	size_t *adj_start;	/* per switch: its links to ranked switches in adj[] */
+	struct nbr *adj;
 	size_t *base;		/* per switch: offset of its ports in cand[] and load[] */
 	uint8_t *cand;		/* candidate ports, for the current D */
 	uint8_t *ncand;
@@ -75,14 +85,11 @@ static void down_distances(struct ud *u, size_t d)
 	u->queue[tail++] = d;
 	while (head < tail) {
 		size_t v = u->queue[head++];
-		const struct node *n = u->x->sw[v];
-		for (unsigned p = 1; p <= n->nports; p++) {
-			size_t w = swindex_peer(u->x, n, p);
-			if (ranked(u, w) && u->down[w] == DIST_INF && rank_above(u->r, u->x, w, v)) {
-				u->down[w] = (uint16_t)(u->down[v] + 1);
-				u->queue[tail++] = w;
+		for (const struct nbr *a = u->adj + u->adj_start[v]; a < u->adj + u->adj_start[v + 1]; a++)
+			if (a->up && u->down[a->sw] == DIST_INF) {
+				u->down[a->sw] = (uint16_t)(u->down[v] + 1);
+				u->queue[tail++] = a->sw;
 			}
-		}
 	}
 }
 
@@ -92,15 +99,10 @@ static void updown_distances(struct ud *u)
 	for (size_t i = 0; i < u->ndesc; i++) {
 		size_t s = u->desc[i];
 		uint16_t best = u->down[s];
-		if (best == DIST_INF) {
-			const struct node *n = u->x->sw[s];
-			for (unsigned p = 1; p <= n->nports; p++) {
-				size_t w = swindex_peer(u->x, n, p);
-				if (ranked(u, w) && rank_above(u->r, u->x, w, s) && u->dist[w] != DIST_INF &&
-				    u->dist[w] + 1 < best)
-					best = (uint16_t)(u->dist[w] + 1);
-			}
-		}
+		for (const struct nbr *a = u->adj + u->adj_start[s];
+		     best == DIST_INF && a < u->adj + u->adj_start[s + 1]; a++)
+			if (a->up && u->dist[a->sw] != DIST_INF && u->dist[a->sw] + 1 < best)
+				best = (uint16_t)(u->dist[a->sw] + 1);
 		u->dist[s] = best;
 	}
 }
@@ -115,27 +117,24 @@ static void plain_distances(struct ud *u, size_t d)
 	u->queue[tail++] = d;
 	while (head < tail) {
 		size_t v = u->queue[head++];
-		const struct node *n = u->x->sw[v];
-		for (unsigned p = 1; p <= n->nports; p++) {
-			size_t w = swindex_peer(u->x, n, p);
-			if (ranked(u, w) && u->hops[w] == DIST_INF) {
-				u->hops[w] = (uint16_t)(u->hops[v] + 1);
-				u->queue[tail++] = w;
+		for (const struct nbr *a = u->adj + u->adj_start[v]; a < u->adj + u->adj_start[v + 1]; a++)
+			if (u->hops[a->sw] == DIST_INF) {
+				u->hops[a->sw] = (uint16_t)(u->hops[v] + 1);
+				u->queue[tail++] = a->sw;
 			}
-		}
 	}
 }
 
-static bool legal_step(const struct ud *u, size_t s, size_t w)
+static bool legal_step(const struct ud *u, size_t s, const struct nbr *a)
 {
 	if (u->down[s] != DIST_INF)
-		return u->down[w] != DIST_INF && u->down[w] + 1 == u->down[s] && rank_above(u->r, u->x, s, w);
-	return u->dist[w] != DIST_INF && u->dist[w] + 1 == u->dist[s] && rank_above(u->r, u->x, w, s);
+		return !a->up && u->down[a->sw] != DIST_INF && u->down[a->sw] + 1 == u->down[s];
+	return a->up && u->dist[a->sw] != DIST_INF && u->dist[a->sw] + 1 == u->dist[s];
 }
 
-static bool escape_step(const struct ud *u, size_t s, size_t w)
+static bool escape_step(const struct ud *u, size_t s, const struct nbr *a)
 {
-	return u->hops[w] != DIST_INF && u->hops[w] + 1 == u->hops[s];
+	return u->hops[a->sw] != DIST_INF && u->hops[a->sw] + 1 == u->hops[s];
 }
 
 /* Candidate ports of every switch for D; returns the leaves without a legal path. */
@@ -145,7 +144,6 @@ static size_t candidates(struct ud *u, size_t d)
 	bool have_plain = false;
 	for (size_t i = 0; i < u->ndesc; i++) {
 		size_t s = u->desc[i];
-		const struct node *n = u->x->sw[s];
 		uint8_t *c = u->cand + u->base[s], k = 0;
 		bool legal = u->dist[s] != DIST_INF;
 		if (!legal) {
@@ -155,11 +153,9 @@ static size_t candidates(struct ud *u, size_t d)
 				have_plain = true;
 			}
 		}
-		for (unsigned p = 1; p <= n->nports && s != d; p++) {
-			size_t w = swindex_peer(u->x, n, p);
-			if (ranked(u, w) && (legal ? legal_step(u, s, w) : escape_step(u, s, w)))
-				c[k++] = (uint8_t)p;
-		}
+		for (const struct nbr *a = u->adj + u->adj_start[s]; a < u->adj + u->adj_start[s + 1] && s != d; a++)
+			if (legal ? legal_step(u, s, a) : escape_step(u, s, a))
+				c[k++] = a->port;
 		u->ncand[s] = k;
 	}
 	return stranded;
@@ -183,6 +179,8 @@ static uint8_t dmodk_port(const struct ud *u, size_t s, uint16_t lid)
 	if (!p->up_order || j == UINT32_MAX || u->down[s] != DIST_INF || !p->n_up[s])
 		return 0;
 	uint8_t port = p->up_order[s][(j / p->stride[u->r->level[s]]) % p->n_up[s]];
+	if (u->ncand[s] == p->n_up[s])	/* every up-port is a candidate */
+		return port;
 	const uint8_t *c = u->cand + u->base[s];
 	for (unsigned i = 0; i < u->ncand[s]; i++)
 		if (c[i] == port)
@@ -190,29 +188,38 @@ static uint8_t dmodk_port(const struct ud *u, size_t s, uint16_t lid)
 	return 0;
 }
 
-/* Routes lid, attached to D through port at_port (0: D's own LID), on every switch. */
-static void route_lid(struct ud *u, struct routing_tables *t, size_t d, uint16_t lid, uint8_t at_port)
+/*
+ * Routes the LIDs attached to D (at_port[i]: the port of D they hang off,
+ * 0 for D's own LID) on every switch, switch by switch so each table is
+ * written in one run.
+ */
+static void route_lids(struct ud *u, struct routing_tables *t, size_t d, const uint16_t *lids,
+		       const uint8_t *at_port, unsigned n)
 {
-	bool ca = at_port != 0;
 	for (size_t i = 0; i < u->ndesc; i++) {
 		size_t s = u->desc[i];
-		uint8_t port;
-		if (s == d) {
-			port = at_port;
-		} else if (!u->ncand[s]) {
+		uint8_t *lft = t->lft[u->x->sw[s]->index];
+		if (s != d && !u->ncand[s])
 			continue;
-		} else if (!(port = dmodk_port(u, s, lid))) {
-			port = least_loaded(u, s);
+		for (unsigned k = 0; k < n; k++) {
+			uint8_t port;
+			if (s == d)
+				port = at_port[k];
+			else if (!(port = dmodk_port(u, s, lids[k])))
+				port = least_loaded(u, s);
+			lft[lids[k]] = port;
+			if (at_port[k] && port)	/* CA LIDs carry the traffic: they count for balance */
+				u->load[u->base[s] + port]++;
 		}
-		t->lft[u->x->sw[s]->index][lid] = port;
-		if (ca && port)
-			u->load[u->base[s] + port]++;
 	}
 }
 
-static void route_destination(struct ud *u, struct routing_tables *t, size_t d, size_t *unreachable)
+static int route_destination(struct ud *u, struct routing_tables *t, size_t d, struct updown_gaps *gaps)
 {
 	const struct node *sw = u->x->sw[d];
+	uint16_t lids[FABRIC_MAX_PORTS + 1];
+	uint8_t at_port[FABRIC_MAX_PORTS + 1];
+	unsigned n = 0, cas = 0;
 	down_distances(u, d);
 	updown_distances(u);
 	size_t stranded = candidates(u, d);
@@ -222,12 +229,31 @@ static void route_destination(struct ud *u, struct routing_tables *t, size_t d, 
 			continue;
 		uint16_t lid = r->ports[sw->ports[p].remote_port].lid;
 		if (lid && lid <= t->max_lid) {
-			route_lid(u, t, d, lid, (uint8_t)p);
-			*unreachable += stranded;
+			lids[n] = lid;
+			at_port[n++] = (uint8_t)p;
+			cas++;
 		}
 	}
-	if (sw->ports[0].lid && sw->ports[0].lid <= t->max_lid)
-		route_lid(u, t, d, sw->ports[0].lid, 0);
+	if (sw->ports[0].lid && sw->ports[0].lid <= t->max_lid) {
+		lids[n] = sw->ports[0].lid;
+		at_port[n++] = 0;
+	}
+	route_lids(u, t, d, lids, at_port, n);
+	gaps->ca_pairs += stranded * cas;
+	if (stranded && n > cas) {
+		uint16_t *more = realloc(gaps->switch_lids, (gaps->nswitch_lids + 1) * sizeof(*more));
+		if (!more)
+			return -1;
+		gaps->switch_lids = more;
+		gaps->switch_lids[gaps->nswitch_lids++] = lids[cas];
+	}
+	return 0;
+}
+
+void updown_gaps_free(struct updown_gaps *g)
+{
+	free(g->switch_lids);
+	memset(g, 0, sizeof(*g));
 }
 
 static void ud_free(struct ud *u)
@@ -238,6 +264,8 @@ static void ud_free(struct ud *u)
 	free(u->hops);
 	free(u->leaf);
 	free(u->queue);
+	free(u->adj_start);
+	free(u->adj);
 	free(u->base);
 	free(u->cand);
 	free(u->ncand);
@@ -273,8 +301,21 @@ static int ud_setup(struct ud *u, const struct fabric *f, const struct updown_pl
 	}
 	u->cand = malloc(ports + 1);
 	u->load = calloc(ports + 1, sizeof(*u->load));
-	if (!u->cand || !u->load)
+	u->adj = malloc((ports + 1) * sizeof(*u->adj));
+	u->adj_start = malloc(nsw * sizeof(*u->adj_start));
+	if (!u->cand || !u->load || !u->adj || !u->adj_start)
 		return -1;
+	size_t na = 0;
+	for (size_t s = 0; s < u->x->nsw; s++) {
+		const struct node *n = u->x->sw[s];
+		u->adj_start[s] = na;
+		for (unsigned p = 1; p <= n->nports && ranked(u, s); p++) {
+			size_t w = swindex_peer(u->x, n, p);
+			if (ranked(u, w))
+				u->adj[na++] = (struct nbr){ (uint32_t)w, (uint8_t)p, rank_above(u->r, u->x, w, s) };
+		}
+	}
+	u->adj_start[u->x->nsw] = na;
 	qsort_r(u->desc, u->ndesc, sizeof(*u->desc), cmp_desc, u);
 	for (size_t l = 0; l <= max_lid; l++)
 		u->jpos[l] = UINT32_MAX;
@@ -292,19 +333,25 @@ static int ud_setup(struct ud *u, const struct fabric *f, const struct updown_pl
 }
 
 int updown_fill(const struct fabric *f, const struct updown_plan *plan, struct routing_tables *out,
-		size_t *unreachable)
+		struct updown_gaps *gaps)
 {
 	struct ud u;
 	int rc = -1;
-	*unreachable = 0;
+	memset(gaps, 0, sizeof(*gaps));
+	memset(out, 0, sizeof(*out));
 	uint16_t max_lid = routing_max_lid(f);
 	if (ud_setup(&u, f, plan, max_lid) < 0 || routing_tables_alloc(out, f, max_lid) < 0)
 		goto done;
 	/* bottom of the order first: leaves, in GUID order, take the balance */
 	for (size_t i = u.ndesc; i-- > 0;)
-		route_destination(&u, out, u.desc[i], unreachable);
+		if (route_destination(&u, out, u.desc[i], gaps) < 0)
+			goto done;
 	rc = 0;
 done:
+	if (rc < 0) {
+		updown_gaps_free(gaps);
+		routing_tables_free(out);
+	}
 	ud_free(&u);
 	return rc;
 }

@@ -23,13 +23,23 @@ struct updown_plan {
 	uint64_t *stride;
 };
 
+/* What up/down could not route legally from every leaf. */
+struct updown_gaps {
+	size_t ca_pairs;	/* (leaf switch, CA LID) pairs without a legal path */
+	uint16_t *switch_lids;	/* switch LIDs that some leaf has no legal path to */
+	size_t nswitch_lids;
+};
+
+void updown_gaps_free(struct updown_gaps *g);
+
 /*
  * Routes every LID on shortest up*down* paths of the order in plan->r: a
  * switch that can reach the destination going only down does so, others
- * go up. *unreachable counts (leaf switch, CA LID) pairs that have no
- * legal path; other switches without one get an escape route (updown.c). -1 on allocation failure.
+ * go up. Switches without a legal path get an escape route (updown.c);
+ * the leaves left without one go to *gaps (free it with updown_gaps_free).
+ * -1 on allocation failure.
  */
 int updown_fill(const struct fabric *f, const struct updown_plan *plan, struct routing_tables *out,
-		size_t *unreachable);
+		struct updown_gaps *gaps);
 
 #endif
