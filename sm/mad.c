@@ -52,7 +52,7 @@ struct mad_port {
 	int portnum;
 	uint64_t guid;
 	int portid, issm_fd;
-	int agent_dr, agent_lid;
+	int agent_dr, agent_lid, agent_sa;
 	int pipe_rd, pipe_wr;
 	pthread_t pump;
 	bool pump_started;
@@ -296,6 +296,8 @@ int mad_send_lid(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t 
 	return submit(mp, &smp, dlid, done, ctx);
 }
 
+#define GSI_QKEY 0x80010000	/* QP1's well-known Q_Key, host order for umad_set_addr */
+
 int mad_respond(struct mad_port *mp, const ib_smp_t *req, const struct mad_origin *to, uint16_t status,
 		const void *data)
 {
@@ -303,7 +305,9 @@ int mad_respond(struct mad_port *mp, const ib_smp_t *req, const struct mad_origi
 	struct ib_user_mad *umad = (struct ib_user_mad *)buf;
 	ib_smp_t *smp = (ib_smp_t *)umad_get_mad(umad);
 	*smp = *req;
-	smp->method = IB_MAD_METHOD_GET_RESP;
+	bool smi = req->mgmt_class == IB_MCLASS_SUBN_DIR || req->mgmt_class == IB_MCLASS_SUBN_LID;
+	/* SMI answers are GetResp; GSI ones echo the method with the response bit */
+	smp->method = smi ? IB_MAD_METHOD_GET_RESP : (uint8_t)(req->method | IB_MAD_METHOD_RESP_MASK);
 	memcpy(smp->data, data, IB_SMP_DATA_SIZE);
 	if (req->mgmt_class == IB_MCLASS_SUBN_DIR) {
 		/* direction bit (0x8000) marks a returning directed-route SMP */
@@ -312,8 +316,9 @@ int mad_respond(struct mad_port *mp, const ib_smp_t *req, const struct mad_origi
 	} else {
 		smp->status = cl_hton16(status);
 	}
-	umad_set_addr(umad, to->directed ? 0xffff : to->slid, (int)to->qpn, 0, 0);
-	int agent = req->mgmt_class == IB_MCLASS_SUBN_DIR ? mp->agent_dr : mp->agent_lid;
+	umad_set_addr(umad, to->directed ? 0xffff : to->slid, (int)to->qpn, 0, smi ? 0 : GSI_QKEY);
+	int agent = req->mgmt_class == IB_MCLASS_SUBN_DIR ? mp->agent_dr
+		    : req->mgmt_class == IB_MCLASS_SUBN_LID ? mp->agent_lid : mp->agent_sa;
 	mp->stats.sent++;
 	return umad_send(mp->portid, agent, umad, sizeof(ib_smp_t), 0, 0) < 0 ? -1 : 0;
 }
@@ -398,7 +403,16 @@ static int register_agents(struct mad_port *mp, char err[MAD_ERR_LEN])
 		  (1u << IB_MAD_METHOD_TRAP_REPRESS);
 	mp->agent_dr = umad_register(mp->portid, IB_MCLASS_SUBN_DIR, 1, 0, methods);
 	mp->agent_lid = umad_register(mp->portid, IB_MCLASS_SUBN_LID, 1, 0, methods);
-	if (mp->agent_dr < 0 || mp->agent_lid < 0) {
+	/*
+	 * SA queries come to the SM's port too (iblinkinfo, saquery, RDMA CM);
+	 * until fabricd has an SA they get "unsupported" instead of no answer.
+	 */
+	long sa_methods[16 / sizeof(long)] = { 0 };
+	uint32_t *sa_mask = (uint32_t *)sa_methods;
+	sa_mask[0] = (1u << IB_MAD_METHOD_GET) | (1u << IB_MAD_METHOD_SET) | (1u << IB_MAD_METHOD_GETTABLE) |
+		     (1u << IB_MAD_METHOD_DELETE);
+	mp->agent_sa = umad_register(mp->portid, IB_MCLASS_SUBN_ADM, 2, 0, sa_methods);
+	if (mp->agent_dr < 0 || mp->agent_lid < 0 || mp->agent_sa < 0) {
 		snprintf(err, MAD_ERR_LEN, "cannot register SMI agents on %s port %d: %s "
 			 "(is another SM running on this port?)", mp->ca, mp->portnum, strerror(errno));
 		return -1;

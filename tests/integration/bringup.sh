@@ -51,6 +51,7 @@ assigned=$(grep -m1 'sweep: lids' "$WORK/fabricd.log" | grep -o '[0-9]* kept, [0
 maxlid=$(diag ibnetdiscover -p | awk '$1 == "CA" || $1 == "SW" {print $2}' | sort -n | tail -1)
 check_full_lfts "$nlids" "$maxlid"
 check_quality "${SHIFT_LOAD:-}"
+check_balance "$([[ -n ${SHIFT_LOAD:-} ]] && echo 1 || echo 0)"
 check_traces "$SAMPLES"
 lid_snapshot "$WORK/lids.before"
 fd_stop

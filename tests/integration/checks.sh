@@ -76,6 +76,26 @@ check_quality() {
 	note "fabricctl quality: live tables as stored: ${live%%, \"mean_load*}"
 }
 
+# check_balance STRICT: check_lft_balance -e (infiniband-diags) on the tables
+# dump_fts read and an ibnetdiscover cache: every switch's non-host ports
+# carry host LIDs within one of each other (-e: on a switch with more than
+# 12 ports, half its ports balanced, as for a lineboard's up-ports, will do). With STRICT=1 an unbalanced
+# switch fails the test; otherwise (degraded trees, where a port may serve
+# fewer destinations legally) the result is reported.
+check_balance() {
+	local out
+	rm -f "$WORK/ibnd.cache"
+	diag ibnetdiscover --cache "$WORK/ibnd.cache" >/dev/null || fail "ibnetdiscover --cache failed"
+	out=$(diag check_lft_balance -e -l "$WORK/dump_fts.out" -i "$WORK/ibnd.cache") ||
+		fail "check_lft_balance failed: $out"
+	if grep -q Unbalanced <<<"$out"; then
+		[[ $1 == 1 ]] && fail "check_lft_balance: $(head -6 <<<"$out" | tr '\n' ' ')"
+		note "check_lft_balance: $(grep -c Unbalanced <<<"$out") switches outside +-1 (degraded tree): $(head -6 <<<"$out" | tr '\n' ' ')"
+	else
+		note "check_lft_balance: every switch balanced"
+	fi
+}
+
 # check_traces SAMPLES: ibtracert between sampled CA pairs (all pairs if fewer).
 check_traces() {
 	local lids n pairs=0 src dst
