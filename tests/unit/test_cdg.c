@@ -3,7 +3,8 @@
  * loop around the ring and the checker names it; min-hop on a full fat
  * tree has none, with the exact number of channels and dependencies; on a
  * degraded 3-level tree min-hop turns down and up again, and the checker
- * names that loop.
+ * names that loop; VL layering splits the ring's routes over two acyclic
+ * layers, and with one VL the result is refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <cmocka.h>
 
 #include "routing/cdg.h"
+#include "routing/engine.h"
 #include "topology/fattree_gen.h"
 
 static void number_lids(struct fabric *f)
@@ -105,12 +107,39 @@ static void test_cdg_minhop_degraded_three_level_tree_has_a_down_up_cycle(void *
 	fabric_free(&f);
 }
 
+/* The ring's credit loop, then VL layering: two layers, each acyclic; with one VL it is refused. */
+static void test_cdg_layering_removes_the_ring_cycle(void **state)
+{
+	struct fabric f;
+	struct routing_tables t;
+	struct routing_result res;
+	struct cdg_report r;
+	ring(&f);
+	struct routing_request one_vl = { .engine = ENGINE_MINHOP, .max_layers = 1 };
+	assert_int_equal(routing_compute(&f, &one_vl, &t, &res), 1);
+	assert_int_equal(res.cdg.cycle_len, 5);
+	routing_tables_free(&t);
+	struct routing_request eight_vls = { .engine = ENGINE_MINHOP, .max_layers = 8 };
+	assert_int_equal(routing_compute(&f, &eight_vls, &t, &res), 0);
+	assert_int_equal(t.layers, 2);
+	assert_true(res.layers.moved > 0);
+	for (unsigned l = 0; l < t.layers; l++) {
+		assert_int_equal(cdg_check_layer(&f, &t, l, &r), 0);
+		assert_int_equal(r.cycle_len, 0);
+	}
+	assert_int_equal(cdg_check(&f, &t, &r), 0);
+	assert_int_equal(r.cycle_len, 0);
+	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cdg_minhop_ring_of_five_has_a_cycle_around_the_ring),
 		cmocka_unit_test(test_cdg_minhop_fat_tree_is_acyclic),
 		cmocka_unit_test(test_cdg_minhop_degraded_three_level_tree_has_a_down_up_cycle),
+		cmocka_unit_test(test_cdg_layering_removes_the_ring_cycle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
