@@ -168,6 +168,22 @@ static void on_sweep_timer(void *arg)
 	sm_sweep_request(arg);
 }
 
+static void on_change_timer(void *arg)
+{
+	struct sm *sm = arg;
+	sm->change_pending = false;
+	log_info("sweep: after a trap (hold-down %u ms)", sm->cfg.trap_holddown_ms);
+	sm_sweep_request(sm);
+}
+
+void sm_sweep_soon(struct sm *sm)
+{
+	if (sm->change_pending || sm->once)
+		return;
+	sm->change_pending = true;
+	evl_timer_arm(sm->change_timer, sm->cfg.trap_holddown_ms);
+}
+
 int main(int argc, char **argv)
 {
 	struct cli cli;
@@ -241,6 +257,7 @@ int main(int argc, char **argv)
 		evl_signal(sm.loop, SIGHUP, on_hup, &sm),
 	};
 	sm.sweep_timer = evl_timer(sm.loop, on_sweep_timer, &sm);
+	sm.change_timer = evl_timer(sm.loop, on_change_timer, &sm);
 	sm_sweep_request(&sm);
 	if (evl_run(sm.loop) < 0) {
 		log_error("event loop failed");
@@ -249,6 +266,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		evl_watch_free(sigs[i]);
 	evl_watch_free(sm.sweep_timer);
+	evl_watch_free(sm.change_timer);
 	control_close(ctl);
 	mad_close(sm.mp);
 	if (sm.have_fabric) {

@@ -323,6 +323,19 @@ int mad_respond(struct mad_port *mp, const ib_smp_t *req, const struct mad_origi
 	return umad_send(mp->portid, agent, umad, sizeof(ib_smp_t), 0, 0) < 0 ? -1 : 0;
 }
 
+int mad_repress(struct mad_port *mp, const ib_smp_t *trap, const struct mad_origin *to)
+{
+	uint8_t buf[RECORD_SIZE] = { 0 };
+	struct ib_user_mad *umad = (struct ib_user_mad *)buf;
+	ib_smp_t *smp = (ib_smp_t *)umad_get_mad(umad);
+	*smp = *trap;
+	smp->method = IB_MAD_METHOD_TRAP_REPRESS;
+	smp->status = 0;
+	umad_set_addr(umad, to->slid, (int)to->qpn, 0, 0);
+	mp->stats.sent++;
+	return umad_send(mp->portid, mp->agent_lid, umad, sizeof(ib_smp_t), 0, 0) < 0 ? -1 : 0;
+}
+
 void mad_on_request(struct mad_port *mp, mad_request_fn fn, void *arg)
 {
 	mp->on_request = fn;

@@ -65,6 +65,8 @@ int mad_respond(struct mad_port *mp, const ib_smp_t *req, const struct mad_origi
 		const void *data);
 
 /* Transactions queued or in flight. */
+/* Answers a LID-routed trap with TrapRepress (same TID and notice). */
+int mad_repress(struct mad_port *mp, const ib_smp_t *trap, const struct mad_origin *to);
 unsigned mad_pending(const struct mad_port *mp);
 const struct mad_stats *mad_get_stats(const struct mad_port *mp);
 

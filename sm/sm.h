@@ -33,10 +33,26 @@ struct sm {
 	bool have_fabric;
 	bool last_sweep_ok;	/* every Set of that sweep succeeded */
 	struct evl_watch *sweep_timer;
+	struct evl_watch *change_timer;	/* hold-down after a trap reported a change */
+	bool change_pending;
+	/*
+	 * Traps received since the last stored sweep: they go into the event
+	 * log with the next sweep, in its transaction, so a locked database
+	 * never stalls the event loop.
+	 */
+#define SM_MAX_TRAP_EVENTS 64
+	char trap_events[SM_MAX_TRAP_EVENTS][160];
+	size_t ntrap_events;
+	unsigned traps_unlogged;	/* beyond SM_MAX_TRAP_EVENTS */
 };
 
 /* Starts a heavy sweep now, or right after the one running. */
 void sm_sweep_request(struct sm *sm);
+/*
+ * A node reported a change: sweep once cfg.trap_holddown_ms has passed
+ * since the first such report, however many more arrive meanwhile.
+ */
+void sm_sweep_soon(struct sm *sm);
 /* Answers SMInfo queries on sm->mp. */
 void sminfo_attach(struct sm *sm);
 

@@ -3,13 +3,15 @@
  *
  * fabricd's port receives the SMPs addressed to the SM: SMInfo Get from
  * other SMs and from tools like sminfo, and traps. SMInfo Get is answered
- * with our GUID, priority, state and activity count; anything else the SM
- * does not serve gets "unsupported" back, so no requester waits on us.
+ * with our GUID, priority, state and activity count; traps go to
+ * sm/trap.c; anything else the SM does not serve gets "unsupported" back,
+ * so no requester waits on us.
  */
 #include <string.h>
 
 #include "sm/log.h"
 #include "sm/sm.h"
+#include "sm/trap.h"
 
 #define MAD_STATUS_UNSUP_METHOD_ATTR 0x000c
 
@@ -18,7 +20,7 @@ static void on_request(void *arg, const ib_smp_t *req, const struct mad_origin *
 	struct sm *sm = arg;
 	uint8_t data[IB_SMP_DATA_SIZE] = { 0 };
 	if (req->method == IB_MAD_METHOD_TRAP || req->method == IB_MAD_METHOD_TRAP_REPRESS) {
-		log_debug("trap received from LID %u (not handled yet)", from->slid);
+		trap_handle(sm, req, from);
 		return;
 	}
 	if (req->attr_id == IB_MAD_ATTR_SM_INFO && req->method == IB_MAD_METHOD_GET) {

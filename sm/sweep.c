@@ -40,6 +40,7 @@ struct sweep {
 	/* event texts, kept until the sweep is stored */
 	struct fabric_change *changes;	/* since the stored sweep */
 	char routing_change[64];
+	char traps_dropped[48];
 };
 
 static double unix_now(void)
@@ -97,6 +98,8 @@ static void sweep_end(struct sweep *s, const char *result, bool stored)
 		sm->tables = s->tables;
 		memset(&s->tables, 0, sizeof(s->tables));
 		sm->qos = s->qos;
+		sm->ntrap_events = 0;	/* stored with this sweep */
+		sm->traps_unlogged = 0;
 		fabric_move(&sm->fabric, &s->f);
 		sm->have_fabric = true;
 		sm->last_sweep_ok = ok;
@@ -170,8 +173,15 @@ static int collect_events(struct sweep *s, struct db_new_event **out, size_t *n)
 			goto done;
 		tables = changed_tables(prev, prev_tables, &s->f, &s->tables);
 	}
-	if (!(*out = calloc(nch + 1, sizeof(**out))))
+	if (!(*out = calloc(nch + 2 + sm->ntrap_events, sizeof(**out))))
 		goto done;
+	/* the traps since the last stored sweep come first: they came first */
+	for (size_t i = 0; i < sm->ntrap_events; i++)
+		(*out)[(*n)++] = (struct db_new_event){ "trap", sm->trap_events[i] };
+	if (sm->traps_unlogged) {
+		snprintf(s->traps_dropped, sizeof(s->traps_dropped), "%u more traps not logged", sm->traps_unlogged);
+		(*out)[(*n)++] = (struct db_new_event){ "trap", s->traps_dropped };
+	}
 	for (size_t i = 0; i < nch; i++) {
 		const struct fabric_change *ch = &s->changes[i];
 		(*out)[(*n)++] = (struct db_new_event){ fabric_change_name(ch->kind), ch->text };

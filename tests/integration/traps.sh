@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# traps.sh BUILD NETFILE
+#
+# fabricd with no periodic sweep (sweep_interval: 0) must still notice a
+# link going down and coming back: ibsim's Unlink and ReLink make the
+# switches send Trap 128, fabricd represses it, records it, sweeps after
+# the hold-down, and reroutes. After Unlink no traced path uses the dead
+# link; after ReLink shift permutations load every link with one flow
+# again. Run it under unshare -n.
+set -euo pipefail
+BUILD=$1 NET=$2
+WORK=$(mktemp -d /tmp/fabricd-traps.XXXXXX)
+here=$(dirname "$0")
+. "$here/lib.sh"
+. "$here/checks.sh"
+
+# wait_sweeps N: until the log shows N SUBNET UP lines (10 s at most).
+wait_sweeps() {
+	for _ in $(seq 100); do
+		(( $(grep -c "SUBNET UP" "$WORK/fabricd.log") >= $1 )) && return 0
+		sleep 0.1
+	done
+	fail "no sweep $1 after the trap: $(grep 'trap' "$WORK/fabricd.log" | tail -3)"
+}
+
+printf 'sweep_interval: 0\ntrap_holddown_ms: 300\n' >"$WORK/fabricd.yaml"
+sim_start "$NET"
+fd_start -c "$WORK/fabricd.yaml"
+fd_wait_up 60
+
+sim_cmd 'Unlink "L1"[5]'
+wait_sweeps 2
+grep -q 'trap: trap 128 (link state change) from LID' "$WORK/fabricd.log" || fail "no Trap 128 in the log"
+"$FABRICCTL" -d "$DB" events | grep -q 'trap 128 (link state change)' || fail "fabricctl events shows no trap"
+"$FABRICCTL" -d "$DB" events | grep -q 'link_down.*L1\[5\]' || fail "fabricctl events shows no link_down at L1[5]"
+note "Unlink L1[5]: $(grep -m1 -o 'trap: trap 128.*' "$WORK/fabricd.log"), swept and rerouted"
+"$FABRICCTL" -d "$DB" --json check | grep -q '"unreachable": 0,.*"credit_loop": null' || fail "check after Unlink"
+for dst in $(diag ibnetdiscover -p | awk '$1 == "CA" {print $2}' | head -32); do
+	out=$(diag_retry ibtracert 5 "$dst" 2>/dev/null || true)
+	[[ $dst == 5 ]] && continue
+	[[ $(tail -1 <<<"$out") == "To ca "* ]] || fail "ibtracert 5 $dst after Unlink: $out"
+	awk 'prev ~ /"L1"/ && /^\[5\] ->/ {bad = 1} {prev = $0} END {exit !bad}' <<<"$out" &&
+		fail "a path still leaves L1 by the dead port 5: $out"
+done
+note "after Unlink: LID 5 (on L1) reaches every host, none through L1[5]"
+
+sim_cmd 'ReLink "L1"[5]'
+wait_sweeps 3
+"$FABRICCTL" -d "$DB" events | grep -q 'link_up.*L1\[5\]' || fail "fabricctl events shows no link_up at L1[5]"
+q=$("$FABRICCTL" -d "$DB" --json quality --random 0) || fail "quality after ReLink: $q"
+[[ $q == *'"shift": {'*'"broken": 0, "max_load": 1,'* ]] || fail "after ReLink shift load is not 1: $q"
+note "ReLink L1[5]: link_up recorded, shift permutations back to one flow per link"
+fd_stop
+echo PASS
