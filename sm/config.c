@@ -17,6 +17,7 @@
  *   subnet_timeout: 18
  *   sweep_interval: 10
  *   trap_holddown_ms: 500             # after a link-change trap, wait, then sweep once
+ *   react_to_traps: 1                 # 0: traps are logged only
  *   mad: { window: 64, timeout_ms: 200, retries: 3 }
  *   qos: { vlarb_high: "", vlarb_low: "0:64,1:64", vl_high_limit: 0 }
  *
@@ -48,6 +49,7 @@ void config_defaults(struct fabricd_config *c)
 	c->subnet_timeout = 18;
 	c->sweep_interval = 10;
 	c->trap_holddown_ms = 500;
+	c->react_to_traps = 1;
 	c->mad_window = 64;
 	c->mad_timeout_ms = 200;
 	c->mad_retries = 3;
@@ -283,6 +285,7 @@ static int top_pair(struct reader *r, const char *key, const yaml_node_t *v, str
 		{ "subnet_timeout", 31, &c->subnet_timeout },
 		{ "sweep_interval", 86400, &c->sweep_interval },
 		{ "trap_holddown_ms", 60000, &c->trap_holddown_ms },
+		{ "react_to_traps", 1, &c->react_to_traps },
 	};
 	for (size_t i = 0; i < sizeof(uints) / sizeof(uints[0]); i++)
 		if (strcmp(key, uints[i].name) == 0) {

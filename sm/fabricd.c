@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sm/control.h"
+#include "sm/light.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 #include "sm/smnode.h"
@@ -165,7 +166,7 @@ static void on_hup(void *arg)
 
 static void on_sweep_timer(void *arg)
 {
-	sm_sweep_request(arg);
+	light_sweep(arg);
 }
 
 static void on_change_timer(void *arg)

@@ -92,6 +92,6 @@ void trap_handle(struct sm *sm, const ib_smp_t *req, const struct mad_origin *fr
 		 who ? " (" : "", who ? who : "", who ? ")" : "");
 	log_info("trap: %s", text);
 	keep_event(sm, text);
-	if (means_change(num) && issuer != own_lid(sm))
+	if (means_change(num) && issuer != own_lid(sm) && sm->cfg.react_to_traps)
 		sm_sweep_soon(sm);
 }

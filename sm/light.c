@@ -1,0 +1,105 @@
+/*
+ * DOC: light sweep
+ *
+ * Every switch sets PortStateChange in its SwitchInfo when one of its
+ * ports changes state (a cable pulled, plugged, a node rebooted), and
+ * fabricd clears it when it programs the switch. So one SwitchInfo Get per
+ * switch, all in flight at once over the routes the last heavy sweep
+ * found, tells whether anything changed: a set bit, or a switch that no
+ * longer answers, starts a heavy sweep. A change behind a CA alone shows
+ * on the CA's switch port. This finds what a lost trap did not report.
+ */
+#include "sm/light.h"
+
+#include <stdlib.h>
+
+#include "sm/log.h"
+#include "sm/smnode.h"
+
+struct light {
+	struct sm *sm;
+	unsigned in_flight, asked, changed, silent;
+	uint64_t t0, mads0;
+	const char *first;	/* a switch that reported a change, for the log */
+};
+
+static void finish(struct light *l)
+{
+	struct sm *sm = l->sm;
+	uint64_t ms = evl_now_ms() - l->t0, mads = mad_get_stats(sm->mp)->sent - l->mads0;
+	sm->sweeping = false;
+	if (l->changed || l->silent) {
+		log_info("light sweep: %u of %u switches report port changes%s%s, %u do not answer "
+			 "(%llu ms, %llu SMPs): heavy sweep", l->changed, l->asked, l->first ? ", e.g. " : "",
+			 l->first ? l->first : "", l->silent, (unsigned long long)ms, (unsigned long long)mads);
+		free(l);
+		sm_sweep_request(sm);
+		return;
+	}
+	log_debug("light sweep: no change on %u switches (%llu ms, %llu SMPs)", l->asked, (unsigned long long)ms,
+		  (unsigned long long)mads);
+	free(l);
+	if (sm->resweep_wanted) {
+		sm->resweep_wanted = false;
+		sm_sweep_request(sm);
+	} else if (sm->cfg.sweep_interval) {
+		evl_timer_arm(sm->sweep_timer, (uint64_t)sm->cfg.sweep_interval * 1000);
+	}
+}
+
+struct probe {
+	struct light *l;
+	const struct node *sw;
+};
+
+static void on_switch_info(void *ctx, int status, const ib_smp_t *reply)
+{
+	struct probe *p = ctx;
+	struct light *l = p->l;
+	if (status)
+		l->silent++;
+	else if (ib_switch_info_get_state_change((const ib_switch_info_t *)reply->data)) {
+		l->changed++;
+		if (!l->first)
+			l->first = p->sw->desc;
+	}
+	free(p);
+	if (--l->in_flight == 0)
+		finish(l);
+}
+
+void light_sweep(struct sm *sm)
+{
+	if (!sm->have_fabric || !sm->last_sweep_ok || sm->sweeping) {
+		sm_sweep_request(sm);
+		return;
+	}
+	struct light *l = calloc(1, sizeof(*l));
+	if (!l) {
+		log_error("light sweep: out of memory");
+		return;
+	}
+	l->sm = sm;
+	l->t0 = evl_now_ms();
+	l->mads0 = mad_get_stats(sm->mp)->sent;
+	sm->sweeping = true;	/* a heavy sweep asked for meanwhile waits for us */
+	l->in_flight = 1;	/* held until every probe is sent */
+	for (size_t i = 0; i < sm->fabric.nnodes; i++) {
+		const struct node *n = sm->fabric.nodes[i];
+		struct probe *p = n->type == NODE_SWITCH ? malloc(sizeof(*p)) : NULL;
+		if (!p)
+			continue;
+		*p = (struct probe){ l, n };
+		struct dr_path r = sm_node_route(n, 0);
+		if (mad_send_dr(sm->mp, IB_MAD_METHOD_GET, IB_MAD_ATTR_SWITCH_INFO, 0, r.path, r.hops, NULL,
+				on_switch_info, p) < 0) {
+			free(p);
+			l->silent++;
+			continue;
+		}
+		l->in_flight++;
+		l->asked++;
+	}
+	if (--l->in_flight == 0)
+		finish(l);
+}
