@@ -122,7 +122,7 @@ check_traces() {
 # fabricctl route reads from the stored tables.
 trace_one() {
 	local out live stored
-	out=$(diag_retry ibtracert "$1" "$2") ||
+	out=$(diag ibtracert "$1" "$2") ||
 		fail "ibtracert $1 $2 failed: $(grep -v sim_connect "$WORK/diag.err" | tail -2)"
 	[[ $(tail -1 <<<"$out") == "To ca "*"lid $2-$2 "* ]] || fail "ibtracert $1 $2 ended elsewhere: $out"
 	live=$(sed -n 's/.*"\(.*\)"$/\1/p' <<<"$out" | uniq | tr '\n' ' ')

@@ -35,14 +35,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Runs a libibumad program against the simulator.
-diag() { LD_PRELOAD=$UMAD2SIM "$@" 2>/dev/null; }
-
-# diag_retry CMD...: diag, tried again when the simulator had no client
-# slot free: ibsim has ten, and frees a slot only once it notices the
-# client is gone, so hundreds of short-lived tools in a row sometimes find
-# none. Any other failure is returned at once; stderr is in $WORK/diag.err.
-diag_retry() {
+# diag CMD...: runs a libibumad program against the simulator, again when
+# the simulator had no client slot free: ibsim has ten, and frees a slot
+# only once it notices the client is gone, so hundreds of short-lived tools
+# in a row sometimes find none. Any other failure is returned at once;
+# stderr is in $WORK/diag.err.
+diag() {
 	local try
 	for try in 1 2 3 4 5; do
 		LD_PRELOAD=$UMAD2SIM "$@" 2>"$WORK/diag.err" && return 0

@@ -36,7 +36,7 @@ grep -q 'trap: trap 128 (link state change) from LID' "$WORK/fabricd.log" || fai
 note "Unlink L1[5]: $(grep -m1 -o 'trap: trap 128.*' "$WORK/fabricd.log"), swept and rerouted"
 "$FABRICCTL" -d "$DB" --json check | grep -q '"unreachable": 0,.*"credit_loop": null' || fail "check after Unlink"
 for dst in $(diag ibnetdiscover -p | awk '$1 == "CA" {print $2}' | head -32); do
-	out=$(diag_retry ibtracert 5 "$dst" 2>/dev/null || true)
+	out=$(diag ibtracert 5 "$dst" 2>/dev/null || true)
 	[[ $dst == 5 ]] && continue
 	[[ $(tail -1 <<<"$out") == "To ca "* ]] || fail "ibtracert 5 $dst after Unlink: $out"
 	awk 'prev ~ /"L1"/ && /^\[5\] ->/ {bad = 1} {prev = $0} END {exit !bad}' <<<"$out" &&
