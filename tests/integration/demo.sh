@@ -28,6 +28,8 @@ echo "== fabricctl diff $NET"
 "$FABRICCTL" -d "$DB" -S "$SOCK" diff "$NET"
 echo "== fabricctl check"
 "$FABRICCTL" -d "$DB" -S "$SOCK" check
+echo "== fabricctl quality (link load under shift and random permutations)"
+"$FABRICCTL" -d "$DB" quality --random 20
 echo "== ibtracert first host -> last host (infiniband-diags), and fabricctl route"
 mapfile -t cas < <(diag ibnetdiscover -p | awk '$1 == "CA" {print $2}' | sort -n)
 diag ibtracert "${cas[0]}" "${cas[-1]}"
