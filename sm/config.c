@@ -16,7 +16,7 @@
  *   max_op_vls: 8
  *   subnet_timeout: 18
  *   sweep_interval: 10
- *   trap_holddown_ms: 500             # after a link-change trap, wait, then sweep once
+ *   trap_holddown_ms: 50              # after a link-change trap, wait, then sweep once
  *   react_to_traps: 1                 # 0: traps are logged only
  *   mad: { window: 64, timeout_ms: 200, retries: 3 }
  *   qos: { vlarb_high: "", vlarb_low: "0:64,1:64", vl_high_limit: 0 }
@@ -48,7 +48,7 @@ void config_defaults(struct fabricd_config *c)
 	c->max_op_vls = 8;
 	c->subnet_timeout = 18;
 	c->sweep_interval = 10;
-	c->trap_holddown_ms = 500;
+	c->trap_holddown_ms = 50;
 	c->react_to_traps = 1;
 	c->mad_window = 64;
 	c->mad_timeout_ms = 200;

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# repair.sh [NETFILE LEAF PORT]...: a link goes down; how long until the
+# switches hold repaired tables, and how many SMPs did the repair cost?
+# fabricd vs `opensm -R ftree`, each on a fresh ibsim of the same fabric,
+# against the cost of their first full sweep (bring-up).
+#
+# Down: ibsim's Unlink of LEAF[PORT] (a leaf's first up-link by default).
+# Repair time: the wall clock at the Unlink to the SM's next "SUBNET UP"
+# log line; SMPs: PortXmitPkts of the SM's port (perfquery) across it.
+# Both SMs learn of it from Trap 128 (fabricd waits its trap_holddown_ms,
+# 50 ms by default, to merge the traps of one event). The repaired tables are then
+# read back with dump_fts and every shift permutation replayed: "broken"
+# counts flows that no longer arrive. OpenSM runs with -d 2 (log flushed
+# per line). A benchmark, not a test: it prints figures.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$top/build}
+[[ -x $BUILD/sm/fabricd ]] || bash "$top/scripts/build.sh" >/dev/null
+out=$(mktemp -d /tmp/fabricd-bench.XXXXXX)
+if (($# == 0)); then
+	"$BUILD/topology/fabric-gen" --levels 2 --radix 36 -o "$out/ft2-r36.net"
+	"$BUILD/topology/fabric-gen" --levels 3 --radix 16 -o "$out/ft3-r16.net"
+	set -- "$top/tests/fabrics/fattree-2l-r8.net" L1 5 "$out/ft2-r36.net" L1 19 "$out/ft3-r16.net" L1 9
+fi
+
+# one_run SM NETFILE LEAF PORT: prints "FULL_MS FULL_SMPS REPAIR_MS REPAIR_SMPS BROKEN".
+one_run() {
+	TOP=$top unshare -n bash -s "$@" "$BUILD" "$(mktemp -d "$out/run.XXXXXX")" <<'RUN'
+set -euo pipefail
+sm=$1 net=$2 leaf=$3 port=$4 BUILD=$5 WORK=$6
+export SIM_HOST=H0_0
+. "$TOP/tests/integration/lib.sh"
+sim_start "$net"
+log=$WORK/sm.log
+if [[ $sm == fabricd ]]; then
+	LD_PRELOAD=$UMAD2SIM "$FABRICD" -f -d "$WORK/f.db" -S "$WORK/ctl.sock" --log-file "$log" </dev/null 2>/dev/null &
+else
+	export OSM_CACHE_DIR=$WORK
+	LD_PRELOAD=$UMAD2SIM opensm -d 2 -R ftree -f "$log" </dev/null >/dev/null 2>&1 &
+fi
+FD_PID=$!
+ups() { local c; c=$(grep -c "SUBNET UP" "$log" 2>/dev/null) || true; echo "${c:-0}"; }
+wait_ups() {
+	for _ in $(seq 300); do (( $(ups) >= $1 )) && return 0; sleep 0.1; done
+	echo "stuck - - - -"; exit 0
+}
+ms_of() {	# fabricd "YYYY-MM-DDTHH:MM:SS.mmm", OpenSM "Mon DD HH:MM:SS uuuuuu"
+	awk '{ if ($1 ~ /T/) { split(substr($1, 12), t, "[:.]"); print ((t[1] * 60 + t[2]) * 60 + t[3]) * 1000 + t[4] }
+	       else { split($3, t, ":"); printf "%.0f\n", ((t[1] * 60 + t[2]) * 60 + t[3]) * 1000 + $4 / 1000 } }'
+}
+smps() {
+	local lid
+	lid=$(diag smpquery portinfo -D 0 1 | awk -F. '/^Lid:/ {print $NF}')
+	diag perfquery "$lid" 1 | awk -F. '/^PortXmitPkts:/ {print $NF}'
+}
+wait_ups 1
+full_ms=$(( $(grep -m1 "SUBNET UP" "$log" | ms_of) - $(head -1 "$log" | ms_of) ))
+sleep 1	# let the first sweep's stragglers settle
+before=$(smps)
+n=$(ups)
+t0=$(date +%H:%M:%S.%N | awk '{split($1, t, ":"); printf "%.0f\n", ((t[1] * 60 + t[2]) * 60 + t[3]) * 1000}')
+sim_cmd "Unlink \"$leaf\"[$port]"
+wait_ups $((n + 1))
+t1=$(grep "SUBNET UP" "$log" | tail -1 | ms_of)
+after=$(smps)
+diag dump_fts >"$WORK/lfts" || true
+diag ibnetdiscover >"$WORK/topo" || true
+q=$("$FABRICCTL" --json quality --lfts "$WORK/lfts" --topology "$WORK/topo" --random 0 || true)
+broken=$(sed -n 's/.*"shift": {[^}]*"broken": \([0-9]*\),.*/\1/p' <<<"$q")
+echo "$full_ms $before $((t1 - t0)) $((after - before)) ${broken:--}"
+RUN
+}
+
+fmt='%-16s %-8s %13s %11s %15s %13s %10s\n'
+printf "$fmt" fabric SM "full up (ms)" "full SMPs" "repair (ms)" "repair SMPs" broken
+while (($# >= 3)); do
+	net=$1 leaf=$2 port=$3
+	shift 3
+	for sm in fabricd opensm; do
+		read -r fms fsmps rms rsmps broken < <(one_run "$sm" "$net" "$leaf" "$port")
+		printf "$fmt" "$(basename "$net" .net)" "$sm" "$fms" "$fsmps" "$rms" "$rsmps" "$broken"
+	done
+done
+rm -rf "$out"
