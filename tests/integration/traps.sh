@@ -6,7 +6,7 @@
 # switches send Trap 128, fabricd represses it, records it, sweeps after
 # the hold-down, and reroutes. After Unlink no traced path uses the dead
 # link; after ReLink shift permutations load every link with one flow
-# again. Run it under unshare -n.
+# again. Then a whole spine goes, and comes back. Run it under unshare -n.
 set -euo pipefail
 BUILD=$1 NET=$2
 WORK=$(mktemp -d /tmp/fabricd-traps.XXXXXX)
@@ -50,5 +50,30 @@ wait_sweeps 3
 q=$("$FABRICCTL" -d "$DB" --json quality --random 0) || fail "quality after ReLink: $q"
 [[ $q == *'"shift": {'*'"broken": 0, "max_load": 1,'* ]] || fail "after ReLink shift load is not 1: $q"
 note "ReLink L1[5]: link_up recorded, shift permutations back to one flow per link"
+
+# a whole spine lost: every host still reaches every host, none through S1
+n=$(grep -c "SUBNET UP" "$WORK/fabricd.log")
+sim_cmd 'Unlink "S1"'
+wait_sweeps $((n + 1))
+sleep 0.5	# traps of the other ends may add one more sweep
+q=$("$FABRICCTL" -d "$DB" --json quality --random 0) || fail "quality without S1: $q"
+[[ $q == *'"broken": 0,'* ]] || fail "flows broken without S1: $q"
+"$FABRICCTL" -d "$DB" links | grep -q ' S1 ' && fail "S1's links are still listed"
+for dst in $(diag ibnetdiscover -p | awk '$1 == "CA" {print $2}'); do
+	[[ $dst == 5 ]] && continue
+	out=$(diag ibtracert 5 "$dst") || fail "ibtracert 5 $dst without S1: $out"
+	grep -q '"S1"' <<<"$out" && fail "a path still crosses S1: $out"
+done
+note "spine S1 unlinked: every flow arrives ($(grep -o '"max_load": [0-9]*' <<<"$q" | head -1)), no path crosses S1"
+n=$(grep -c "SUBNET UP" "$WORK/fabricd.log")
+for l in 0 1 2 3 4 5 6 7; do sim_cmd "Link \"S1\"[$((l + 1))] \"L$l\"[6]"; done
+wait_sweeps $((n + 1))
+for _ in $(seq 50); do
+	q=$("$FABRICCTL" -d "$DB" --json quality --random 0)
+	[[ $q == *'"shift": {'*'"broken": 0, "max_load": 1,'* ]] && break
+	sleep 0.2
+done
+[[ $q == *'"shift": {'*'"broken": 0, "max_load": 1,'* ]] || fail "S1 back: shift load is not 1: $q"
+note "spine S1 linked again: shift permutations back to one flow per link"
 fd_stop
 echo PASS
