@@ -158,10 +158,53 @@ static void on_stop_signal(void *arg)
 	evl_stop(sm->loop);
 }
 
+struct reload {
+	struct sm *sm;
+	const struct cli *cli;
+};
+
+/*
+ * SIGHUP: reread the configuration file (command-line flags still win),
+ * then sweep. What is bound at start (port, database, socket, log file,
+ * MAD window) keeps its running value; a file that does not parse changes
+ * nothing.
+ */
 static void on_hup(void *arg)
 {
+	struct reload *r = arg;
+	struct sm *sm = r->sm;
+	if (r->cli->config) {
+		struct fabricd_config cfg;
+		char err[1024];
+		config_defaults(&cfg);
+		if (config_load(r->cli->config, &cfg, err) < 0) {
+			log_error("SIGHUP: configuration not reloaded: %s", err);
+		} else {
+			apply_cli(r->cli, &cfg);
+			const struct fabricd_config *old = &sm->cfg;
+			if (strcmp(cfg.ca, old->ca) || cfg.port != old->port || cfg.port_guid != old->port_guid ||
+			    strcmp(cfg.database, old->database) || strcmp(cfg.control_socket, old->control_socket) ||
+			    strcmp(cfg.log_file, old->log_file) || cfg.mad_window != old->mad_window ||
+			    cfg.mad_timeout_ms != old->mad_timeout_ms || cfg.mad_retries != old->mad_retries)
+				log_warn("SIGHUP: port, database, control_socket, log_file and mad settings take a "
+					 "restart; the running ones stay");
+			memcpy(cfg.ca, old->ca, sizeof(cfg.ca));
+			cfg.port = old->port;
+			cfg.port_guid = old->port_guid;
+			memcpy(cfg.database, old->database, sizeof(cfg.database));
+			memcpy(cfg.control_socket, old->control_socket, sizeof(cfg.control_socket));
+			memcpy(cfg.log_file, old->log_file, sizeof(cfg.log_file));
+			cfg.mad_window = old->mad_window;
+			cfg.mad_timeout_ms = old->mad_timeout_ms;
+			cfg.mad_retries = old->mad_retries;
+			sm->cfg = cfg;
+			log_set_level((enum log_level)cfg.log_level);
+			log_info("SIGHUP: configuration reloaded from %s (routing engine %s)", r->cli->config,
+				 cfg.routing_engine);
+		}
+	}
 	log_info("SIGHUP: re-sweeping");
-	sm_sweep_request(arg);
+	sm_sweep_request(sm);
 }
 
 static void on_sweep_timer(void *arg)
@@ -252,10 +295,12 @@ int main(int argc, char **argv)
 	}
 	sm.state = SM_MASTER;
 	sminfo_attach(&sm);
+	static struct reload reload;
+	reload = (struct reload){ &sm, &cli };
 	struct evl_watch *sigs[] = {
 		evl_signal(sm.loop, SIGTERM, on_stop_signal, &sm),
 		evl_signal(sm.loop, SIGINT, on_stop_signal, &sm),
-		evl_signal(sm.loop, SIGHUP, on_hup, &sm),
+		evl_signal(sm.loop, SIGHUP, on_hup, &reload),
 	};
 	sm.sweep_timer = evl_timer(sm.loop, on_sweep_timer, &sm);
 	sm.change_timer = evl_timer(sm.loop, on_change_timer, &sm);

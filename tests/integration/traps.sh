@@ -75,5 +75,19 @@ for _ in $(seq 50); do
 done
 [[ $q == *'"shift": {'*'"broken": 0, "max_load": 1,'* ]] || fail "S1 back: shift load is not 1: $q"
 note "spine S1 linked again: shift permutations back to one flow per link"
+
+# SIGHUP rereads the configuration: a broken file changes nothing, a good one applies
+n=$(grep -c "SUBNET UP" "$WORK/fabricd.log")
+printf 'routing_engine: [\n' >"$WORK/fabricd.yaml"
+kill -HUP "$FD_PID"
+wait_sweeps $((n + 1))
+grep -q "SIGHUP: configuration not reloaded: $WORK/fabricd.yaml:" "$WORK/fabricd.log" || fail "a bad file was not refused"
+grep "sweep: route" "$WORK/fabricd.log" | tail -1 | grep -q "engine ftree" || fail "the bad file changed the engine"
+printf 'sweep_interval: 0\ntrap_holddown_ms: 300\nrouting_engine: updown\n' >"$WORK/fabricd.yaml"
+kill -HUP "$FD_PID"
+wait_sweeps $((n + 2))
+grep -q "SIGHUP: configuration reloaded from .* (routing engine updown)" "$WORK/fabricd.log" || fail "no reload logged"
+grep "sweep: route" "$WORK/fabricd.log" | tail -1 | grep -q "engine updown" || fail "the new engine was not used"
+note "SIGHUP: a broken file is refused and the old settings stay; a good one takes effect (engine updown)"
 fd_stop
 echo PASS
