@@ -91,6 +91,15 @@ fd_start() {
 	FD_PID=$!
 }
 
+# fd_wait_ups N: waits (10 s at most) until the log holds N SUBNET UP lines.
+fd_wait_ups() {
+	for _ in $(seq 100); do
+		(( $(grep -c "SUBNET UP" "$WORK/fabricd.log") >= $1 )) && return 0
+		sleep 0.1
+	done
+	fail "no sweep $1 in the log: $(grep -E 'trap|light sweep' "$WORK/fabricd.log" | tail -2)"
+}
+
 # fd_wait_up [SECONDS]: waits for this fabricd's first SUBNET UP.
 fd_wait_up() {
 	local limit=$(( ${1:-60} * 10 ))

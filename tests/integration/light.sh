@@ -13,15 +13,6 @@ WORK=$(mktemp -d /tmp/fabricd-light.XXXXXX)
 here=$(dirname "$0")
 . "$here/lib.sh"
 
-# wait_ups N: until the log shows N SUBNET UP lines (10 s at most).
-wait_ups() {
-	for _ in $(seq 100); do
-		(( $(grep -c "SUBNET UP" "$WORK/fabricd.log") >= $1 )) && return 0
-		sleep 0.1
-	done
-	fail "no heavy sweep $1: $(grep 'light sweep' "$WORK/fabricd.log" | tail -2)"
-}
-
 printf 'sweep_interval: 1\nreact_to_traps: 0\nlog_level: debug\n' >"$WORK/fabricd.yaml"
 sim_start "$NET"
 fd_start -c "$WORK/fabricd.yaml"
@@ -34,7 +25,7 @@ grep -q "light sweep: no change on $nsw switches ([0-9]* ms, $nsw SMPs)" "$WORK/
 note "unchanged fabric: $(grep -m1 -o 'light sweep: no change.*' "$WORK/fabricd.log"), no heavy sweep"
 
 sim_cmd 'Unlink "L1"[5]'
-wait_ups 2
+fd_wait_ups 2
 grep -q "light sweep: [1-9][0-9]* of $nsw switches report port changes" "$WORK/fabricd.log" ||
 	fail "the heavy sweep did not come from a light sweep"
 "$FABRICCTL" -d "$DB" events | grep -q 'link_down.*L1\[5\]' || fail "no link_down at L1[5]"
@@ -43,7 +34,7 @@ grep -q "light sweep: [1-9][0-9]* of $nsw switches report port changes" "$WORK/f
 note "Unlink: $(grep -m1 -o 'light sweep: [1-9].*' "$WORK/fabricd.log")"
 
 sim_cmd 'ReLink "L1"[5]'
-wait_ups 3
+fd_wait_ups 3
 "$FABRICCTL" -d "$DB" events | grep -q 'link_up.*L1\[5\]' || fail "no link_up at L1[5]"
 note "ReLink: found by a light sweep, link_up recorded"
 fd_stop

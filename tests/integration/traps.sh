@@ -14,22 +14,13 @@ here=$(dirname "$0")
 . "$here/lib.sh"
 . "$here/checks.sh"
 
-# wait_sweeps N: until the log shows N SUBNET UP lines (10 s at most).
-wait_sweeps() {
-	for _ in $(seq 100); do
-		(( $(grep -c "SUBNET UP" "$WORK/fabricd.log") >= $1 )) && return 0
-		sleep 0.1
-	done
-	fail "no sweep $1 after the trap: $(grep 'trap' "$WORK/fabricd.log" | tail -3)"
-}
-
 printf 'sweep_interval: 0\ntrap_holddown_ms: 300\n' >"$WORK/fabricd.yaml"
 sim_start "$NET"
 fd_start -c "$WORK/fabricd.yaml"
 fd_wait_up 60
 
 sim_cmd 'Unlink "L1"[5]'
-wait_sweeps 2
+fd_wait_ups 2
 grep -q 'trap: trap 128 (link state change) from LID' "$WORK/fabricd.log" || fail "no Trap 128 in the log"
 "$FABRICCTL" -d "$DB" events | grep -q 'trap 128 (link state change)' || fail "fabricctl events shows no trap"
 "$FABRICCTL" -d "$DB" events | grep -q 'link_down.*L1\[5\]' || fail "fabricctl events shows no link_down at L1[5]"
@@ -45,7 +36,7 @@ done
 note "after Unlink: LID 5 (on L1) reaches every host, none through L1[5]"
 
 sim_cmd 'ReLink "L1"[5]'
-wait_sweeps 3
+fd_wait_ups 3
 "$FABRICCTL" -d "$DB" events | grep -q 'link_up.*L1\[5\]' || fail "fabricctl events shows no link_up at L1[5]"
 q=$("$FABRICCTL" -d "$DB" --json quality --random 0) || fail "quality after ReLink: $q"
 [[ $q == *'"shift": {'*'"broken": 0, "max_load": 1,'* ]] || fail "after ReLink shift load is not 1: $q"
@@ -54,7 +45,7 @@ note "ReLink L1[5]: link_up recorded, shift permutations back to one flow per li
 # a whole spine lost: every host still reaches every host, none through S1
 n=$(grep -c "SUBNET UP" "$WORK/fabricd.log")
 sim_cmd 'Unlink "S1"'
-wait_sweeps $((n + 1))
+fd_wait_ups $((n + 1))
 sleep 0.5	# traps of the other ends may add one more sweep
 q=$("$FABRICCTL" -d "$DB" --json quality --random 0) || fail "quality without S1: $q"
 [[ $q == *'"broken": 0,'* ]] || fail "flows broken without S1: $q"
@@ -67,7 +58,7 @@ done
 note "spine S1 unlinked: every flow arrives ($(grep -o '"max_load": [0-9]*' <<<"$q" | head -1)), no path crosses S1"
 n=$(grep -c "SUBNET UP" "$WORK/fabricd.log")
 for l in 0 1 2 3 4 5 6 7; do sim_cmd "Link \"S1\"[$((l + 1))] \"L$l\"[6]"; done
-wait_sweeps $((n + 1))
+fd_wait_ups $((n + 1))
 for _ in $(seq 50); do
 	q=$("$FABRICCTL" -d "$DB" --json quality --random 0)
 	[[ $q == *'"shift": {'*'"broken": 0, "max_load": 1,'* ]] && break
@@ -80,12 +71,12 @@ note "spine S1 linked again: shift permutations back to one flow per link"
 n=$(grep -c "SUBNET UP" "$WORK/fabricd.log")
 printf 'routing_engine: [\n' >"$WORK/fabricd.yaml"
 kill -HUP "$FD_PID"
-wait_sweeps $((n + 1))
+fd_wait_ups $((n + 1))
 grep -q "SIGHUP: configuration not reloaded: $WORK/fabricd.yaml:" "$WORK/fabricd.log" || fail "a bad file was not refused"
 grep "sweep: route" "$WORK/fabricd.log" | tail -1 | grep -q "engine ftree" || fail "the bad file changed the engine"
 printf 'sweep_interval: 0\ntrap_holddown_ms: 300\nrouting_engine: updown\n' >"$WORK/fabricd.yaml"
 kill -HUP "$FD_PID"
-wait_sweeps $((n + 2))
+fd_wait_ups $((n + 2))
 grep -q "SIGHUP: configuration reloaded from .* (routing engine updown)" "$WORK/fabricd.log" || fail "no reload logged"
 grep "sweep: route" "$WORK/fabricd.log" | tail -1 | grep -q "engine updown" || fail "the new engine was not used"
 note "SIGHUP: a broken file is refused and the old settings stay; a good one takes effect (engine updown)"

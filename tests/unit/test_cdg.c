@@ -16,32 +16,7 @@
 #include "routing/cdg.h"
 #include "routing/engine.h"
 #include "topology/fattree_gen.h"
-
-static void number_lids(struct fabric *f)
-{
-	uint16_t lid = 1;
-	for (size_t i = 0; i < f->nnodes; i++)
-		f->nodes[i]->ports[f->nodes[i]->type == NODE_SWITCH ? 0 : 1].lid = lid++;
-}
-
-/* Five switches in a ring (port 1 clockwise, port 2 counter-clockwise), a CA on port 3 of each. */
-static void ring(struct fabric *f)
-{
-	fabric_init(f);
-	struct node *sw[5];
-	char name[8];
-	for (int i = 0; i < 5; i++) {
-		snprintf(name, sizeof(name), "R%d", i);
-		sw[i] = fabric_add_node(f, NODE_SWITCH, 0x200000 + i, 4, name);
-	}
-	for (int i = 0; i < 5; i++) {
-		fabric_link(sw[i], 1, sw[(i + 1) % 5], 2);
-		snprintf(name, sizeof(name), "H%d", i);
-		struct node *h = fabric_add_node(f, NODE_CA, 0x100000 + 2 * i, 1, name);
-		fabric_link(sw[i], 3, h, 1);
-	}
-	number_lids(f);
-}
+#include "fixtures.h"
 
 static void test_cdg_minhop_ring_of_five_has_a_cycle_around_the_ring(void **state)
 {

@@ -14,13 +14,7 @@
 #include "routing/engine.h"
 #include "routing/quality.h"
 #include "topology/fattree_gen.h"
-
-static void number_lids(struct fabric *f)
-{
-	uint16_t lid = 1;
-	for (size_t i = 0; i < f->nnodes; i++)
-		f->nodes[i]->ports[f->nodes[i]->type == NODE_SWITCH ? 0 : 1].lid = lid++;
-}
+#include "fixtures.h"
 
 static void generate(struct fabric *f, unsigned levels, unsigned radix, unsigned links, unsigned switches)
 {
@@ -120,24 +114,6 @@ static void test_ftree_degraded_3_level_keeps_every_pair_on_up_down_paths(void *
 	assert_true(q.mean_max_load < mq.mean_max_load);
 	routing_tables_free(&t);
 	fabric_free(&f);
-}
-
-/* Five switches in a ring, a CA on port 3 of each. */
-static void ring(struct fabric *f)
-{
-	fabric_init(f);
-	struct node *sw[5];
-	char name[8];
-	for (int i = 0; i < 5; i++) {
-		snprintf(name, sizeof(name), "R%d", i);
-		sw[i] = fabric_add_node(f, NODE_SWITCH, 0x200000 + i, 4, name);
-	}
-	for (int i = 0; i < 5; i++) {
-		fabric_link(sw[i], 1, sw[(i + 1) % 5], 2);
-		snprintf(name, sizeof(name), "H%d", i);
-		fabric_link(sw[i], 3, fabric_add_node(f, NODE_CA, 0x100000 + 2 * i, 1, name), 1);
-	}
-	number_lids(f);
 }
 
 static void test_ftree_ring_is_not_a_fat_tree_and_falls_back_to_updown(void **state)
