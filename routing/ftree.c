@@ -4,14 +4,14 @@
  * ftree: rank switches from the leaves (or from configured roots), and if
  * the fabric has fat-tree shape route it up/down with D-mod-K port choice:
  * destination j (in host order) leaves a switch at level l on up-port
- * (j / stride[l]) mod n_up, stride[l] being the product of the up-port
- * counts of the levels below. Up-ports are numbered by their parent's
- * "column" (the lowest GUID above the parent; the GUID itself at the top),
- * so every switch agrees which upper switch carries destination j and a
- * shift permutation of a full tree puts at most one flow on each link.
- * Parallel links to one parent take alternate numbers. Where the wanted
- * port is not on a legal shortest path (a degraded tree) the least loaded
- * candidate is used.
+ * slot (j / stride[l]) mod n_slots, stride[l] being the product of the
+ * slot counts of the levels below. Slots are numbered by the parent's
+ * column (see columns()), over every parent the switch's column has, so
+ * every switch agrees which upper switch carries destination j and a shift
+ * permutation of a full tree puts at most one flow on each link. Parallel
+ * links to one parent take alternate slots. A switch missing a link of its
+ * group has a hole there; where the slot is a hole or not on a legal
+ * shortest path (a degraded tree) the least loaded candidate is used.
  *
  * In a degraded tree some leaves may have no up/down path to the LID of a
  * switch whose column lost its way down. Those switch LIDs are routed by
@@ -34,37 +34,15 @@
 #include "routing/swindex.h"
 #include "routing/updown.h"
 
-struct up_port {
-	uint8_t port;
-	size_t parent;
-	unsigned link_rank;	/* among this switch's links to the same parent */
-};
-
 struct dmodk {
 	const struct swindex *x;
 	const uint64_t *column;
 };
 
-static int cmp_by_parent(const void *a, const void *b, void *arg)
-{
-	const struct dmodk *d = arg;
-	const struct up_port *x = a, *y = b;
-	uint64_t gx = d->x->sw[x->parent]->guid, gy = d->x->sw[y->parent]->guid;
-	if (gx != gy)
-		return gx < gy ? -1 : 1;
-	return x->port - y->port;
-}
-
-static int cmp_digit(const void *a, const void *b, void *arg)
-{
-	const struct dmodk *d = arg;
-	const struct up_port *x = a, *y = b;
-	if (x->link_rank != y->link_rank)
-		return x->link_rank < y->link_rank ? -1 : 1;
-	if (d->column[x->parent] != d->column[y->parent])
-		return d->column[x->parent] < d->column[y->parent] ? -1 : 1;
-	return cmp_by_parent(a, b, arg);
-}
+struct plan_ctx {
+	struct dmodk d;
+	const struct rank *r;
+};
 
 static void plan_free(struct updown_plan *p, size_t nsw)
 {
@@ -82,45 +60,132 @@ static bool is_up(const struct rank *r, const struct swindex *x, size_t s, unsig
 	return *parent != SW_NONE && r->level[*parent] == r->level[s] + 1;
 }
 
-/* Each switch's column: the lowest GUID above it, or its own GUID at the top. */
-static void columns(const struct rank *r, const struct swindex *x, uint64_t *column)
+static size_t find_root(size_t *up, size_t s)
 {
-	for (size_t s = 0; s < x->nsw; s++) {
-		column[s] = r->level[s] == r->top ? x->sw[s]->guid : UINT64_MAX;
-		for (unsigned p = 1; p <= x->sw[s]->nports; p++) {
-			size_t u;
-			if (is_up(r, x, s, p, &u) && x->sw[u]->guid < column[s])
-				column[s] = x->sw[u]->guid;
-		}
-	}
+	while (up[s] != s)
+		s = up[s] = up[up[s]];
+	return s;
 }
 
-static int order_up_ports(struct updown_plan *p, const struct dmodk *d, size_t s, struct up_port *tmp)
+/*
+ * Each switch's column: switches of one level that share a parent, and
+ * so on transitively, form one column (a pod's leaves; the aggregation
+ * switches under one set of cores), named by its lowest GUID. A missing
+ * link or switch rarely splits a column, so its members keep agreeing on
+ * their parents' order. Top switches have no parents: each is its own.
+ */
+static int columns(const struct rank *r, const struct swindex *x, uint64_t *column)
 {
-	const struct node *n = d->x->sw[s];
-	unsigned k = 0;
-	for (unsigned port = 1; port <= n->nports; port++) {
-		size_t u;
-		if (is_up(p->r, d->x, s, port, &u))
-			tmp[k++] = (struct up_port){ (uint8_t)port, u, 0 };
-	}
-	qsort_r(tmp, k, sizeof(*tmp), cmp_by_parent, (void *)d);
-	for (unsigned i = 1; i < k; i++)
-		if (tmp[i].parent == tmp[i - 1].parent)
-			tmp[i].link_rank = tmp[i - 1].link_rank + 1;
-	qsort_r(tmp, k, sizeof(*tmp), cmp_digit, (void *)d);
-	if (!(p->up_order[s] = malloc(k + 1)))
+	size_t *up = malloc((x->nsw + 1) * sizeof(*up));
+	if (!up)
 		return -1;
-	for (unsigned i = 0; i < k; i++)
-		p->up_order[s][i] = tmp[i].port;
-	p->n_up[s] = (uint8_t)k;
+	for (size_t s = 0; s < x->nsw; s++)
+		up[s] = s;
+	for (size_t u = 0; u < x->nsw; u++) {	/* join the children of each switch */
+		size_t first = SW_NONE;
+		for (unsigned p = 1; p <= x->sw[u]->nports; p++) {
+			size_t c = swindex_peer(x, x->sw[u], p);
+			if (c == SW_NONE || r->level[c] == RANK_NONE || r->level[c] + 1 != r->level[u])
+				continue;
+			if (first == SW_NONE)
+				first = c;
+			else
+				up[find_root(up, c)] = find_root(up, first);
+		}
+	}
+	for (size_t s = 0; s < x->nsw; s++)
+		column[s] = UINT64_MAX;
+	for (size_t s = 0; s < x->nsw; s++) {
+		size_t root = find_root(up, s);
+		if (x->sw[s]->guid < column[root])
+			column[root] = x->sw[s]->guid;
+	}
+	for (size_t s = 0; s < x->nsw; s++)
+		column[s] = column[find_root(up, s)];
+	free(up);
+	return 0;
+}
+
+/* Switch indexes ordered by (level, column): a group shares one set of parents in a full tree. */
+static int cmp_group(const void *a, const void *b, void *arg)
+{
+	const struct plan_ctx *c = arg;
+	size_t s = *(const size_t *)a, t = *(const size_t *)b;
+	if (c->r->level[s] != c->r->level[t])
+		return c->r->level[s] < c->r->level[t] ? -1 : 1;
+	if (c->d.column[s] != c->d.column[t])
+		return c->d.column[s] < c->d.column[t] ? -1 : 1;
+	return s < t ? -1 : s > t;
+}
+
+static int cmp_parent(const void *a, const void *b, void *arg)
+{
+	const struct dmodk *d = arg;
+	size_t s = *(const size_t *)a, t = *(const size_t *)b;
+	if (d->column[s] != d->column[t])
+		return d->column[s] < d->column[t] ? -1 : 1;
+	return d->x->sw[s]->guid < d->x->sw[t]->guid ? -1 : d->x->sw[s]->guid > d->x->sw[t]->guid;
+}
+
+/*
+ * Up-port slots of one group (switches at one level under one column):
+ * every parent any of them has, times the most parallel links one of them
+ * has to a parent. A member's missing link leaves a hole (port 0) in its
+ * slot, so the others keep the digits a full tree gives them and only the
+ * hole's destinations are placed by load.
+ */
+static int group_slots(struct updown_plan *p, const struct plan_ctx *c, const size_t *member, size_t n,
+		       size_t *parents)
+{
+	const struct swindex *x = c->d.x;
+	size_t np = 0;
+	unsigned mult = 1;
+	for (size_t i = 0; i < n; i++) {
+		const struct node *sw = x->sw[member[i]];
+		for (unsigned port = 1; port <= sw->nports; port++) {
+			size_t u, k;
+			if (!is_up(c->r, x, member[i], port, &u))
+				continue;
+			for (k = 0; k < np && parents[k] != u; k++)
+				;
+			if (k == np)
+				parents[np++] = u;
+		}
+	}
+	qsort_r(parents, np, sizeof(*parents), cmp_parent, (void *)&c->d);
+	for (size_t i = 0; i < n; i++) {
+		const struct node *sw = x->sw[member[i]];
+		for (size_t k = 0; k < np; k++) {
+			unsigned links = 0;
+			for (unsigned port = 1; port <= sw->nports; port++)
+				links += swindex_peer(x, sw, port) == parents[k];
+			if (links > mult)
+				mult = links;
+		}
+	}
+	size_t slots = np * mult;
+	if (slots > FABRIC_MAX_PORTS)
+		slots = FABRIC_MAX_PORTS;
+	for (size_t i = 0; i < n; i++) {
+		size_t s = member[i];
+		const struct node *sw = x->sw[s];
+		if (!(p->up_order[s] = calloc(slots + 1, 1)))
+			return -1;
+		p->n_up[s] = (uint8_t)slots;
+		for (size_t k = 0; k < np; k++) {
+			unsigned rank = 0;
+			for (unsigned port = 1; port <= sw->nports; port++)
+				if (swindex_peer(x, sw, port) == parents[k] && rank * np + k < slots)
+					p->up_order[s][rank++ * np + k] = (uint8_t)port;
+		}
+	}
 	return 0;
 }
 
 static int build_plan(struct updown_plan *p, const struct swindex *x, const struct rank *r)
 {
 	uint64_t *column = malloc((x->nsw + 1) * sizeof(*column));
-	struct up_port *tmp = malloc((FABRIC_MAX_PORTS + 1) * sizeof(*tmp));
+	size_t *order = malloc((x->nsw + 1) * sizeof(*order)), *parents = malloc((x->nsw + 1) * sizeof(*parents));
 	int rc = -1;
 	memset(p, 0, sizeof(*p));
 	p->x = x;
@@ -128,13 +193,21 @@ static int build_plan(struct updown_plan *p, const struct swindex *x, const stru
 	p->up_order = calloc(x->nsw + 1, sizeof(*p->up_order));
 	p->n_up = calloc(x->nsw + 1, 1);
 	p->stride = calloc((size_t)r->top + 2, sizeof(*p->stride));
-	if (!column || !tmp || !p->up_order || !p->n_up || !p->stride)
+	if (!column || !order || !parents || !p->up_order || !p->n_up || !p->stride)
 		goto done;
-	columns(r, x, column);
-	struct dmodk d = { x, column };
+	if (columns(r, x, column) < 0)
+		goto done;
+	struct plan_ctx c = { { x, column }, r };
 	for (size_t s = 0; s < x->nsw; s++)
-		if (order_up_ports(p, &d, s, tmp) < 0)
+		order[s] = s;
+	qsort_r(order, x->nsw, sizeof(*order), cmp_group, &c);
+	for (size_t a = 0, b; a < x->nsw; a = b) {
+		for (b = a + 1; b < x->nsw && r->level[order[b]] == r->level[order[a]] &&
+				column[order[b]] == column[order[a]]; b++)
+			;
+		if (group_slots(p, &c, order + a, b - a, parents) < 0)
 			goto done;
+	}
 	/* stride[l]: product of the widest up-port count of each level below l */
 	p->stride[0] = 1;
 	for (uint32_t l = 0; l < r->top; l++) {
@@ -149,7 +222,8 @@ static int build_plan(struct updown_plan *p, const struct swindex *x, const stru
 	rc = 0;
 done:
 	free(column);
-	free(tmp);
+	free(order);
+	free(parents);
 	return rc;
 }
 

@@ -179,6 +179,8 @@ static uint8_t dmodk_port(const struct ud *u, size_t s, uint16_t lid)
 	if (!p->up_order || j == UINT32_MAX || u->down[s] != DIST_INF || !p->n_up[s])
 		return 0;
 	uint8_t port = p->up_order[s][(j / p->stride[u->r->level[s]]) % p->n_up[s]];
+	if (!port)	/* a hole: this switch lacks that link */
+		return 0;
 	if (u->ncand[s] == p->n_up[s])	/* every up-port is a candidate */
 		return port;
 	const uint8_t *c = u->cand + u->base[s];
