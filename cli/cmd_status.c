@@ -42,8 +42,12 @@ int cmd_status(struct ctl *c, int argc, char **argv)
 		       (s.finished - s.started) * 1000);
 		json_string(stdout, s.result);
 		printf(", \"subnet_up\": %s, \"nodes\": %u, \"switches\": %u, \"cas\": %u, \"links\": %u, "
-		       "\"mads\": %llu, \"daemon\": %s}\n", up ? "true" : "false", s.nodes, s.switches,
-		       s.nodes - s.switches, s.links, (unsigned long long)s.mads, running ? daemon : "null");
+		       "\"mads\": %llu, \"routing\": ", up ? "true" : "false", s.nodes, s.switches,
+		       s.nodes - s.switches, s.links, (unsigned long long)s.mads);
+		json_string(stdout, s.routing);
+		printf(", \"vlarb\": ");
+		json_string(stdout, s.vlarb);
+		printf(", \"daemon\": %s}\n", running ? daemon : "null");
 	} else {
 		printf("subnet:     %s\n", ok ? "UP" : up ? "UP (degraded)" : "NOT UP");
 		int pid;
@@ -59,6 +63,10 @@ int cmd_status(struct ctl *c, int argc, char **argv)
 		printf("result:     %s\n", s.result);
 		printf("fabric:     %u switches, %u CAs, %u links\n", s.switches, s.nodes - s.switches,
 		       s.links);
+		if (s.routing[0])
+			printf("routing:    %s\n", s.routing);
+		if (s.vlarb[0])
+			printf("VL arb:     %s\n", s.vlarb);
 	}
 	return ok ? EXIT_OK : EXIT_NOT_FOUND;
 }

@@ -353,7 +353,7 @@ static int insert_sweep(struct db *db, struct db_sweep *sw)
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->h, "INSERT INTO sweeps (kind, started, finished, mads, result, nodes, "
-			       "switches, links, vlarb) VALUES (?,?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+			       "switches, links, vlarb, routing) VALUES (?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
 		return set_err(db, "storing the sweep");
 	sqlite3_bind_text(st, 1, sw->kind, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 2, sw->started);
@@ -364,6 +364,7 @@ static int insert_sweep(struct db *db, struct db_sweep *sw)
 	sqlite3_bind_int(st, 7, (int)sw->switches);
 	sqlite3_bind_int(st, 8, (int)sw->links);
 	sqlite3_bind_text(st, 9, sw->vlarb, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 10, sw->routing, -1, SQLITE_STATIC);
 	int rc = step_done(db, st, "storing the sweep");
 	sqlite3_finalize(st);
 	sw->id = sqlite3_last_insert_rowid(db->h);
@@ -414,6 +415,7 @@ static void read_sweep(sqlite3_stmt *st, struct db_sweep *sw)
 	sw->switches = (unsigned)sqlite3_column_int(st, 7);
 	sw->links = (unsigned)sqlite3_column_int(st, 8);
 	snprintf(sw->vlarb, sizeof(sw->vlarb), "%s", (const char *)sqlite3_column_text(st, 9));
+	snprintf(sw->routing, sizeof(sw->routing), "%s", (const char *)sqlite3_column_text(st, 10));
 }
 
 int db_each_sweep(struct db *db, unsigned limit, void (*fn)(void *arg, const struct db_sweep *sw),
@@ -421,7 +423,7 @@ int db_each_sweep(struct db *db, unsigned limit, void (*fn)(void *arg, const str
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->h, "SELECT * FROM (SELECT id, kind, started, finished, mads, result, "
-			       "nodes, switches, links, vlarb FROM sweeps ORDER BY id DESC LIMIT ?) ORDER BY id", -1, &st,
+			       "nodes, switches, links, vlarb, routing FROM sweeps ORDER BY id DESC LIMIT ?) ORDER BY id", -1, &st,
 			       NULL) != SQLITE_OK)
 		return set_err(db, "reading sweeps");
 	sqlite3_bind_int64(st, 1, limit);

@@ -32,6 +32,7 @@ struct db_sweep {
 	char result[64];	/* "ok" or what failed */
 	unsigned nodes, switches, links;
 	char vlarb[256];	/* the VL arbitration programmed on every port */
+	char routing[512];	/* engine, levels, VLs, and why ftree fell back, if it did */
 };
 
 enum db_mode { DB_READ_ONLY, DB_READ_WRITE };

@@ -70,7 +70,8 @@ static const char *migrations[] = {
 	"  layers INTEGER NOT NULL,"
 	"  sl BLOB NOT NULL,"		/* byte i: SL of traffic to LID i */
 	"  vl_by_sl BLOB NOT NULL);"	/* byte s: VL of SL s, on every port */
-	"ALTER TABLE sweeps ADD COLUMN vlarb TEXT NOT NULL DEFAULT '';",
+	"ALTER TABLE sweeps ADD COLUMN vlarb TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE sweeps ADD COLUMN routing TEXT NOT NULL DEFAULT '';",
 };
 
 int schema_latest(void)

@@ -330,6 +330,9 @@ static bool route(struct sweep *s)
 	phase_end(s, detail);
 	if (res.info.note[0])
 		log_warn("route: %s", res.info.note);
+	snprintf(s->rec.routing, sizeof(s->rec.routing), "%s (%u levels) on %u VL%s%s%s", res.info.engine,
+		 res.info.levels, s->tables.layers, s->tables.layers > 1 ? "s" : "", res.info.note[0] ? "; " : "",
+		 res.info.note);
 	if (rc == 1) {
 		char cycle[512], why[600];
 		cdg_cycle_text(&res.cdg, cycle, sizeof(cycle));
