@@ -75,19 +75,22 @@ static bool ranked(const struct ud *u, size_t s)
 	return s != SW_NONE && u->r->level[s] != RANK_NONE;
 }
 
-/* Shortest down-only distance to D: walk up from D. */
-static void down_distances(struct ud *u, size_t d)
+/*
+ * BFS distances to D into dist: with up_only, along links walked upward
+ * from D (so the distances are down-only paths to D); else along all.
+ */
+static void bfs_to(struct ud *u, size_t d, uint16_t *dist, bool up_only)
 {
 	size_t head = 0, tail = 0;
 	for (size_t s = 0; s < u->x->nsw; s++)
-		u->down[s] = DIST_INF;
-	u->down[d] = 0;
+		dist[s] = DIST_INF;
+	dist[d] = 0;
 	u->queue[tail++] = d;
 	while (head < tail) {
 		size_t v = u->queue[head++];
 		for (const struct nbr *a = u->adj + u->adj_start[v]; a < u->adj + u->adj_start[v + 1]; a++)
-			if (a->up && u->down[a->sw] == DIST_INF) {
-				u->down[a->sw] = (uint16_t)(u->down[v] + 1);
+			if ((a->up || !up_only) && dist[a->sw] == DIST_INF) {
+				dist[a->sw] = (uint16_t)(dist[v] + 1);
 				u->queue[tail++] = a->sw;
 			}
 	}
@@ -104,24 +107,6 @@ static void updown_distances(struct ud *u)
 			if (a->up && u->dist[a->sw] != DIST_INF && u->dist[a->sw] + 1 < best)
 				best = (uint16_t)(u->dist[a->sw] + 1);
 		u->dist[s] = best;
-	}
-}
-
-/* Plain BFS distances to D over every switch link, for escape routes. */
-static void plain_distances(struct ud *u, size_t d)
-{
-	size_t head = 0, tail = 0;
-	for (size_t s = 0; s < u->x->nsw; s++)
-		u->hops[s] = DIST_INF;
-	u->hops[d] = 0;
-	u->queue[tail++] = d;
-	while (head < tail) {
-		size_t v = u->queue[head++];
-		for (const struct nbr *a = u->adj + u->adj_start[v]; a < u->adj + u->adj_start[v + 1]; a++)
-			if (u->hops[a->sw] == DIST_INF) {
-				u->hops[a->sw] = (uint16_t)(u->hops[v] + 1);
-				u->queue[tail++] = a->sw;
-			}
 	}
 }
 
@@ -149,7 +134,7 @@ static size_t candidates(struct ud *u, size_t d)
 		if (!legal) {
 			stranded += u->leaf[s];
 			if (!have_plain) {
-				plain_distances(u, d);
+				bfs_to(u, d, u->hops, false);	/* plain distances, for escape routes */
 				have_plain = true;
 			}
 		}
@@ -222,7 +207,7 @@ static int route_destination(struct ud *u, struct routing_tables *t, size_t d, s
 	uint16_t lids[FABRIC_MAX_PORTS + 1];
 	uint8_t at_port[FABRIC_MAX_PORTS + 1];
 	unsigned n = 0, cas = 0;
-	down_distances(u, d);
+	bfs_to(u, d, u->down, true);
 	updown_distances(u);
 	size_t stranded = candidates(u, d);
 	for (unsigned p = 1; p <= sw->nports; p++) {
