@@ -102,8 +102,8 @@ static void updown_distances(struct ud *u)
 	for (size_t i = 0; i < u->ndesc; i++) {
 		size_t s = u->desc[i];
 		uint16_t best = u->down[s];
-		for (const struct nbr *a = u->adj + u->adj_start[s];
-		     best == DIST_INF && a < u->adj + u->adj_start[s + 1]; a++)
+		bool going_up = best == DIST_INF;	/* down-reachable switches must go down */
+		for (const struct nbr *a = u->adj + u->adj_start[s]; going_up && a < u->adj + u->adj_start[s + 1]; a++)
 			if (a->up && u->dist[a->sw] != DIST_INF && u->dist[a->sw] + 1 < best)
 				best = (uint16_t)(u->dist[a->sw] + 1);
 		u->dist[s] = best;
