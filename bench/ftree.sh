@@ -23,9 +23,8 @@
 # (on whichever SM gave that LID to a host). A benchmark, not a test.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$top/build}
-[[ -x $BUILD/sm/fabricd ]] || bash "$top/scripts/build.sh" >/dev/null
-out=$(mktemp -d /tmp/fabricd-bench.XXXXXX)
+. "$top/bench/lib.sh"
+bench_setup
 if (($# == 0)); then
 	"$BUILD/topology/fabric-gen" --levels 2 --radix 36 -o "$out/ft2-r36.net"
 	"$BUILD/topology/fabric-gen" --levels 3 --radix 16 -o "$out/ft3-r16.net"
@@ -42,18 +41,12 @@ set -euo pipefail
 sm=$1 net=$2 BUILD=$3 WORK=$4
 export SIM_HOST=H0_0 SIM_NO_CONSOLE=1
 . "$TOP/tests/integration/lib.sh"
+. "$TOP/bench/lib.sh"
 sim_start "$net"
 log=$WORK/sm.log
-if [[ $sm == fabricd ]]; then
-	LD_PRELOAD=$UMAD2SIM "$FABRICD" -f -d "$WORK/f.db" -S "$WORK/ctl.sock" --log-file "$log" </dev/null 2>/dev/null &
-	done_re="SUBNET UP"
-else
-	export OSM_CACHE_DIR=$WORK
-	qos=; [[ $sm == opensm-Q ]] && qos=-Q
-	LD_PRELOAD=$UMAD2SIM opensm -d 2 -R ftree $qos -f "$log" </dev/null >/dev/null 2>&1 &
-	done_re="tables configured on all switches"
-fi
-FD_PID=$!
+sm_start "$sm" "$log"
+done_re="SUBNET UP"
+[[ $sm == fabricd ]] || done_re="tables configured on all switches"
 deadline=$(( $(date +%s) + 30 ))
 until grep -q "$done_re" "$log" 2>/dev/null; do
 	kill -0 "$FD_PID" 2>/dev/null || { echo "exited - - - - - - -"; exit 0; }
@@ -62,11 +55,6 @@ until grep -q "$done_re" "$log" 2>/dev/null; do
 done
 # OpenSM: give it 10 s more to finish (LFT blocks, port states)
 for _ in $(seq 50); do grep -q "SUBNET UP" "$log" && break; sleep 0.2; done
-# milliseconds of day: fabricd "YYYY-MM-DDTHH:MM:SS.mmm", OpenSM "Mon DD HH:MM:SS uuuuuu"
-ms_of() {
-	awk '{ if ($1 ~ /T/) { split(substr($1, 12), t, "[:.]"); print ((t[1] * 60 + t[2]) * 60 + t[3]) * 1000 + t[4] }
-	       else { split($3, t, ":"); printf "%.1f\n", ((t[1] * 60 + t[2]) * 60 + t[3]) * 1000 + $4 / 1000 } }'
-}
 t0=$(head -1 "$log" | ms_of)
 up=stuck
 grep -q "SUBNET UP" "$log" && up=$(awk -v a="$t0" -v b="$(grep -m1 "SUBNET UP" "$log" | ms_of)" 'BEGIN {printf "%.0f", b - a}')
@@ -77,8 +65,7 @@ else
 	b=$(grep -m1 "tables configured on all switches" "$log" | ms_of)
 	route=$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.0f", b - a}')
 fi
-lid=$(diag smpquery portinfo -D 0 1 | awk -F. '/^Lid:/ {print $NF}')
-smps=$(diag perfquery "$lid" 1 | awk -F. '/^PortXmitPkts:/ {print $NF}')
+smps=$(sm_smps)
 diag dump_fts >"$WORK/lfts" || true
 diag ibnetdiscover >"$WORK/topo" || true
 q=$("$FABRICCTL" --json quality --lfts "$WORK/lfts" --topology "$WORK/topo" --random 50 || true)

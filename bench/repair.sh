@@ -14,9 +14,8 @@
 # per line). A benchmark, not a test: it prints figures.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$top/build}
-[[ -x $BUILD/sm/fabricd ]] || bash "$top/scripts/build.sh" >/dev/null
-out=$(mktemp -d /tmp/fabricd-bench.XXXXXX)
+. "$top/bench/lib.sh"
+bench_setup
 if (($# == 0)); then
 	"$BUILD/topology/fabric-gen" --levels 2 --radix 36 -o "$out/ft2-r36.net"
 	"$BUILD/topology/fabric-gen" --levels 3 --radix 16 -o "$out/ft3-r16.net"
@@ -30,39 +29,25 @@ set -euo pipefail
 sm=$1 net=$2 leaf=$3 port=$4 BUILD=$5 WORK=$6
 export SIM_HOST=H0_0
 . "$TOP/tests/integration/lib.sh"
+. "$TOP/bench/lib.sh"
 sim_start "$net"
 log=$WORK/sm.log
-if [[ $sm == fabricd ]]; then
-	LD_PRELOAD=$UMAD2SIM "$FABRICD" -f -d "$WORK/f.db" -S "$WORK/ctl.sock" --log-file "$log" </dev/null 2>/dev/null &
-else
-	export OSM_CACHE_DIR=$WORK
-	LD_PRELOAD=$UMAD2SIM opensm -d 2 -R ftree -f "$log" </dev/null >/dev/null 2>&1 &
-fi
-FD_PID=$!
+sm_start "$sm" "$log"
 ups() { local c; c=$(grep -c "SUBNET UP" "$log" 2>/dev/null) || true; echo "${c:-0}"; }
 wait_ups() {
 	for _ in $(seq 300); do (( $(ups) >= $1 )) && return 0; sleep 0.1; done
 	echo "stuck - - - -"; exit 0
 }
-ms_of() {	# fabricd "YYYY-MM-DDTHH:MM:SS.mmm", OpenSM "Mon DD HH:MM:SS uuuuuu"
-	awk '{ if ($1 ~ /T/) { split(substr($1, 12), t, "[:.]"); print ((t[1] * 60 + t[2]) * 60 + t[3]) * 1000 + t[4] }
-	       else { split($3, t, ":"); printf "%.0f\n", ((t[1] * 60 + t[2]) * 60 + t[3]) * 1000 + $4 / 1000 } }'
-}
-smps() {
-	local lid
-	lid=$(diag smpquery portinfo -D 0 1 | awk -F. '/^Lid:/ {print $NF}')
-	diag perfquery "$lid" 1 | awk -F. '/^PortXmitPkts:/ {print $NF}'
-}
 wait_ups 1
 full_ms=$(( $(grep -m1 "SUBNET UP" "$log" | ms_of) - $(head -1 "$log" | ms_of) ))
 sleep 1	# let the first sweep's stragglers settle
-before=$(smps)
+before=$(sm_smps)
 n=$(ups)
 t0=$(date +%H:%M:%S.%N | awk '{split($1, t, ":"); printf "%.0f\n", ((t[1] * 60 + t[2]) * 60 + t[3]) * 1000}')
 sim_cmd "Unlink \"$leaf\"[$port]"
 wait_ups $((n + 1))
 t1=$(grep "SUBNET UP" "$log" | tail -1 | ms_of)
-after=$(smps)
+after=$(sm_smps)
 diag dump_fts >"$WORK/lfts" || true
 diag ibnetdiscover >"$WORK/topo" || true
 q=$("$FABRICCTL" --json quality --lfts "$WORK/lfts" --topology "$WORK/topo" --random 0 || true)

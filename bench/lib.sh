@@ -1,0 +1,41 @@
+# bench/lib.sh: what the benchmark scripts share. Only defines functions.
+#
+# Outside a run: bench_setup (needs $top) sets BUILD (building if needed)
+# and out (a scratch directory). Inside a run, after
+# tests/integration/lib.sh: sm_start, ms_of, sm_smps.
+
+bench_setup() {
+	BUILD=${BUILD:-$top/build}
+	[[ -x $BUILD/sm/fabricd ]] || bash "$top/scripts/build.sh" >/dev/null
+	out=$(mktemp -d /tmp/fabricd-bench.XXXXXX)
+}
+
+# sm_start SM LOG: starts fabricd, "opensm" or "opensm-Q" (QoS on) on the
+# simulated fabric, logging to LOG; sets FD_PID. OpenSM runs with -d 2,
+# which flushes its log after each line (else its SUBNET UP shows late).
+sm_start() {
+	if [[ $1 == fabricd ]]; then
+		LD_PRELOAD=$UMAD2SIM "$FABRICD" -f -d "$WORK/f.db" -S "$WORK/ctl.sock" --log-file "$2" \
+			</dev/null 2>/dev/null &
+	else
+		local qos=
+		[[ $1 == opensm-Q ]] && qos=-Q
+		export OSM_CACHE_DIR=$WORK
+		LD_PRELOAD=$UMAD2SIM opensm -d 2 -R ftree $qos -f "$2" </dev/null >/dev/null 2>&1 &
+	fi
+	FD_PID=$!
+}
+
+# ms_of: the millisecond of the day of a log line on stdin, for fabricd's
+# "YYYY-MM-DDTHH:MM:SS.mmm" and OpenSM's "Mon DD HH:MM:SS uuuuuu".
+ms_of() {
+	awk '{ if ($1 ~ /T/) { split(substr($1, 12), t, "[:.]"); print ((t[1] * 60 + t[2]) * 60 + t[3]) * 1000 + t[4] }
+	       else { split($3, t, ":"); printf "%.0f\n", ((t[1] * 60 + t[2]) * 60 + t[3]) * 1000 + $4 / 1000 } }'
+}
+
+# sm_smps: PortXmitPkts of the SM's own port, as ibsim counts it.
+sm_smps() {
+	local lid
+	lid=$(diag smpquery portinfo -D 0 1 | awk -F. '/^Lid:/ {print $NF}')
+	diag perfquery "$lid" 1 | awk -F. '/^PortXmitPkts:/ {print $NF}'
+}
