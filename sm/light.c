@@ -39,12 +39,7 @@ static void finish(struct light *l)
 	log_debug("light sweep: no change on %u switches (%llu ms, %llu SMPs)", l->asked, (unsigned long long)ms,
 		  (unsigned long long)mads);
 	free(l);
-	if (sm->resweep_wanted) {
-		sm->resweep_wanted = false;
-		sm_sweep_request(sm);
-	} else if (sm->cfg.sweep_interval) {
-		evl_timer_arm(sm->sweep_timer, (uint64_t)sm->cfg.sweep_interval * 1000);
-	}
+	sm_sweep_next(sm);
 }
 
 struct probe {

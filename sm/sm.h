@@ -48,6 +48,8 @@ struct sm {
 
 /* Starts a heavy sweep now, or right after the one running. */
 void sm_sweep_request(struct sm *sm);
+/* A sweep (heavy or light) ended: run the one asked for meanwhile, else arm the periodic timer. */
+void sm_sweep_next(struct sm *sm);
 /*
  * A node reported a change: sweep once cfg.trap_holddown_ms has passed
  * since the first such report, however many more arrive meanwhile.

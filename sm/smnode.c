@@ -82,3 +82,11 @@ void sm_node_set_port_info(struct node *n, uint8_t port, const ib_port_info_t *p
 		p->lmc = ib_port_info_get_lmc(pi);
 	}
 }
+
+uint16_t sm_node_own_lid(const struct fabric *f)
+{
+	for (size_t i = 0; i < f->nnodes; i++)
+		if (f->nodes[i]->hops == 0)	/* where discovery started: the SM's node */
+			return fabric_port_lid(f->nodes[i], f->nodes[i]->local_port);
+	return 0;
+}

@@ -45,6 +45,8 @@ void sm_node_detach_all(struct fabric *f);
 struct dr_path sm_node_route(const struct node *n, uint8_t port);
 /* Records that port of CA n was reached over route (hops, path). */
 void sm_node_reached(struct node *n, uint8_t port, uint8_t hops, const uint8_t *path);
+/* The LID addressing the SM in f: its CA port's, or its switch's port 0 (0 if none yet). */
+uint16_t sm_node_own_lid(const struct fabric *f);
 /* Copies a PortInfo into both the raw store and the model's port fields. */
 void sm_node_set_port_info(struct node *n, uint8_t port, const ib_port_info_t *pi);
 

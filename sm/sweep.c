@@ -119,6 +119,11 @@ static void sweep_end(struct sweep *s, const char *result, bool stored)
 		evl_stop(sm->loop);
 		return;
 	}
+	sm_sweep_next(sm);
+}
+
+void sm_sweep_next(struct sm *sm)
+{
 	if (sm->resweep_wanted) {
 		sm->resweep_wanted = false;
 		sm_sweep_request(sm);
@@ -280,15 +285,6 @@ static void on_programmed(void *arg, const struct cfg_result *r)
 		sweep_end(s, "out of memory", false);
 }
 
-/* The LID addressing the SM: its CA port's, or its switch's port 0. */
-static uint16_t own_lid(const struct fabric *f)
-{
-	for (size_t i = 0; i < f->nnodes; i++)
-		if (f->nodes[i]->hops == 0)
-			return fabric_port_lid(f->nodes[i], f->nodes[i]->local_port);
-	return 0;
-}
-
 /* Data VLs every link can run: the routing may layer over this many. */
 static unsigned data_vls(const struct fabric *f, unsigned configured)
 {
@@ -382,7 +378,7 @@ static void route_and_program(struct sweep *s)
 
 	phase_begin(s, "program");
 	struct cfg_params p = {
-		.sm_lid = own_lid(&s->f),
+		.sm_lid = sm_node_own_lid(&s->f),
 		.subnet_prefix = sm->cfg.subnet_prefix,
 		.max_mtu = config_mtu_code(sm->cfg.max_mtu),
 		.max_op_vls = config_vls_code(sm->cfg.max_op_vls),

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "sm/log.h"
+#include "sm/smnode.h"
 
 static const char *trap_name(unsigned num)
 {
@@ -51,17 +52,6 @@ static const char *name_of(const struct sm *sm, uint16_t lid)
 	return NULL;
 }
 
-/* Our own port's LID as the last sweep assigned it (0 before the first). */
-static uint16_t own_lid(const struct sm *sm)
-{
-	for (size_t i = 0; sm->have_fabric && i < sm->fabric.nnodes; i++) {
-		const struct node *n = sm->fabric.nodes[i];
-		if (n->hops == 0)
-			return fabric_port_lid(n, n->local_port);
-	}
-	return 0;
-}
-
 static void keep_event(struct sm *sm, const char *text)
 {
 	if (sm->ntrap_events == SM_MAX_TRAP_EVENTS) {
@@ -92,6 +82,7 @@ void trap_handle(struct sm *sm, const ib_smp_t *req, const struct mad_origin *fr
 		 who ? " (" : "", who ? who : "", who ? ")" : "");
 	log_info("trap: %s", text);
 	keep_event(sm, text);
-	if (means_change(num) && issuer != own_lid(sm) && sm->cfg.react_to_traps)
+	uint16_t own = sm->have_fabric ? sm_node_own_lid(&sm->fabric) : 0;	/* 0 before the first sweep */
+	if (means_change(num) && issuer != own && sm->cfg.react_to_traps)
 		sm_sweep_soon(sm);
 }
