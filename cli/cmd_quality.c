@@ -48,9 +48,9 @@ static int parse_args(int argc, char **argv, struct quality_args *a)
 				fprintf(stderr, "fabricctl quality: %s must be a number, not '%s'\n", opt, val);
 				return -1;
 			}
-			if (opt[2] == 's' && opt[3] == 'h')
+			if (strcmp(opt, "--shifts") == 0)
 				a->shifts = (size_t)n;
-			else if (opt[2] == 'r')
+			else if (strcmp(opt, "--random") == 0)
 				a->random = (size_t)n;
 			else
 				a->seed = n;

@@ -105,12 +105,11 @@ static bool kept(const struct node *n, const struct fabric *prev)
 	const struct sm_node *s = sm_node(n);
 	if (!o)
 		return false;
-	for (unsigned p = n->type == NODE_SWITCH ? 0 : 1; p <= n->nports; p++) {
-		if (n->type == NODE_SWITCH && p > 0)
-			break;
+	/* a switch's LID is on port 0; a CA has one on each port */
+	unsigned first = n->type == NODE_SWITCH ? 0 : 1, last = n->type == NODE_SWITCH ? 0 : n->nports;
+	for (unsigned p = first; p <= last; p++)
 		if (!s->have_port_info[p] || cl_ntoh16(s->port_info[p].base_lid) != o->ports[p].lid)
 			return false;
-	}
 	return true;
 }
 
