@@ -6,23 +6,8 @@
 #ifndef CDG_H
 #define CDG_H
 
+#include "routing/depgraph.h"
 #include "routing/routing.h"
-
-#define CDG_MAX_CYCLE 64
-
-/* A channel is a switch output port: the link from (node, port) onward. */
-struct cdg_channel {
-	const struct node *node;
-	uint8_t port;
-};
-
-struct cdg_report {
-	unsigned vl;		/* the layer the figures and the cycle belong to */
-	size_t channels;	/* switch output ports that routed traffic depends on */
-	size_t dependencies;	/* distinct channel -> channel edges */
-	size_t cycle_len;	/* 0: no cycle */
-	struct cdg_channel cycle[CDG_MAX_CYCLE];	/* the first cycle found, in order */
-};
 
 /*
  * Builds the dependencies that CA-to-LID traffic creates through the

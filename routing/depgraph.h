@@ -1,0 +1,56 @@
+/*
+ * depgraph.h - a graph of dependencies between channels (a node's output
+ * port: the link from there onward) and the search for a cycle in it.
+ * The IB deadlock checker (cdg.c) and the RoCE buffer-dependency check
+ * (ecmp.c) both fill one.
+ */
+#ifndef ROUTING_DEPGRAPH_H
+#define ROUTING_DEPGRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "topology/fabric.h"
+
+#define CDG_MAX_CYCLE 64
+
+/* A channel is a switch output port: the link from (node, port) onward. */
+struct cdg_channel {
+	const struct node *node;
+	uint8_t port;
+};
+
+struct cdg_report {
+	unsigned vl;		/* the layer the figures and the cycle belong to */
+	size_t channels;	/* switch output ports that routed traffic depends on */
+	size_t dependencies;	/* distinct channel -> channel edges */
+	size_t cycle_len;	/* 0: no cycle */
+	struct cdg_channel cycle[CDG_MAX_CYCLE];	/* the first cycle found, in order */
+};
+
+struct dep_edge {
+	uint32_t from, to;
+};
+
+struct depgraph {
+	const struct fabric *f;
+	size_t *base;		/* channel id = base[node index] + port */
+	size_t nch;
+	uint64_t *slot;		/* hash set of from << 32 | to */
+	size_t nslots, used;
+	struct dep_edge *e;	/* the set's edges, sorted, after depgraph_check */
+	size_t ne;
+};
+
+/* An empty graph over every port of f; -1 on allocation failure. */
+int depgraph_init(struct depgraph *g, const struct fabric *f);
+void depgraph_free(struct depgraph *g);
+/* Adds "channel (a, pa) waits for channel (b, pb)" once; -1 on allocation failure. */
+int depgraph_add(struct depgraph *g, const struct node *a, uint8_t pa, const struct node *b, uint8_t pb);
+/*
+ * Counts the channels in use and the dependencies into r and puts the
+ * first cycle found into r->cycle (r->cycle_len 0: acyclic). -1 on
+ * allocation failure.
+ */
+int depgraph_check(struct depgraph *g, struct cdg_report *r);
+
+#endif
