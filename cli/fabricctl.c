@@ -35,6 +35,8 @@ static const struct ctl_command commands[] = {
 	  "buffer credits per VL each link needs for full rate", cmd_credits },
 	{ "quality", "[--lfts F --topology F] [--shifts N] [--random N] [--seed S]",
 	  "link load under permutation traffic, from the stored tables or a dump_lfts file", cmd_quality },
+	{ "plan", "roce FILE --out DIR | check DIR",
+	  "plan a RoCE fabric: loop-free, CBD-free ECMP tables and PFC/ECN settings", cmd_plan },
 	{ "diff", "FILE", "compare the fabric with a planned net file", cmd_diff },
 	{ "resweep", "", "ask the running fabricd for a heavy sweep now", cmd_resweep },
 };
@@ -187,8 +189,8 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	optind = 1;
-	/* resweep talks to the daemon; quality may judge files instead of the database */
-	int rc = cmd->run == cmd_resweep || cmd->run == cmd_quality ? EXIT_OK : ctl_open_db(&c);
+	/* resweep talks to the daemon; quality may judge files instead of the database; plan uses files only */
+	int rc = cmd->run == cmd_resweep || cmd->run == cmd_quality || cmd->run == cmd_plan ? EXIT_OK : ctl_open_db(&c);
 	if (rc == EXIT_OK)
 		rc = cmd->run(&c, cargc, cargv);
 	if (c.db)

@@ -342,3 +342,25 @@ done:
 	ud_free(&u);
 	return rc;
 }
+
+int updown_each_destination(const struct fabric *f, const struct updown_plan *plan, const bool *want,
+			    updown_dest_fn fn, void *arg)
+{
+	struct ud u;
+	int rc = -1;
+	if (ud_setup(&u, f, plan, routing_max_lid(f)) == 0) {
+		struct updown_next next = { u.base, u.cand, u.ncand, u.dist };
+		rc = 0;
+		for (size_t i = 0; i < u.ndesc && rc == 0; i++) {
+			size_t d = u.desc[i];
+			if (want && !want[d])
+				continue;
+			bfs_to(&u, d, u.down, true);
+			updown_distances(&u);
+			candidates(&u, d);
+			rc = fn(arg, d, &next);
+		}
+	}
+	ud_free(&u);
+	return rc;
+}

@@ -42,4 +42,22 @@ void updown_gaps_free(struct updown_gaps *g);
 int updown_fill(const struct fabric *f, const struct updown_plan *plan, struct routing_tables *out,
 		struct updown_gaps *gaps);
 
+/* The legal next hops of every switch towards one destination switch. */
+struct updown_next {
+	const size_t *base;	/* per switch index: where its ports start in cand[] */
+	const uint8_t *cand;	/* candidate ports: one hop closer on a shortest legal path */
+	const uint8_t *ncand;	/* per switch index: how many */
+	const uint16_t *dist;	/* per switch index: legal distance, UINT16_MAX when none */
+};
+
+/*
+ * Calls fn(arg, d, next) for each ranked destination switch d (only those
+ * with want[d] when want is not NULL) with the candidates of every switch; where dist is UINT16_MAX the candidates are
+ * an escape route (plain shortest path). Stops at fn's first nonzero
+ * return and returns it; -1 on allocation failure.
+ */
+typedef int (*updown_dest_fn)(void *arg, size_t d, const struct updown_next *next);
+int updown_each_destination(const struct fabric *f, const struct updown_plan *plan, const bool *want,
+			    updown_dest_fn fn, void *arg);
+
 #endif

@@ -1,9 +1,10 @@
 /*
  * DOC: fabric-gen
  *
- * Writes a generated fat tree as an ibsim net file (or ibnetdiscover text):
- *   fabric-gen --levels 2 --radix 36 [--remove-links N] [--remove-switches N]
- *              [--seed S] [--format ibsim|ibnetdiscover] [-o FILE]
+ * Writes a generated fat tree as an ibsim net file, ibnetdiscover text, or
+ * RoCE planning input (YAML, see docs/roce.md):
+ *   fabric-gen --levels 2 --radix 36 [--pods N] [--remove-links N] [--remove-switches N]
+ *              [--seed S] [--format ibsim|ibnetdiscover|roce] [-o FILE]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,11 +14,13 @@
 
 #include "topology/fattree_gen.h"
 #include "topology/netfile.h"
+#include "topology/roce_gen.h"
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: fabric-gen --levels 2|3 --radix K [--remove-links N] [--remove-switches N]\n"
-		     "                  [--seed S] [--format ibsim|ibnetdiscover] [-o FILE]\n");
+	fprintf(out, "usage: fabric-gen --levels 2|3 --radix K [--pods N] [--remove-links N] [--remove-switches N]\n"
+		     "                  [--seed S] [--format ibsim|ibnetdiscover|roce] [-o FILE]\n"
+		     "  --pods N  3 levels: build N of the K pods; 2 levels: N leaves\n");
 }
 
 static int parse_uint(const char *opt, const char *arg, unsigned long long *out)
@@ -37,6 +40,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "levels", required_argument, NULL, 'l' },
 		{ "radix", required_argument, NULL, 'k' },
+		{ "pods", required_argument, NULL, 'p' },
 		{ "remove-links", required_argument, NULL, 'r' },
 		{ "remove-switches", required_argument, NULL, 'w' },
 		{ "seed", required_argument, NULL, 's' },
@@ -47,17 +51,19 @@ int main(int argc, char **argv)
 	};
 	struct fattree_spec spec = { .levels = 2, .radix = 0, .seed = 1 };
 	enum netfile_style style = NETFILE_IBSIM;
+	bool roce = false;
 	const char *out_path = NULL;
 	unsigned long long v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "l:k:r:w:s:f:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "l:k:p:r:w:s:f:o:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'l': case 'k': case 'r': case 'w': case 's':
+		case 'l': case 'k': case 'p': case 'r': case 'w': case 's':
 			if (parse_uint(argv[optind - 1], optarg, &v) < 0)
 				return 2;
 			if (c == 'l') spec.levels = (unsigned)v;
 			if (c == 'k') spec.radix = (unsigned)v;
+			if (c == 'p') spec.pods = (unsigned)v;
 			if (c == 'r') spec.remove_links = (unsigned)v;
 			if (c == 'w') spec.remove_switches = (unsigned)v;
 			if (c == 's') spec.seed = v;
@@ -67,6 +73,8 @@ int main(int argc, char **argv)
 				style = NETFILE_IBSIM;
 			else if (strcmp(optarg, "ibnetdiscover") == 0)
 				style = NETFILE_IBNETDISCOVER;
+			else if (strcmp(optarg, "roce") == 0)
+				roce = true;
 			else {
 				fprintf(stderr, "fabric-gen: unknown format '%s'\n", optarg);
 				return 2;
@@ -99,7 +107,7 @@ int main(int argc, char **argv)
 		fabric_free(&f);
 		return 1;
 	}
-	int rc = netfile_write(out, &f, style);
+	int rc = roce ? roce_gen_write(out, &f, out_path ? out_path : "generated") : netfile_write(out, &f, style);
 	if ((out_path && fclose(out) != 0) || rc < 0) {
 		fprintf(stderr, "fabric-gen: write failed: %s\n", strerror(errno));
 		rc = -1;

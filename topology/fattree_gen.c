@@ -50,11 +50,12 @@ static int build(struct gen *g, const struct fattree_spec *s, struct node **leav
 		}
 		return 0;
 	}
-	/* three levels: k pods */
-	struct node **aggs = calloc((size_t)k * h, sizeof(*aggs));
+	/* three levels: pods of h leaves and h aggregation switches */
+	unsigned pods = nleaves / h;
+	struct node **aggs = calloc((size_t)pods * h, sizeof(*aggs));
 	if (!aggs)
 		return -1;
-	for (unsigned a = 0; a < k * h; a++) {
+	for (unsigned a = 0; a < pods * h; a++) {
 		if (!(aggs[a] = add_switch(g, k, "A%u", a)))
 			goto fail;
 		unsigned pod = a / h;
@@ -66,7 +67,7 @@ static int build(struct gen *g, const struct fattree_spec *s, struct node **leav
 		if (!core)
 			goto fail;
 		unsigned j = c / h, i = c % h;	/* core c hangs off aggregation j of every pod */
-		for (unsigned pod = 0; pod < k; pod++)
+		for (unsigned pod = 0; pod < pods; pod++)
 			fabric_link(aggs[pod * h + j], (uint8_t)(h + 1 + i), core, (uint8_t)(pod + 1));
 	}
 	free(aggs);
@@ -204,7 +205,13 @@ int fattree_generate(const struct fattree_spec *s, struct fabric *f, char err[25
 		return -1;
 	}
 	struct gen g = { .f = f, .next_ca = 0x100000, .next_sw = 0x200000, .rng = s->seed * 2 + 1 };
-	unsigned nleaves = s->levels == 2 ? s->radix : s->radix * s->radix / 2;
+	unsigned pods = s->pods ? s->pods : s->radix;
+	if (pods > s->radix || (s->levels == 2 && pods < 2)) {
+		snprintf(err, 256, "pods (leaves on 2 levels) must be %u..%u, not %u", s->levels == 2 ? 2 : 1,
+			 s->radix, pods);
+		return -1;
+	}
+	unsigned nleaves = s->levels == 2 ? pods : pods * s->radix / 2;
 	struct node **leaves = calloc(nleaves, sizeof(*leaves));
 	int rc = leaves ? build(&g, s, leaves, nleaves) : -1;
 	if (rc == 0)

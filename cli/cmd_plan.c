@@ -1,0 +1,122 @@
+/*
+ * DOC: fabricctl plan
+ *
+ *   fabricctl plan roce FILE.yaml --out DIR [--failures N] [--loopbacks]
+ *   fabricctl plan check DIR
+ *
+ * "roce" plans an Ethernet fabric (routing/roce_plan.c), writes one file
+ * set per switch and DIR/summary.txt, and prints the summary with the time
+ * and peak memory the planning took. A design whose own tables would be
+ * unsafe gets only the summary, naming the problem. "check" proves a plan
+ * directory again from its files alone (cli/plan_read.c), so a plan that
+ * was edited by hand, or by another tool, can be judged before it is
+ * deployed. Both exit 0 when safe and 1 when not.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli/fabricctl.h"
+#include "cli/plan_read.h"
+#include "cli/plan_write.h"
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int plan_roce(int argc, char **argv)
+{
+	const char *in = NULL, *dir = NULL;
+	struct roce_plan_options o = { 0 };
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
+			dir = argv[++i];
+		else if (strcmp(argv[i], "--loopbacks") == 0)
+			o.loopbacks = true;
+		else if (strcmp(argv[i], "--failures") == 0 && i + 1 < argc) {
+			char *end;
+			errno = 0;
+			unsigned long long n = strtoull(argv[++i], &end, 10);
+			if (!*argv[i] || *end || errno || *argv[i] == '-') {
+				fprintf(stderr, "fabricctl plan roce: --failures must be a count (0: every link), not '%s'\n",
+					argv[i]);
+				return EXIT_USAGE;
+			}
+			o.max_failures = (size_t)n;
+		} else if (argv[i][0] != '-' && !in)
+			in = argv[i];
+		else {
+			fprintf(stderr, "fabricctl plan roce: unexpected '%s' (usage: plan roce FILE.yaml --out DIR "
+					"[--failures N] [--loopbacks])\n", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (!in || !dir) {
+		fprintf(stderr, "fabricctl plan roce: needs FILE.yaml and --out DIR\n");
+		return EXIT_USAGE;
+	}
+	struct roce_fabric rf;
+	char err[ROCE_ERR_LEN];
+	if (roce_load(in, &rf, err) < 0) {
+		fprintf(stderr, "fabricctl: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		fprintf(stderr, "fabricctl: %s: %s\n", dir, strerror(errno));
+		roce_free(&rf);
+		return EXIT_USAGE;
+	}
+	double t0 = now();
+	struct roce_plan p;
+	if (roce_plan(&rf, &o, &p) < 0) {
+		fprintf(stderr, "fabricctl: %s: out of memory while planning\n", in);
+		roce_free(&rf);
+		return EXIT_NOT_FOUND;
+	}
+	double planned = now() - t0;
+	int rc = EXIT_OK;
+	bool design_ok = roce_scenario_safe(&p.design) && !p.design.cut_pairs;
+	if (design_ok && plan_write_switches(&p, dir, err, sizeof(err)) < 0) {
+		fprintf(stderr, "fabricctl: %s\n", err);
+		rc = EXIT_NOT_FOUND;
+	}
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/summary.txt", dir);
+	FILE *sum = fopen(path, "w");
+	if (sum) {
+		plan_write_summary(sum, &p, in);
+		if (!design_ok)
+			fprintf(sum, "no switch files written: the design itself is unsafe\n");
+		fclose(sum);
+	}
+	plan_write_summary(stdout, &p, in);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	printf("planned in %.3f s (%zu failure scenarios), written in %.3f s; peak memory %.1f MB; files in %s\n",
+	       planned, p.nfailures, now() - t0 - planned, ru.ru_maxrss / 1024.0, dir);
+	if (!design_ok)
+		fprintf(stderr, "fabricctl: %s: the design is unsafe; no switch files written (see %s)\n", in, path);
+	if (rc == EXIT_OK && !plan_safe(&p))
+		rc = EXIT_NOT_FOUND;
+	roce_plan_free(&p);
+	roce_free(&rf);
+	return rc;
+}
+
+int cmd_plan(struct ctl *c, int argc, char **argv)
+{
+	(void)c;
+	if (argc >= 2 && strcmp(argv[1], "roce") == 0)
+		return plan_roce(argc, argv);
+	if (argc == 3 && strcmp(argv[1], "check") == 0)
+		return plan_check(argv[2]);
+	fprintf(stderr, "usage: fabricctl plan roce FILE.yaml --out DIR [--failures N] [--loopbacks] | plan check DIR\n");
+	return EXIT_USAGE;
+}

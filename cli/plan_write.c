@@ -1,0 +1,370 @@
+/*
+ * DOC: writing a RoCE plan
+ *
+ * One JSON file per switch holds everything the switch needs: its ports
+ * with their peers, PFC and ECN settings, the DSCP map, and the routes
+ * (prefix -> ECMP next hops). The YAML file is the same document: the
+ * JSON is parsed back with libyaml and re-emitted in block style, so the
+ * two can never disagree. The FRR rendering is one "ip route PREFIX
+ * IFNAME" line per next hop (FRR installs equal static routes as ECMP).
+ */
+#include "cli/plan_write.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <yaml.h>
+
+#include "cli/output.h"
+#include "routing/pfc.h"
+
+static void write_ports(FILE *out, const struct roce_plan *p, const struct roce_switch *sw)
+{
+	const struct roce_fabric *rf = p->rf;
+	fprintf(out, "  \"ports\": [");
+	for (size_t i = 0; i < sw->nports; i++) {
+		const struct roce_port *pt = &sw->ports[i];
+		struct ecn_marking ecn = ecn_defaults(pt->gbps);
+		if (rf->qos.ecn_max_kb)
+			ecn = (struct ecn_marking){ rf->qos.ecn_min_kb, rf->qos.ecn_max_kb, ecn.probability };
+		if (rf->qos.ecn_probability)
+			ecn.probability = rf->qos.ecn_probability;
+		fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
+		json_string(out, pt->name);
+		if (pt->host)
+			fprintf(out, ", \"host\": true");
+		else if (pt->peer_sw != ROCE_NONE) {
+			fprintf(out, ", \"peer\": ");
+			json_string(out, rf->sw[pt->peer_sw].name);
+			fprintf(out, ", \"peer_port\": ");
+			json_string(out, rf->sw[pt->peer_sw].ports[pt->peer_port].name);
+		}
+		fprintf(out, ", \"speed_gbps\": %g, \"cable_m\": %g,\n     \"pfc\": {\"priorities\": [", pt->gbps,
+			pt->cable_m);
+		for (unsigned k = 0; k < rf->qos.nlossless; k++)
+			fprintf(out, "%s%u", k ? ", " : "", rf->qos.lossless[k]);
+		fprintf(out, "], \"headroom_bytes\": %u},\n     \"ecn\": {\"min_kb\": %.1f, \"max_kb\": %.1f, "
+			     "\"probability_pct\": %g}}",
+			pfc_headroom_bytes(pt->gbps, pt->cable_m, rf->mtu), ecn.min_kb, ecn.max_kb, ecn.probability);
+	}
+	fprintf(out, "\n  ],\n");
+}
+
+static void write_qos(FILE *out, const struct roce_qos *q)
+{
+	fprintf(out, "  \"qos\": {\"lossless_priorities\": [");
+	for (unsigned k = 0; k < q->nlossless; k++)
+		fprintf(out, "%s%u", k ? ", " : "", q->lossless[k]);
+	fprintf(out, "], \"cnp\": {\"priority\": %u, \"dscp\": %u},\n    \"dscp_to_priority\": {", q->cnp_prio,
+		q->cnp_dscp);
+	bool first = true;
+	for (unsigned d = 0; d < ROCE_DSCPS; d++)
+		if (q->prio_of_dscp[d]) {
+			fprintf(out, "%s\"%u\": %u", first ? "" : ", ", d, q->prio_of_dscp[d]);
+			first = false;
+		}
+	fprintf(out, "}, \"other_dscp_priority\": 0},\n");
+}
+
+/*
+ * The distinct next-hop sets of switch s (ECMP groups, as switch ASICs
+ * hold them): group_of[d] is destination d's group, -1 for none (local or
+ * unreachable). Returns the number of groups; the first destination of
+ * each group is first_of[g].
+ */
+static size_t find_groups(const struct roce_plan *p, size_t s, int *group_of, size_t *first_of)
+{
+	size_t ngroups = 0;
+	for (size_t d = 0; d < p->tables.ndst; d++) {
+		const uint8_t *ports, *other;
+		unsigned n = ecmp_hops(&p->tables, d, s, &ports);
+		group_of[d] = -1;
+		for (size_t g = 0; g < ngroups && n && group_of[d] < 0; g++)
+			if (ecmp_hops(&p->tables, first_of[g], s, &other) == n && memcmp(ports, other, n) == 0)
+				group_of[d] = (int)g;
+		if (n && group_of[d] < 0) {
+			first_of[ngroups] = d;
+			group_of[d] = (int)ngroups++;
+		}
+	}
+	return ngroups;
+}
+
+static void write_groups(FILE *out, const struct roce_plan *p, size_t s, const size_t *first_of, size_t ngroups)
+{
+	const struct roce_switch *sw = &p->rf->sw[s];
+	fprintf(out, "  \"next_hop_groups\": [");
+	for (size_t g = 0; g < ngroups; g++) {
+		const uint8_t *ports;
+		unsigned n = ecmp_hops(&p->tables, first_of[g], s, &ports);
+		fprintf(out, "%s\n    {\"id\": %zu, \"next_hops\": [", g ? "," : "", g);
+		for (unsigned i = 0; i < n; i++) {
+			const struct roce_port *pt = &sw->ports[ports[i] - 1];
+			fprintf(out, "%s{\"port\": ", i ? ", " : "");
+			json_string(out, pt->name);
+			fprintf(out, ", \"neighbour\": ");
+			json_string(out, p->rf->sw[pt->peer_sw].name);
+			fprintf(out, "}");
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "\n  ],\n");
+}
+
+/* Switch s's route to prefix, which is at destination d of the tables. */
+static void write_route(FILE *out, const struct roce_plan *p, size_t s, size_t d, int group, const char *prefix,
+			bool host, bool *first)
+{
+	bool local = p->tables.dst_node[d] == s;
+	if (group < 0 && !local)
+		return;		/* unreachable: the summary says so */
+	fprintf(out, "%s\n    {\"prefix\": ", *first ? "" : ",");
+	*first = false;
+	json_string(out, prefix);
+	fprintf(out, ", \"class\": \"%s\", ", host ? "hosts" : "loopback");
+	if (local)
+		fprintf(out, "\"connected\": true}");
+	else
+		fprintf(out, "\"group\": %d}", group);
+}
+
+static void write_json(FILE *out, const struct roce_plan *p, size_t s, int *group_of, size_t *first_of)
+{
+	const struct roce_fabric *rf = p->rf;
+	const struct roce_switch *sw = &rf->sw[s];
+	fprintf(out, "{\n  \"format\": \"" PLAN_FORMAT "\",\n  \"fabric\": ");
+	json_string(out, rf->name);
+	fprintf(out, ",\n  \"switch\": ");
+	json_string(out, sw->name);
+	fprintf(out, ",\n  \"tier\": %u,\n", sw->tier);
+	if (sw->asn)
+		fprintf(out, "  \"asn\": %u,\n", sw->asn);
+	if (sw->loopback[0]) {
+		fprintf(out, "  \"loopback\": ");
+		json_string(out, sw->loopback);
+		fprintf(out, ",\n");
+	}
+	fprintf(out, "  \"mtu\": %u,\n", rf->mtu);
+	write_ports(out, p, sw);
+	write_qos(out, &rf->qos);
+	write_groups(out, p, s, first_of, find_groups(p, s, group_of, first_of));
+	fprintf(out, "  \"routes\": [");
+	bool first = true;
+	for (size_t d = 0; d < p->tables.ndst; d++) {
+		const struct roce_switch *to = &rf->sw[p->tables.dst_node[d]];
+		for (size_t k = 0; k < to->nprefixes; k++)
+			write_route(out, p, s, d, group_of[d], to->prefixes[k], true, &first);
+		if (p->loopbacks && to->loopback[0]) {
+			char lo[ROCE_ADDR_LEN + 8];
+			snprintf(lo, sizeof(lo), "%s/%u", to->loopback, strchr(to->loopback, ':') ? 128 : 32);
+			write_route(out, p, s, d, group_of[d], lo, false, &first);
+		}
+	}
+	fprintf(out, "\n  ]\n}\n");
+}
+
+static void write_frr(FILE *out, const struct roce_plan *p, size_t s)
+{
+	const struct roce_fabric *rf = p->rf;
+	const struct roce_switch *sw = &rf->sw[s];
+	fprintf(out, "! FRR static routes for %s in %s, planned by fabricd (up/down ECMP, CBD-free)\n"
+		     "frr defaults datacenter\nhostname %s\n!\n", sw->name, rf->name, sw->name);
+	if (sw->loopback[0])
+		fprintf(out, "interface lo\n %s address %s/%u\n!\n", strchr(sw->loopback, ':') ? "ipv6" : "ip",
+			sw->loopback, strchr(sw->loopback, ':') ? 128 : 32);
+	for (size_t d = 0; d < p->tables.ndst; d++) {
+		const struct roce_switch *to = &rf->sw[p->tables.dst_node[d]];
+		const uint8_t *ports;
+		unsigned n = ecmp_hops(&p->tables, d, s, &ports);
+		for (size_t k = 0; k <= to->nprefixes && to != sw; k++) {
+			bool loopback = k == to->nprefixes;
+			const char *pfx = loopback ? to->loopback : to->prefixes[k];
+			if (!pfx[0] || (loopback && !p->loopbacks))
+				continue;
+			bool v6 = strchr(pfx, ':') != NULL;
+			for (unsigned i = 0; i < n; i++)
+				fprintf(out, "%s route %s%s %s\n", v6 ? "ipv6" : "ip", pfx, loopback ? v6 ? "/128" : "/32" : "",
+					sw->ports[ports[i] - 1].name);
+		}
+	}
+	fprintf(out, "!\nend\n");
+}
+
+/* A JSON string YAML can show unquoted without it reading as a number, bool or null. */
+static bool plain_safe(const char *s)
+{
+	static const char *words[] = { "true", "false", "null", "yes", "no", "on", "off", "y", "n", "~" };
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+		return false;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcasecmp(s, words[i]) == 0)
+			return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/") == strlen(s);
+}
+
+/* Re-emits the JSON document at in as block-style YAML at out. */
+static int json_to_yaml(FILE *in, FILE *out)
+{
+	yaml_parser_t parser;
+	yaml_emitter_t emitter;
+	yaml_event_t ev;
+	int rc = 0, done = 0;
+	yaml_parser_initialize(&parser);
+	yaml_emitter_initialize(&emitter);
+	yaml_parser_set_input_file(&parser, in);
+	yaml_emitter_set_output_file(&emitter, out);
+	yaml_emitter_set_width(&emitter, 120);
+	while (!done && rc == 0) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			rc = -1;
+			break;
+		}
+		done = ev.type == YAML_STREAM_END_EVENT;
+		if (ev.type == YAML_MAPPING_START_EVENT)
+			ev.data.mapping_start.style = YAML_BLOCK_MAPPING_STYLE;
+		else if (ev.type == YAML_SEQUENCE_START_EVENT)
+			ev.data.sequence_start.style = YAML_BLOCK_SEQUENCE_STYLE;
+		else if (ev.type == YAML_SCALAR_EVENT && ev.data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE &&
+			 plain_safe((const char *)ev.data.scalar.value))
+			ev.data.scalar.style = YAML_PLAIN_SCALAR_STYLE, ev.data.scalar.plain_implicit = 1;
+		if (!yaml_emitter_emit(&emitter, &ev))	/* takes ownership of ev */
+			rc = -1;
+	}
+	yaml_emitter_delete(&emitter);
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
+/* Opens dir/name.ext for writing; NULL with why in err. */
+static FILE *open_out(const char *dir, const char *name, const char *ext, const char *mode, char *err, size_t len)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, ext);
+	FILE *f = fopen(path, mode);
+	if (!f)
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+	return f;
+}
+
+static int close_out(FILE *f, const char *dir, const char *name, const char *ext, char *err, size_t len)
+{
+	if (ferror(f) | (fclose(f) != 0)) {
+		snprintf(err, len, "%s/%s.%s: write failed: %s", dir, name, ext, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int write_switch(const struct roce_plan *p, size_t s, const char *dir, int *group_of, size_t *first_of,
+			char *err, size_t len)
+{
+	const char *name = p->rf->sw[s].name;
+	FILE *f = open_out(dir, name, "json", "w+", err, len);
+	if (!f)
+		return -1;
+	write_json(f, p, s, group_of, first_of);
+	rewind(f);
+	FILE *y = open_out(dir, name, "yaml", "w", err, len);
+	int rc = y ? json_to_yaml(f, y) : -1;
+	if (y && rc < 0)
+		snprintf(err, len, "%s/%s.yaml: could not convert the JSON", dir, name);
+	if (y && close_out(y, dir, name, "yaml", err, len) < 0)
+		rc = -1;
+	if (close_out(f, dir, name, "json", err, len) < 0 || rc < 0)
+		return -1;
+	FILE *r = open_out(dir, name, "frr.conf", "w", err, len);
+	if (!r)
+		return -1;
+	write_frr(r, p, s);
+	return close_out(r, dir, name, "frr.conf", err, len);
+}
+
+int plan_write_switches(const struct roce_plan *p, const char *dir, char *err, size_t len)
+{
+	int *group_of = malloc((p->tables.ndst + 1) * sizeof(*group_of));
+	size_t *first_of = malloc((p->tables.ndst + 1) * sizeof(*first_of));
+	int rc = group_of && first_of ? 0 : -1;
+	if (rc < 0)
+		snprintf(err, len, "%s: out of memory", dir);
+	for (size_t s = 0; s < p->rf->nsw && rc == 0; s++)
+		rc = write_switch(p, s, dir, group_of, first_of, err, len);
+	free(group_of);
+	free(first_of);
+	return rc;
+}
+
+bool plan_safe(const struct roce_plan *p)
+{
+	bool safe = roce_scenario_safe(&p->design) && !p->design.cut_pairs;
+	for (size_t i = 0; i < p->nfailures; i++)
+		safe &= roce_scenario_safe(&p->failures[i]);
+	return safe;
+}
+
+/* One line on what the checks of r found. */
+static void verdict(FILE *out, const struct roce_plan *p, const struct ecmp_report *r, size_t cut)
+{
+	char cycle[1024];
+	if (r->loops || r->bad_hops || r->unreachable > cut)
+		fprintf(out, "UNSAFE: %s", r->first_problem);	/* with cut pairs this may name one of them */
+	else if (r->cbd.cycle_len) {
+		roce_cycle_text(p, &r->cbd, cycle, sizeof(cycle));
+		fprintf(out, "UNSAFE: cyclic buffer dependency %s", cycle);
+	} else
+		fprintf(out, "loop-free, no CBD (%zu channels, %zu dependencies)", r->cbd.channels,
+			r->cbd.dependencies);
+	if (cut)
+		fprintf(out, "; %zu (leaf, destination switch) pairs have no path left", cut);
+}
+
+void plan_write_summary(FILE *out, const struct roce_plan *p, const char *input)
+{
+	const struct roce_fabric *rf = p->rf;
+	size_t prefixes = 0, tiers[16] = { 0 };
+	for (size_t i = 0; i < rf->nsw; i++) {
+		prefixes += rf->sw[i].nprefixes;
+		tiers[rf->sw[i].tier]++;
+	}
+	fprintf(out, "RoCE plan for %s (%s)\n", rf->name[0] ? rf->name : "unnamed fabric", input);
+	fprintf(out, "  %zu switches (", rf->nsw);
+	for (unsigned t = 0, first = 1; t < 16; t++)
+		if (tiers[t]) {
+			fprintf(out, "%stier %u: %zu", first ? "" : ", ", t, tiers[t]);
+			first = 0;
+		}
+	fprintf(out, "), %zu links, %zu host prefixes, MTU %u\n  lossless priorities:", rf->nlinks, prefixes,
+		rf->mtu);
+	for (unsigned k = 0; k < rf->qos.nlossless; k++)
+		fprintf(out, " %u", rf->qos.lossless[k]);
+	fprintf(out, "; CNP priority %u (DSCP %u)\n", rf->qos.cnp_prio, rf->qos.cnp_dscp);
+	fprintf(out, "routing: up/down ECMP ranked %s, to host prefixes%s; %zu entries take a plain shortest path "
+		     "(switch-originated traffic only)\n",
+		p->design.center ? "from the centre (tiers left a leaf without a path)" : "by tier",
+		p->loopbacks ? " and loopbacks" : "", p->tables.escapes);
+	fprintf(out, "as designed: ");
+	verdict(out, p, &p->design.check, p->design.cut_pairs);
+	fprintf(out, "\n  shortest-path ECMP (what an unconstrained IGP/BGP installs): ");
+	verdict(out, p, &p->design.shortest, p->design.cut_pairs);
+	fprintf(out, "\nsingle link failures: %zu of %zu links analysed\n", p->nfailures, rf->nlinks);
+	size_t unsafe = 0, cut = 0, sp_unsafe = 0;
+	for (size_t i = 0; i < p->nfailures; i++) {
+		const struct roce_scenario *sc = &p->failures[i];
+		char link[256];
+		roce_link_text(rf, sc->failed_link, link, sizeof(link));
+		fprintf(out, "  %s down: %zu switches change tables%s; ", link, sc->changed,
+			sc->center ? ", ranked from the centre" : "");
+		verdict(out, p, &sc->check, sc->cut_pairs);
+		if (!roce_report_safe(&sc->shortest, sc->cut_pairs)) {
+			fprintf(out, "; shortest-path ECMP would be ");
+			verdict(out, p, &sc->shortest, sc->cut_pairs);
+			sp_unsafe++;
+		}
+		fprintf(out, "\n");
+		unsafe += !roce_scenario_safe(sc);
+		cut += sc->cut_pairs > 0;
+	}
+	fprintf(out, "failures: %zu safe, %zu unsafe, %zu cut a switch off; shortest-path ECMP unsafe after %zu\n",
+		p->nfailures - unsafe, unsafe, cut, sp_unsafe);
+	fprintf(out, "verdict: %s\n", plan_safe(p) ? "SAFE" : "UNSAFE");
+}

@@ -1,0 +1,54 @@
+/*
+ * roce_plan.h - the RoCE planner: up/down ECMP tables for an Ethernet
+ * fabric, proven loop-free and free of cyclic buffer dependencies as
+ * designed and after each single link failure.
+ */
+#ifndef ROUTING_ROCE_PLAN_H
+#define ROUTING_ROCE_PLAN_H
+
+#include "routing/ecmp.h"
+#include "topology/roce.h"
+
+struct roce_plan_options {
+	size_t max_failures;	/* single-link failures to analyse; 0: every link */
+	bool loopbacks;		/* route to every switch's loopback too, not only to host prefixes */
+};
+
+/* One state of the fabric: as designed, or with one link down. */
+struct roce_scenario {
+	size_t failed_link;	/* index into the fabric's links; ROCE_NONE as designed */
+	bool center;		/* ranked from the centre: by tiers some leaf had no up/down path */
+	struct ecmp_report check;	/* the planned tables */
+	struct ecmp_report shortest;	/* plain shortest-path ECMP on the same links */
+	size_t cut_pairs;	/* (source, destination switch) pairs no path joins any more */
+	size_t changed;		/* switches whose tables differ from the design's */
+};
+
+struct roce_plan {
+	const struct roce_fabric *rf;
+	struct fabric f;	/* node i is switch i; port p + 1 is the switch's port p */
+	bool loopbacks;		/* the tables route to loopbacks too */
+	bool *source;		/* per switch: hosts send from it (host ports or prefixes) */
+	bool *routed;		/* per switch: a destination (prefixes, or a loopback when routed) */
+	bool *lossless;		/* per destination of the tables: has host prefixes */
+	struct ecmp_tables tables;	/* the design's tables */
+	struct roce_scenario design;
+	struct roce_scenario *failures;
+	size_t nfailures;
+};
+
+/* The fabric model of rf: node i is switch i, port p + 1 its port p; -1 on allocation failure. */
+int roce_model(const struct roce_fabric *rf, struct fabric *f);
+/* Plans rf into p; 0, or -1 on allocation failure. The result may be unsafe: see roce_scenario_safe. */
+int roce_plan(const struct roce_fabric *rf, const struct roce_plan_options *o, struct roce_plan *p);
+void roce_plan_free(struct roce_plan *p);
+/* True when r found no loop, no CBD, and no dead ends beyond the cut_pairs no path could join. */
+bool roce_report_safe(const struct ecmp_report *r, size_t cut_pairs);
+/* The same for the planned tables of s. */
+bool roce_scenario_safe(const struct roce_scenario *s);
+/* "leaf1:swp49 -> spine1:swp2 -> ..." for a CBD cycle of p's fabric. */
+void roce_cycle_text(const struct roce_plan *p, const struct cdg_report *r, char *buf, size_t len);
+/* "leaf1:swp49 - spine1:swp1" for link i. */
+void roce_link_text(const struct roce_fabric *rf, size_t i, char *buf, size_t len);
+
+#endif
