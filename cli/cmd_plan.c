@@ -1,12 +1,12 @@
 /*
  * DOC: fabricctl plan
  *
- *   fabricctl plan roce FILE.yaml --out DIR [--failures N] [--loopbacks]
+ *   fabricctl plan roce FILE.yaml --out DIR [--failures N] [--loopbacks] [--summary-only]
  *   fabricctl plan check DIR
  *
  * "roce" plans an Ethernet fabric (routing/roce_plan.c), writes one file
- * set per switch and DIR/summary.txt, and prints the summary with the time
- * and peak memory the planning took. A design whose own tables would be
+ * set per switch (unless --summary-only) and DIR/summary.txt, and prints
+ * the summary with the time and peak memory the planning took. A design whose own tables would be
  * unsafe gets only the summary, naming the problem. "check" proves a plan
  * directory again from its files alone (cli/plan_read.c), so a plan that
  * was edited by hand, or by another tool, can be judged before it is
@@ -35,11 +35,14 @@ static int plan_roce(int argc, char **argv)
 {
 	const char *in = NULL, *dir = NULL;
 	struct roce_plan_options o = { 0 };
+	bool summary_only = false;	/* for benchmarks: prove, but write only the summary */
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
 			dir = argv[++i];
 		else if (strcmp(argv[i], "--loopbacks") == 0)
 			o.loopbacks = true;
+		else if (strcmp(argv[i], "--summary-only") == 0)
+			summary_only = true;
 		else if (strcmp(argv[i], "--failures") == 0 && i + 1 < argc) {
 			char *end;
 			errno = 0;
@@ -54,7 +57,7 @@ static int plan_roce(int argc, char **argv)
 			in = argv[i];
 		else {
 			fprintf(stderr, "fabricctl plan roce: unexpected '%s' (usage: plan roce FILE.yaml --out DIR "
-					"[--failures N] [--loopbacks])\n", argv[i]);
+					"[--failures N] [--loopbacks] [--summary-only])\n", argv[i]);
 			return EXIT_USAGE;
 		}
 	}
@@ -83,7 +86,7 @@ static int plan_roce(int argc, char **argv)
 	double planned = now() - t0;
 	int rc = EXIT_OK;
 	bool design_ok = roce_scenario_safe(&p.design) && !p.design.cut_pairs;
-	if (design_ok && plan_write_switches(&p, dir, err, sizeof(err)) < 0) {
+	if (design_ok && !summary_only && plan_write_switches(&p, dir, err, sizeof(err)) < 0) {
 		fprintf(stderr, "fabricctl: %s\n", err);
 		rc = EXIT_NOT_FOUND;
 	}
@@ -117,6 +120,7 @@ int cmd_plan(struct ctl *c, int argc, char **argv)
 		return plan_roce(argc, argv);
 	if (argc == 3 && strcmp(argv[1], "check") == 0)
 		return plan_check(argv[2]);
-	fprintf(stderr, "usage: fabricctl plan roce FILE.yaml --out DIR [--failures N] [--loopbacks] | plan check DIR\n");
+	fprintf(stderr, "usage: fabricctl plan roce FILE.yaml --out DIR [--failures N] [--loopbacks] [--summary-only]\n"
+			"       fabricctl plan check DIR\n");
 	return EXIT_USAGE;
 }

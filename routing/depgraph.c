@@ -1,8 +1,11 @@
 /*
  * DOC: channel dependency graphs
  *
- * Channels are numbered base[node index] + port. Edges go into a hash set
- * as they are found (many destinations share most of them), then into a
+ * Channels are numbered base[node index] + port. A dependency (a, pa) ->
+ * (b, pb) is the turn "in on the port facing a, out on pb" at b, so each
+ * node keeps a bit matrix of its turns: adding one is a bit set, however
+ * many destinations repeat it (most do), and a multipath switch adds a
+ * whole row of out-ports at once. The check turns the bits into a
  * sorted CSR adjacency; an iterative three-colour DFS finds a cycle and
  * reports it in order.
  */
@@ -11,13 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SLOT_EMPTY UINT64_MAX
-
 int depgraph_init(struct depgraph *g, const struct fabric *f)
 {
 	memset(g, 0, sizeof(*g));
 	g->f = f;
-	if (!(g->base = malloc((f->nnodes + 1) * sizeof(*g->base))))
+	g->base = malloc((f->nnodes + 1) * sizeof(*g->base));
+	g->turns = calloc(f->nnodes + 1, sizeof(*g->turns));
+	if (!g->base || !g->turns)
 		return -1;
 	for (size_t i = 0; i < f->nnodes; i++) {
 		g->base[i] = g->nch;
@@ -28,55 +31,46 @@ int depgraph_init(struct depgraph *g, const struct fabric *f)
 
 void depgraph_free(struct depgraph *g)
 {
+	for (size_t i = 0; g->turns && i < g->f->nnodes; i++)
+		free(g->turns[i]);
+	free(g->turns);
 	free(g->base);
-	free(g->slot);
 	free(g->e);
 	memset(g, 0, sizeof(*g));
 }
 
-static size_t slot_of(uint64_t key, size_t nslots)
+/* Node b's turn matrix, allocated on first use; NULL on allocation failure. */
+static uint64_t *turns_of(struct depgraph *g, const struct node *b)
 {
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdULL;
-	key ^= key >> 33;
-	return (size_t)key & (nslots - 1);
-}
-
-static int grow(struct depgraph *g)
-{
-	size_t n = g->nslots ? g->nslots * 2 : 1 << 16;
-	uint64_t *slot = malloc(n * sizeof(*slot));
-	if (!slot)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		slot[i] = SLOT_EMPTY;
-	for (size_t i = 0; i < g->nslots; i++) {
-		if (g->slot[i] == SLOT_EMPTY)
-			continue;
-		size_t j = slot_of(g->slot[i], n);
-		while (slot[j] != SLOT_EMPTY)
-			j = (j + 1) & (n - 1);
-		slot[j] = g->slot[i];
-	}
-	free(g->slot);
-	g->slot = slot;
-	g->nslots = n;
-	return 0;
+	uint64_t **t = &g->turns[b->index];
+	if (!*t)
+		*t = calloc(((size_t)b->nports + 1) * DEPGRAPH_WORDS(b), sizeof(**t));
+	return *t;
 }
 
 int depgraph_add(struct depgraph *g, const struct node *a, uint8_t pa, const struct node *b, uint8_t pb)
 {
-	if (2 * (g->used + 1) > g->nslots && grow(g) < 0)
+	uint64_t *t = turns_of(g, b);
+	if (!t)
 		return -1;
-	uint64_t key = (uint64_t)(g->base[a->index] + pa) << 32 | (uint32_t)(g->base[b->index] + pb);
-	size_t j = slot_of(key, g->nslots);
-	while (g->slot[j] != SLOT_EMPTY) {
-		if (g->slot[j] == key)
-			return 0;
-		j = (j + 1) & (g->nslots - 1);
+	uint64_t *word = t + a->ports[pa].remote_port * DEPGRAPH_WORDS(b) + pb / 64, bit = 1ull << (pb % 64);
+	if (!(*word & bit)) {
+		*word |= bit;
+		g->used++;
 	}
-	g->slot[j] = key;
-	g->used++;
+	return 0;
+}
+
+int depgraph_add_turns(struct depgraph *g, const struct node *b, uint8_t in_port, const uint64_t *out)
+{
+	uint64_t *t = turns_of(g, b);
+	if (!t)
+		return -1;
+	uint64_t *row = t + in_port * DEPGRAPH_WORDS(b);
+	for (size_t w = 0; w < DEPGRAPH_WORDS(b); w++) {
+		g->used += (size_t)__builtin_popcountll(out[w] & ~row[w]);
+		row[w] |= out[w];
+	}
 	return 0;
 }
 
@@ -155,9 +149,17 @@ int depgraph_check(struct depgraph *g, struct cdg_report *r)
 	g->ne = 0;
 	if (!(g->e = malloc((g->used + 1) * sizeof(*g->e))))
 		return -1;
-	for (size_t i = 0; i < g->nslots; i++)
-		if (g->slot[i] != SLOT_EMPTY)
-			g->e[g->ne++] = (struct dep_edge){ (uint32_t)(g->slot[i] >> 32), (uint32_t)g->slot[i] };
+	for (size_t i = 0; i < g->f->nnodes; i++) {
+		const struct node *b = g->f->nodes[i];
+		for (unsigned in = 0; g->turns[i] && in <= b->nports; in++)
+			for (unsigned out = 0; out <= b->nports; out++) {
+				if (!(g->turns[i][in * DEPGRAPH_WORDS(b) + out / 64] & (1ull << (out % 64))))
+					continue;
+				const struct port *p = &b->ports[in];
+				g->e[g->ne++] = (struct dep_edge){ (uint32_t)(g->base[p->remote->index] + p->remote_port),
+								   (uint32_t)(g->base[i] + out) };
+			}
+	}
 	qsort(g->e, g->ne, sizeof(*g->e), cmp_edge);
 	r->dependencies = g->ne;
 	r->channels = 0;

@@ -2,7 +2,8 @@
  * depgraph.h - a graph of dependencies between channels (a node's output
  * port: the link from there onward) and the search for a cycle in it.
  * The IB deadlock checker (cdg.c) and the RoCE buffer-dependency check
- * (ecmp.c) both fill one.
+ * (ecmp.c) both fill one. A dependency is a turn inside a node: traffic
+ * that came in on one port and leaves on another.
  */
 #ifndef ROUTING_DEPGRAPH_H
 #define ROUTING_DEPGRAPH_H
@@ -35,17 +36,33 @@ struct depgraph {
 	const struct fabric *f;
 	size_t *base;		/* channel id = base[node index] + port */
 	size_t nch;
-	uint64_t *slot;		/* hash set of from << 32 | to */
-	size_t nslots, used;
-	struct dep_edge *e;	/* the set's edges, sorted, after depgraph_check */
+	/*
+	 * Per node, allocated on first use: one row of DEPGRAPH_WORDS(node)
+	 * words per in-port, bit out set for "in waits for out".
+	 */
+	uint64_t **turns;
+	size_t used;		/* distinct dependencies */
+	struct dep_edge *e;	/* the edges, sorted, after depgraph_check */
 	size_t ne;
 };
 
 /* An empty graph over every port of f; -1 on allocation failure. */
 int depgraph_init(struct depgraph *g, const struct fabric *f);
 void depgraph_free(struct depgraph *g);
-/* Adds "channel (a, pa) waits for channel (b, pb)" once; -1 on allocation failure. */
+/*
+ * Adds "channel (a, pa) waits for channel (b, pb)" once, where b is the
+ * node that (a, pa) leads to; -1 on allocation failure.
+ */
 int depgraph_add(struct depgraph *g, const struct node *a, uint8_t pa, const struct node *b, uint8_t pb);
+/* Words in one row of a node's turn matrix. */
+#define DEPGRAPH_WORDS(n) (((size_t)(n)->nports + 64) / 64)
+
+/*
+ * Adds "what enters b on in_port waits for each out-port set in out" (a
+ * row of DEPGRAPH_WORDS(b) words): many turns at once, for multipath
+ * tables. -1 on allocation failure.
+ */
+int depgraph_add_turns(struct depgraph *g, const struct node *b, uint8_t in_port, const uint64_t *out);
 /*
  * Counts the channels in use and the dependencies into r and puts the
  * first cycle found into r->cycle (r->cycle_len 0: acyclic). -1 on

@@ -204,6 +204,8 @@ struct walk {
 	uint32_t *indeg;
 	bool *bad, *seen;
 	size_t *queue;
+	uint64_t *in_ports;	/* per node, DEPGRAPH_WORDS words from in_base: in-ports traffic entered by */
+	size_t *in_base;
 	struct ecmp_report *r;
 	struct depgraph g;
 };
@@ -325,7 +327,11 @@ static void find_dead_ends(struct walk *w, size_t d, const bool *source)
 		}
 }
 
-/* The buffer dependencies of the sources' traffic to d. */
+/*
+ * The buffer dependencies of the sources' traffic to d: walking forward
+ * from the sources marks, at each switch the traffic enters, the in-ports
+ * it enters by; each marked in-port then waits on every next hop there.
+ */
 static int add_dependencies(struct walk *w, size_t d, const bool *source)
 {
 	const struct ecmp_tables *t = w->t;
@@ -344,16 +350,26 @@ static int add_dependencies(struct walk *w, size_t d, const bool *source)
 			const struct node *b = hop_peer(a, p[i]);
 			if (!b || b->index == dst)
 				continue;	/* delivered: hosts drain their queues */
-			const uint8_t *q;
-			unsigned kb = ecmp_hops(t, d, b->index, &q);
-			for (unsigned j = 0; j < kb; j++)
-				if (depgraph_add(&w->g, a, p[i], b, q[j]) < 0)
-					return -1;
+			uint8_t in = a->ports[p[i]].remote_port;
+			w->in_ports[w->in_base[b->index] + in / 64] |= 1ull << (in % 64);
 			if (!w->seen[b->index]) {
 				w->seen[b->index] = true;
 				w->queue[tail++] = b->index;
 			}
 		}
+	}
+	for (size_t i = 0; i < tail; i++) {
+		const struct node *b = f->nodes[w->queue[i]];
+		uint64_t *in = w->in_ports + w->in_base[b->index], out[DEPGRAPH_WORDS(b)];
+		const uint8_t *p;
+		unsigned k = ecmp_hops(t, d, b->index, &p);
+		memset(out, 0, sizeof(out));
+		for (unsigned j = 0; j < k; j++)
+			out[p[j] / 64] |= 1ull << (p[j] % 64);
+		for (unsigned port = 0; port <= b->nports; port++)
+			if (in[port / 64] & (1ull << (port % 64)) && depgraph_add_turns(&w->g, b, (uint8_t)port, out) < 0)
+				return -1;
+		memset(in, 0, DEPGRAPH_WORDS(b) * sizeof(*in));
 	}
 	return 0;
 }
@@ -370,7 +386,15 @@ int ecmp_check(const struct ecmp_tables *t, const bool *source, const bool *loss
 	w.bad = malloc(nn * sizeof(*w.bad));
 	w.seen = malloc(nn * sizeof(*w.seen));
 	w.queue = malloc(nn * sizeof(*w.queue));
-	if (!w.order || !w.indeg || !w.bad || !w.seen || !w.queue || depgraph_init(&w.g, f) < 0)
+	w.in_base = malloc(nn * sizeof(*w.in_base));
+	if (!w.order || !w.indeg || !w.bad || !w.seen || !w.queue || !w.in_base || depgraph_init(&w.g, f) < 0)
+		goto done;
+	size_t words = 0;
+	for (size_t n = 0; n < f->nnodes; n++) {
+		w.in_base[n] = words;
+		words += DEPGRAPH_WORDS(f->nodes[n]);
+	}
+	if (!(w.in_ports = calloc(words + 1, sizeof(*w.in_ports))))
 		goto done;
 	for (size_t d = 0; d < t->ndst; d++) {
 		size_t ordered = order_destination(&w, d);
@@ -391,6 +415,8 @@ done:
 	free(w.bad);
 	free(w.seen);
 	free(w.queue);
+	free(w.in_base);
+	free(w.in_ports);
 	return rc;
 }
 
