@@ -507,24 +507,29 @@ static int fill_tables(struct checker *c, struct ecmp_tables *t, const char **na
 	return 0;
 }
 
+static int json_file(const struct dirent *e)
+{
+	size_t len = strlen(e->d_name);
+	return len > 5 && strcmp(e->d_name + len - 5, ".json") == 0;
+}
+
+/* Reads the switch files in name order, so errors and figures do not depend on the directory's order. */
 static int load_dir(struct checker *c)
 {
-	DIR *dir = opendir(c->dir);
-	if (!dir) {
+	struct dirent **names;
+	int n = scandir(c->dir, &names, json_file, alphasort), rc = 0;
+	if (n < 0) {
 		snprintf(c->err, ERR_LEN, "%s: cannot open the plan directory", c->dir);
 		return -1;
 	}
-	struct dirent *e;
-	int rc = 0;
-	while (rc == 0 && (e = readdir(dir))) {
-		size_t len = strlen(e->d_name);
-		if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
-			continue;
+	for (int i = 0; i < n; i++) {
 		char path[4096];
-		snprintf(path, sizeof(path), "%s/%s", c->dir, e->d_name);
-		rc = read_file(c, path);
+		snprintf(path, sizeof(path), "%s/%s", c->dir, names[i]->d_name);
+		if (rc == 0)
+			rc = read_file(c, path);
+		free(names[i]);
 	}
-	closedir(dir);
+	free(names);
 	if (rc == 0 && !c->rf.nsw) {
 		snprintf(c->err, ERR_LEN, "%s: no switch plans (*.json) in it", c->dir);
 		rc = -1;

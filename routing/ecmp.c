@@ -221,43 +221,59 @@ static void problem(struct walk *w, const char *fmt, const char *a, const char *
 		snprintf(w->r->first_problem, sizeof(w->r->first_problem), fmt, a, b);
 }
 
-/* The first next hop of n that the order left out (on or behind a loop). */
-static size_t next_unordered(const struct walk *w, size_t d, size_t n)
-{
-	const uint8_t *p;
-	unsigned k = ecmp_hops(w->t, d, n, &p);
-	for (unsigned i = 0; i < k; i++) {
-		const struct node *m = hop_peer(w->t->f->nodes[n], p[i]);
-		if (m && !w->seen[m->index])
-			return m->index;
-	}
-	return SIZE_MAX;	/* not reached: an unordered node keeps an unordered next hop */
-}
-
-/* Names a loop among the nodes the order left out (seen == false). */
+/*
+ * Names a loop among the nodes the order left out (seen == false): those
+ * are on a loop or downstream of one, so a depth-first search through
+ * them meets a node still on its stack. Reuses order (next-hop positions),
+ * queue (the stack) and indeg (colours: 0 new, 1 on the stack, 2 done).
+ */
 static void name_loop(struct walk *w, size_t d)
 {
-	const struct fabric *f = w->t->f;
-	size_t n = 0;
-	while (w->seen[n])
-		n++;
-	/* walking the left-out nodes must repeat one; that one is on the loop */
-	bool *visited = w->bad;
-	for (size_t i = 0; i < f->nnodes; i++)
-		visited[i] = false;
-	while (!visited[n]) {
-		visited[n] = true;
-		n = next_unordered(w, d, n);
+	const struct ecmp_tables *t = w->t;
+	const struct fabric *f = t->f;
+	uint32_t *colour = w->indeg;
+	size_t *stack = w->queue, *next = w->order, depth = 0, from = SIZE_MAX;
+	for (size_t n = 0; n < f->nnodes; n++)
+		colour[n] = 0;
+	for (size_t root = 0; root < f->nnodes && from == SIZE_MAX; root++) {
+		if (w->seen[root] || colour[root])
+			continue;
+		stack[0] = root;
+		next[0] = 0;
+		colour[root] = 1;
+		depth = 1;
+		while (depth && from == SIZE_MAX) {
+			size_t v = stack[depth - 1];
+			const uint8_t *p;
+			unsigned k = ecmp_hops(t, d, v, &p);
+			if (next[depth - 1] == k) {
+				colour[v] = 2;
+				depth--;
+				continue;
+			}
+			const struct node *m = hop_peer(f->nodes[v], p[next[depth - 1]++]);
+			if (!m || w->seen[m->index] || colour[m->index] == 2)
+				continue;
+			if (colour[m->index] == 1) {	/* back to the stack: the loop runs from m to v */
+				for (from = depth - 1; stack[from] != m->index; from--)
+					;
+				break;
+			}
+			colour[m->index] = 1;
+			stack[depth] = m->index;
+			next[depth++] = 0;
+		}
 	}
 	char text[ECMP_TEXT_LEN / 2];
-	size_t off = 0, start = n;
-	do {
-		int len = snprintf(text + off, sizeof(text) - off, "%s -> ", f->nodes[n]->desc);
+	size_t off = 0;
+	for (size_t i = from; i <= depth && from != SIZE_MAX; i++) {
+		const char *name = f->nodes[stack[i < depth ? i : from]]->desc;
+		int len = snprintf(text + off, sizeof(text) - off, "%s%s", i > from ? " -> " : "", name);
 		off = len < 0 || off + (size_t)len >= sizeof(text) ? sizeof(text) - 1 : off + (size_t)len;
-		n = next_unordered(w, d, n);
-	} while (n != start);
-	snprintf(text + off, sizeof(text) - off, "%s", f->nodes[start]->desc);
-	problem(w, "forwarding loop towards %s: %s", dst_name(w->t, d), text);
+	}
+	if (from == SIZE_MAX)
+		snprintf(text, sizeof(text), "?");
+	problem(w, "forwarding loop towards %s: %s", dst_name(t, d), text);
 }
 
 /* Topological order of destination d's next-hop graph into w->order; returns how many got ordered. */
