@@ -107,7 +107,13 @@ int main(int argc, char **argv)
 		fabric_free(&f);
 		return 1;
 	}
-	int rc = roce ? roce_gen_write(out, &f, out_path ? out_path : "generated") : netfile_write(out, &f, style);
+	/* a RoCE fabric is named after its file: "dir/clos3.yaml" is clos3 */
+	char name[64] = "generated";
+	if (out_path) {
+		const char *base = strrchr(out_path, '/') ? strrchr(out_path, '/') + 1 : out_path;
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(base, "."), base);
+	}
+	int rc = roce ? roce_gen_write(out, &f, name) : netfile_write(out, &f, style);
 	if ((out_path && fclose(out) != 0) || rc < 0) {
 		fprintf(stderr, "fabric-gen: write failed: %s\n", strerror(errno));
 		rc = -1;
