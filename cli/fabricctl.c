@@ -35,6 +35,7 @@ static const struct ctl_command commands[] = {
 	  "buffer credits per VL each link needs for full rate", cmd_credits },
 	{ "quality", "[--lfts F --topology F] [--shifts N] [--random N] [--seed S]",
 	  "link load under permutation traffic, from the stored tables or a dump_lfts file", cmd_quality },
+	{ "partitions", "[PKEY|NAME]", "the partitions programmed, or one partition's members", cmd_partitions },
 	{ "plan", "roce FILE --out DIR | check DIR",
 	  "plan a RoCE fabric: loop-free, CBD-free ECMP tables and PFC/ECN settings", cmd_plan },
 	{ "diff", "FILE", "compare the fabric with a planned net file", cmd_diff },

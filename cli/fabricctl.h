@@ -61,5 +61,6 @@ int cmd_events(struct ctl *c, int argc, char **argv);
 int cmd_credits(struct ctl *c, int argc, char **argv);
 int cmd_quality(struct ctl *c, int argc, char **argv);
 int cmd_plan(struct ctl *c, int argc, char **argv);
+int cmd_partitions(struct ctl *c, int argc, char **argv);
 
 #endif

@@ -17,14 +17,10 @@
 #include <sys/time.h>
 #include <sqlite3.h>
 
+#include "db/internal.h"
 #include "db/schema.h"
 
 #define BUSY_TIMEOUT_MS 5000
-
-struct db {
-	sqlite3 *h;
-	char err[DB_ERR_LEN];
-};
 
 static double now_unix(void)
 {
@@ -33,7 +29,7 @@ static double now_unix(void)
 	return (double)tv.tv_sec + tv.tv_usec / 1e6;
 }
 
-static int set_err(struct db *db, const char *what)
+int db_set_err(struct db *db, const char *what)
 {
 	snprintf(db->err, sizeof(db->err), "%s: %s", what, sqlite3_errmsg(db->h));
 	return -1;
@@ -139,7 +135,7 @@ int db_load_lids(struct db *db, struct db_lid **out, size_t *n)
 	if (!*out)
 		return -1;
 	if (sqlite3_prepare_v2(db->h, "SELECT guid, lid FROM lids", -1, &st, NULL) != SQLITE_OK)
-		return set_err(db, "reading LIDs");
+		return db_set_err(db, "reading LIDs");
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (*n == cap) {
@@ -154,11 +150,11 @@ int db_load_lids(struct db *db, struct db_lid **out, size_t *n)
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return set_err(db, "reading LIDs");
+		return db_set_err(db, "reading LIDs");
 	return 0;
 }
 
-static int exec(struct db *db, const char *sql)
+int db_exec(struct db *db, const char *sql)
 {
 	char *msg = NULL;
 	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
@@ -169,11 +165,11 @@ static int exec(struct db *db, const char *sql)
 	return 0;
 }
 
-static int step_done(struct db *db, sqlite3_stmt *st, const char *what)
+int db_step_done(struct db *db, sqlite3_stmt *st, const char *what)
 {
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : set_err(db, what);
+	return rc == SQLITE_DONE ? 0 : db_set_err(db, what);
 }
 
 static void path_text(const struct node *n, char *buf, size_t len)
@@ -187,7 +183,7 @@ static int save_fabric(struct db *db, const struct fabric *f)
 {
 	sqlite3_stmt *ins_node = NULL, *ins_port = NULL, *ins_link = NULL;
 	int rc = -1;
-	if (exec(db, "DELETE FROM links; DELETE FROM lfts; DELETE FROM routing; DELETE FROM ports; "
+	if (db_exec(db, "DELETE FROM links; DELETE FROM lfts; DELETE FROM routing; DELETE FROM ports; "
 		     "DELETE FROM nodes;") < 0)
 		return -1;
 	if (sqlite3_prepare_v2(db->h, "INSERT INTO nodes VALUES (?,?,?,?,?,?,?,?,?)", -1, &ins_node,
@@ -196,7 +192,7 @@ static int save_fabric(struct db *db, const struct fabric *f)
 			       NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db->h, "INSERT INTO links VALUES (?,?,?,?)", -1, &ins_link, NULL) !=
 		    SQLITE_OK) {
-		set_err(db, "storing the fabric");
+		db_set_err(db, "storing the fabric");
 		goto done;
 	}
 	for (size_t i = 0; i < f->nnodes; i++) {
@@ -212,7 +208,7 @@ static int save_fabric(struct db *db, const struct fabric *f)
 		sqlite3_bind_int(ins_node, 7, n->device_id);
 		sqlite3_bind_int(ins_node, 8, n->hops);
 		sqlite3_bind_text(ins_node, 9, path, -1, SQLITE_TRANSIENT);
-		if (step_done(db, ins_node, "storing nodes") < 0)
+		if (db_step_done(db, ins_node, "storing nodes") < 0)
 			goto done;
 		for (unsigned p = 0; p <= n->nports; p++) {
 			const struct port *pt = &n->ports[p];
@@ -228,7 +224,7 @@ static int save_fabric(struct db *db, const struct fabric *f)
 			sqlite3_bind_int(ins_port, 8, pt->width_active);
 			sqlite3_bind_int(ins_port, 9, pt->speed_active);
 			sqlite3_bind_int(ins_port, 10, pt->speed_ext_active);
-			if (step_done(db, ins_port, "storing ports") < 0)
+			if (db_step_done(db, ins_port, "storing ports") < 0)
 				goto done;
 			if (!pt->remote)
 				continue;
@@ -236,7 +232,7 @@ static int save_fabric(struct db *db, const struct fabric *f)
 			sqlite3_bind_int(ins_link, 2, (int)p);
 			sqlite3_bind_int64(ins_link, 3, (int64_t)pt->remote->guid);
 			sqlite3_bind_int(ins_link, 4, pt->remote_port);
-			if (step_done(db, ins_link, "storing links") < 0)
+			if (db_step_done(db, ins_link, "storing links") < 0)
 				goto done;
 		}
 	}
@@ -252,7 +248,7 @@ static int save_tables(struct db *db, const struct fabric *f, const struct routi
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->h, "INSERT INTO lfts VALUES (?,?,?)", -1, &st, NULL) != SQLITE_OK)
-		return set_err(db, "storing forwarding tables");
+		return db_set_err(db, "storing forwarding tables");
 	int rc = 0;
 	for (size_t i = 0; i < t->nnodes && rc == 0; i++) {
 		if (!t->lft[i])
@@ -260,17 +256,17 @@ static int save_tables(struct db *db, const struct fabric *f, const struct routi
 		sqlite3_bind_int64(st, 1, (int64_t)f->nodes[i]->guid);
 		sqlite3_bind_int(st, 2, t->max_lid);
 		sqlite3_bind_blob(st, 3, t->lft[i], t->max_lid + 1, SQLITE_STATIC);
-		rc = step_done(db, st, "storing forwarding tables");
+		rc = db_step_done(db, st, "storing forwarding tables");
 	}
 	sqlite3_finalize(st);
 	if (rc < 0)
 		return rc;
 	if (sqlite3_prepare_v2(db->h, "INSERT INTO routing VALUES (1,?,?,?)", -1, &st, NULL) != SQLITE_OK)
-		return set_err(db, "storing VL layers");
+		return db_set_err(db, "storing VL layers");
 	sqlite3_bind_int(st, 1, (int)t->layers);
 	sqlite3_bind_blob(st, 2, t->sl, t->max_lid + 1, SQLITE_STATIC);
 	sqlite3_bind_blob(st, 3, t->vl_by_sl, sizeof(t->vl_by_sl), SQLITE_STATIC);
-	rc = step_done(db, st, "storing VL layers");
+	rc = db_step_done(db, st, "storing VL layers");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -280,7 +276,7 @@ static int load_layers(struct db *db, struct routing_tables *t)
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->h, "SELECT layers, sl, vl_by_sl FROM routing", -1, &st, NULL) != SQLITE_OK)
-		return set_err(db, "reading VL layers");
+		return db_set_err(db, "reading VL layers");
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		int len = sqlite3_column_bytes(st, 1);
@@ -291,7 +287,7 @@ static int load_layers(struct db *db, struct routing_tables *t)
 		rc = sqlite3_step(st);
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : set_err(db, "reading VL layers");
+	return rc == SQLITE_DONE ? 0 : db_set_err(db, "reading VL layers");
 }
 
 static int save_lids(struct db *db, const struct db_lid *lids, size_t n, double now)
@@ -300,14 +296,14 @@ static int save_lids(struct db *db, const struct db_lid *lids, size_t n, double 
 	if (sqlite3_prepare_v2(db->h, "INSERT INTO lids VALUES (?,?,?,?) ON CONFLICT(guid) DO UPDATE "
 			       "SET lid = excluded.lid, last_seen = excluded.last_seen", -1, &st,
 			       NULL) != SQLITE_OK)
-		return set_err(db, "storing LIDs");
+		return db_set_err(db, "storing LIDs");
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		sqlite3_bind_int64(st, 1, (int64_t)lids[i].guid);
 		sqlite3_bind_int(st, 2, lids[i].lid);
 		sqlite3_bind_double(st, 3, now);
 		sqlite3_bind_double(st, 4, now);
-		rc = step_done(db, st, "storing LIDs");
+		rc = db_step_done(db, st, "storing LIDs");
 	}
 	sqlite3_finalize(st);
 	return rc;
@@ -319,7 +315,7 @@ static int touch_lids(struct db *db, const struct fabric *f, double now)
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->h, "UPDATE lids SET last_seen = ? WHERE guid = ?", -1, &st, NULL) !=
 	    SQLITE_OK)
-		return set_err(db, "updating LIDs");
+		return db_set_err(db, "updating LIDs");
 	int rc = 0;
 	for (size_t i = 0; i < f->nnodes && rc == 0; i++) {
 		const struct node *n = f->nodes[i];
@@ -328,7 +324,7 @@ static int touch_lids(struct db *db, const struct fabric *f, double now)
 				continue;
 			sqlite3_bind_double(st, 1, now);
 			sqlite3_bind_int64(st, 2, (int64_t)n->ports[p].guid);
-			rc = step_done(db, st, "updating LIDs");
+			rc = db_step_done(db, st, "updating LIDs");
 		}
 	}
 	sqlite3_finalize(st);
@@ -340,11 +336,11 @@ static int insert_event(struct db *db, double when, const char *kind, const char
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->h, "INSERT INTO events (time, kind, detail) VALUES (?,?,?)", -1, &st,
 			       NULL) != SQLITE_OK)
-		return set_err(db, "logging an event");
+		return db_set_err(db, "logging an event");
 	sqlite3_bind_double(st, 1, when);
 	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, detail, -1, SQLITE_STATIC);
-	int rc = step_done(db, st, "logging an event");
+	int rc = db_step_done(db, st, "logging an event");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -354,7 +350,7 @@ static int insert_sweep(struct db *db, struct db_sweep *sw)
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->h, "INSERT INTO sweeps (kind, started, finished, mads, result, nodes, "
 			       "switches, links, vlarb, routing) VALUES (?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
-		return set_err(db, "storing the sweep");
+		return db_set_err(db, "storing the sweep");
 	sqlite3_bind_text(st, 1, sw->kind, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 2, sw->started);
 	sqlite3_bind_double(st, 3, sw->finished);
@@ -365,7 +361,7 @@ static int insert_sweep(struct db *db, struct db_sweep *sw)
 	sqlite3_bind_int(st, 8, (int)sw->links);
 	sqlite3_bind_text(st, 9, sw->vlarb, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 10, sw->routing, -1, SQLITE_STATIC);
-	int rc = step_done(db, st, "storing the sweep");
+	int rc = db_step_done(db, st, "storing the sweep");
 	sqlite3_finalize(st);
 	sw->id = sqlite3_last_insert_rowid(db->h);
 	return rc;
@@ -380,19 +376,21 @@ static int insert_events(struct db *db, double when, const struct db_new_event *
 }
 
 int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
-		  const struct routing_tables *t, const struct db_lid *new_lids, size_t n_new,
-		  const struct db_new_event *events, size_t n_events)
+		  const struct routing_tables *t, const struct db_partitions *parts,
+		  const struct db_lid *new_lids, size_t n_new, const struct db_new_event *events,
+		  size_t n_events)
 {
 	double now = now_unix();
-	if (exec(db, "BEGIN IMMEDIATE") < 0)
+	if (db_exec(db, "BEGIN IMMEDIATE") < 0)
 		return -1;
 	char detail[128];
 	snprintf(detail, sizeof(detail), "%s sweep: %s, %u nodes, %u links, %llu MADs", sw->kind,
 		 sw->result, sw->nodes, sw->links, (unsigned long long)sw->mads);
 	if (insert_sweep(db, sw) < 0 || save_lids(db, new_lids, n_new, now) < 0 ||
 	    touch_lids(db, f, now) < 0 || save_fabric(db, f) < 0 || (t && save_tables(db, f, t) < 0) ||
+	    (parts && db_save_partitions(db, parts) < 0) ||
 	    insert_events(db, now, events, n_events) < 0 || insert_event(db, now, "sweep", detail) < 0 ||
-	    exec(db, "COMMIT") < 0) {
+	    db_exec(db, "COMMIT") < 0) {
 		char keep[DB_ERR_LEN];
 		snprintf(keep, sizeof(keep), "%s", db->err);
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
@@ -425,7 +423,7 @@ int db_each_sweep(struct db *db, unsigned limit, void (*fn)(void *arg, const str
 	if (sqlite3_prepare_v2(db->h, "SELECT * FROM (SELECT id, kind, started, finished, mads, result, "
 			       "nodes, switches, links, vlarb, routing FROM sweeps ORDER BY id DESC LIMIT ?) ORDER BY id", -1, &st,
 			       NULL) != SQLITE_OK)
-		return set_err(db, "reading sweeps");
+		return db_set_err(db, "reading sweeps");
 	sqlite3_bind_int64(st, 1, limit);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -434,7 +432,7 @@ int db_each_sweep(struct db *db, unsigned limit, void (*fn)(void *arg, const str
 		fn(arg, &sw);
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : set_err(db, "reading sweeps");
+	return rc == SQLITE_DONE ? 0 : db_set_err(db, "reading sweeps");
 }
 
 struct last_sweep {
@@ -463,7 +461,7 @@ int db_each_event(struct db *db, double since, void (*fn)(void *arg, const struc
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->h, "SELECT id, time, kind, detail FROM events WHERE time >= ? ORDER BY id",
 			       -1, &st, NULL) != SQLITE_OK)
-		return set_err(db, "reading events");
+		return db_set_err(db, "reading events");
 	sqlite3_bind_double(st, 1, since);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -476,7 +474,7 @@ int db_each_event(struct db *db, double since, void (*fn)(void *arg, const struc
 		fn(arg, &ev);
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : set_err(db, "reading events");
+	return rc == SQLITE_DONE ? 0 : db_set_err(db, "reading events");
 }
 
 static void parse_path(struct node *n, const char *text)
@@ -495,7 +493,7 @@ static int load_nodes(struct db *db, struct fabric *f)
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->h, "SELECT guid, type, description, nports, sys_guid, vendor_id, "
 			       "device_id, path FROM nodes ORDER BY rowid", -1, &st, NULL) != SQLITE_OK)
-		return set_err(db, "reading nodes");
+		return db_set_err(db, "reading nodes");
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct node *n = fabric_add_node(f, (enum node_type)sqlite3_column_int(st, 1),
@@ -510,7 +508,7 @@ static int load_nodes(struct db *db, struct fabric *f)
 		parse_path(n, (const char *)sqlite3_column_text(st, 7));
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : set_err(db, "reading nodes");
+	return rc == SQLITE_DONE ? 0 : db_set_err(db, "reading nodes");
 }
 
 static int load_ports(struct db *db, struct fabric *f)
@@ -518,7 +516,7 @@ static int load_ports(struct db *db, struct fabric *f)
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->h, "SELECT node_guid, port, guid, lid, lmc, state, phys_state, width, "
 			       "speed, speed_ext FROM ports", -1, &st, NULL) != SQLITE_OK)
-		return set_err(db, "reading ports");
+		return db_set_err(db, "reading ports");
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct node *n = fabric_find_guid(f, (uint64_t)sqlite3_column_int64(st, 0));
@@ -536,7 +534,7 @@ static int load_ports(struct db *db, struct fabric *f)
 		pt->speed_ext_active = (uint8_t)sqlite3_column_int(st, 9);
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : set_err(db, "reading ports");
+	return rc == SQLITE_DONE ? 0 : db_set_err(db, "reading ports");
 }
 
 static int load_links(struct db *db, struct fabric *f)
@@ -544,7 +542,7 @@ static int load_links(struct db *db, struct fabric *f)
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->h, "SELECT node_a, port_a, node_b, port_b FROM links", -1, &st, NULL) !=
 	    SQLITE_OK)
-		return set_err(db, "reading links");
+		return db_set_err(db, "reading links");
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct node *a = fabric_find_guid(f, (uint64_t)sqlite3_column_int64(st, 0));
@@ -554,17 +552,17 @@ static int load_links(struct db *db, struct fabric *f)
 				    (uint8_t)sqlite3_column_int(st, 3));
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : set_err(db, "reading links");
+	return rc == SQLITE_DONE ? 0 : db_set_err(db, "reading links");
 }
 
 int db_load_fabric(struct db *db, struct fabric *f)
 {
 	fabric_init(f);
 	/* one read transaction: all three tables from the same sweep */
-	if (exec(db, "BEGIN") < 0)
+	if (db_exec(db, "BEGIN") < 0)
 		return -1;
 	int rc = load_nodes(db, f) < 0 || load_ports(db, f) < 0 || load_links(db, f) < 0 ? -1 : 0;
-	exec(db, "COMMIT");
+	db_exec(db, "COMMIT");
 	if (rc < 0)
 		fabric_free(f);
 	return rc;
@@ -575,7 +573,7 @@ int db_load_tables(struct db *db, const struct fabric *f, struct routing_tables 
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->h, "SELECT switch_guid, max_lid, ports FROM lfts", -1, &st, NULL) !=
 	    SQLITE_OK)
-		return set_err(db, "reading forwarding tables");
+		return db_set_err(db, "reading forwarding tables");
 	int rc = sqlite3_step(st);
 	uint16_t max_lid = rc == SQLITE_ROW ? (uint16_t)sqlite3_column_int(st, 1) : 0;
 	if (routing_tables_alloc(t, f, max_lid) < 0) {
@@ -594,7 +592,7 @@ int db_load_tables(struct db *db, const struct fabric *f, struct routing_tables 
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE || load_layers(db, t) < 0) {
 		if (rc != SQLITE_DONE)
-			set_err(db, "reading forwarding tables");
+			db_set_err(db, "reading forwarding tables");
 		routing_tables_free(t);
 		return -1;
 	}

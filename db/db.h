@@ -49,6 +49,24 @@ const char *db_last_error(struct db *db);
 /* Every stored GUID -> LID; *out is malloc'ed. */
 int db_load_lids(struct db *db, struct db_lid **out, size_t *n);
 
+/* A partition as programmed, and one port's membership. */
+struct db_partition {
+	uint16_t pkey;		/* without the membership bit */
+	char name[32];
+};
+struct db_pkey_member {
+	uint16_t pkey;
+	uint64_t guid;		/* node GUID */
+	uint8_t port;
+	bool full;
+};
+struct db_partitions {
+	const struct db_partition *p;
+	size_t np;
+	const struct db_pkey_member *m;
+	size_t nm;
+};
+
 struct db_new_event {
 	const char *kind;
 	const char *detail;
@@ -56,12 +74,17 @@ struct db_new_event {
 
 /*
  * Stores a finished sweep in one transaction: the sweep record, the new
- * LIDs, the fabric and its tables (t may be NULL), the events it found,
+ * LIDs, the fabric and its tables (t may be NULL), the partitions as
+ * programmed (parts may be NULL: left as stored), the events it found,
  * and a "sweep" event summing it up.
  */
 int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
-		  const struct routing_tables *t, const struct db_lid *new_lids, size_t n_new,
-		  const struct db_new_event *events, size_t n_events);
+		  const struct routing_tables *t, const struct db_partitions *parts,
+		  const struct db_lid *new_lids, size_t n_new, const struct db_new_event *events,
+		  size_t n_events);
+/* The stored partitions and memberships, pkey order; free *p and *m. */
+int db_load_partitions(struct db *db, struct db_partition **p, size_t *np, struct db_pkey_member **m,
+		       size_t *nm);
 
 /* Rebuilds the last stored fabric (nodes, ports with LIDs and states, links). */
 int db_load_fabric(struct db *db, struct fabric *f);

@@ -72,6 +72,19 @@ static const char *migrations[] = {
 	"  vl_by_sl BLOB NOT NULL);"	/* byte s: VL of SL s, on every port */
 	"ALTER TABLE sweeps ADD COLUMN vlarb TEXT NOT NULL DEFAULT '';"
 	"ALTER TABLE sweeps ADD COLUMN routing TEXT NOT NULL DEFAULT '';",
+	/* 2 -> 3: partitions as programmed, and the M_Key of each port */
+	"CREATE TABLE partitions ("
+	"  pkey INTEGER PRIMARY KEY,"	/* 0x0001..0x7fff */
+	"  name TEXT NOT NULL);"
+	"CREATE TABLE pkey_members ("
+	"  pkey INTEGER NOT NULL,"
+	"  guid INTEGER NOT NULL,"	/* node GUID */
+	"  port INTEGER NOT NULL,"
+	"  full INTEGER NOT NULL,"
+	"  PRIMARY KEY (pkey, guid, port));"
+	"CREATE TABLE mkeys ("
+	"  guid INTEGER PRIMARY KEY,"	/* port GUID (a switch's node GUID) */
+	"  mkey INTEGER NOT NULL);",
 };
 
 int schema_latest(void)

@@ -20,6 +20,7 @@
  *   react_to_traps: 1                 # 0: traps are logged only
  *   mad: { window: 64, timeout_ms: 200, retries: 3 }
  *   qos: { vlarb_high: "", vlarb_low: "0:64,1:64", vl_high_limit: 0 }
+ *   partitions: [ { name: tenant-a, pkey: 0x0a01, full: ["gpu-a*"], limited: [all] } ]
  *
  * Unknown keys and bad values are errors naming the file and line.
  */
@@ -165,6 +166,10 @@ static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 		return ydoc_each_pair(d, "mad", v, mad_pair, c);
 	if (strcmp(key, "qos") == 0)
 		return ydoc_each_pair(d, "qos", v, qos_pair, c);
+	if (strcmp(key, "partitions") == 0) {
+		c->partitions_set = true;
+		return partitions_parse(d, v, &c->partitions);
+	}
 	if (strcmp(key, "database") == 0)
 		return ydoc_string(d, key, v, c->database, sizeof(c->database));
 	if (strcmp(key, "log_file") == 0)

@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "sm/partition.h"
+
 #define CONFIG_ERR_LEN 512
 
 struct fabricd_config {
@@ -31,6 +33,8 @@ struct fabricd_config {
 	unsigned mad_window, mad_timeout_ms, mad_retries;
 	char vlarb_high[256], vlarb_low[256];	/* "VL:weight,..."; "" = defaults */
 	unsigned vl_high_limit;
+	struct partitions partitions;
+	bool partitions_set;	/* the file had a partitions: list */
 };
 
 void config_defaults(struct fabricd_config *c);

@@ -165,6 +165,7 @@ static struct node *add_node(struct discovery *d, const ib_node_info_t *ni, cons
 	n->hops = p->hops;
 	memcpy(n->path, p->path, p->hops + 1u);
 	n->local_port = ib_node_info_get_local_port_num(ni);
+	sm_node(n)->partition_cap = cl_ntoh16(ni->partition_cap);
 
 	struct probe q = { .node = n, .hops = n->hops };
 	memcpy(q.path, n->path, n->hops + 1u);

@@ -98,21 +98,6 @@ static bool same_tables(const struct qos_tables *a, const struct qos_tables *b)
 	return b && memcmp(a, b, sizeof(*a)) == 0;
 }
 
-/* True if n was programmed by the last clean sweep and kept its LIDs (no reset). */
-static bool kept(const struct node *n, const struct fabric *prev)
-{
-	const struct node *o = prev ? fabric_find_guid(prev, n->guid) : NULL;
-	const struct sm_node *s = sm_node(n);
-	if (!o)
-		return false;
-	/* a switch's LID is on port 0; a CA has one on each port */
-	unsigned first = n->type == NODE_SWITCH ? 0 : 1, last = n->type == NODE_SWITCH ? 0 : n->nports;
-	for (unsigned p = first; p <= last; p++)
-		if (!s->have_port_info[p] || cl_ntoh16(s->port_info[p].base_lid) != o->ports[p].lid)
-			return false;
-	return true;
-}
-
 /* VLArbitrationTable blocks of one port: 1-2 low, 3-4 high, as its caps allow. */
 static void program_vlarb(struct batch *b, struct node *n, uint8_t port, const struct qos_tables *q)
 {
@@ -187,7 +172,7 @@ int qos_program(struct mad_port *mp, struct fabric *f, const struct qos_tables *
 	bool same = same_tables(q, prev_q);
 	for (size_t i = 0; i < f->nnodes; i++) {
 		struct node *n = f->nodes[i];
-		if (same && kept(n, prev)) {
+		if (same && sm_node_kept(n, prev)) {
 			b->r.skipped_nodes++;
 			continue;
 		}

@@ -30,6 +30,7 @@ struct sm {
 	struct fabric fabric;	/* as the last finished sweep found it */
 	struct routing_tables tables;	/* what that sweep programmed */
 	struct qos_tables qos;		/* and the VL tables it programmed */
+	struct partitions parts;	/* and the partitions */
 	bool have_fabric;
 	bool last_sweep_ok;	/* every Set of that sweep succeeded */
 	struct evl_watch *sweep_timer;

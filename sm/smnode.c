@@ -90,3 +90,19 @@ uint16_t sm_node_own_lid(const struct fabric *f)
 			return fabric_port_lid(f->nodes[i], f->nodes[i]->local_port);
 	return 0;
 }
+
+/* True if n was programmed by the last clean sweep and kept its LIDs (no reset). */
+bool sm_node_kept(const struct node *n, const struct fabric *prev)
+{
+	const struct node *o = prev ? fabric_find_guid(prev, n->guid) : NULL;
+	const struct sm_node *s = sm_node(n);
+	if (!o)
+		return false;
+	/* a switch's LID is on port 0; a CA has one on each port */
+	unsigned first = n->type == NODE_SWITCH ? 0 : 1, last = n->type == NODE_SWITCH ? 0 : n->nports;
+	for (unsigned p = first; p <= last; p++)
+		if (!s->have_port_info[p] || cl_ntoh16(s->port_info[p].base_lid) != o->ports[p].lid)
+			return false;
+	return true;
+}
+

@@ -30,6 +30,7 @@ struct sm_node {
 	 */
 	struct dr_path *port_path;
 	bool *port_reached;
+	uint16_t partition_cap;	/* P_Key table entries per port (NodeInfo) */
 };
 
 static inline struct sm_node *sm_node(const struct node *n)
@@ -47,6 +48,8 @@ struct dr_path sm_node_route(const struct node *n, uint8_t port);
 void sm_node_reached(struct node *n, uint8_t port, uint8_t hops, const uint8_t *path);
 /* The LID addressing the SM in f: its CA port's, or its switch's port 0 (0 if none yet). */
 uint16_t sm_node_own_lid(const struct fabric *f);
+/* True if n was programmed by the last clean sweep prev and kept its LIDs (no reset). */
+bool sm_node_kept(const struct node *n, const struct fabric *prev);
 /* Copies a PortInfo into both the raw store and the model's port fields. */
 void sm_node_set_port_info(struct node *n, uint8_t port, const ib_port_info_t *pi);
 

@@ -4,7 +4,8 @@
  * One sweep walks these phases, each started by the previous one's
  * completion, and logs each with its duration and MAD count:
  *
- *   discover -> assign LIDs -> route -> program -> arm -> activate -> store
+ *   discover -> assign LIDs -> route -> program (LFTs) -> vls -> pkeys -> arm
+ *   -> activate -> store
  *
  * Storing compares the new fabric with the stored one and logs each node
  * and link that came or went, and the switches whose tables changed.
@@ -23,6 +24,7 @@
 #include "sm/discover.h"
 #include "sm/lidmgr.h"
 #include "sm/log.h"
+#include "sm/pkeys.h"
 #include "sm/sm.h"
 #include "sm/smnode.h"
 
@@ -33,6 +35,7 @@ struct sweep {
 	struct lid_result lids;
 	struct routing_tables tables;
 	struct qos_tables qos;
+	struct partitions parts;	/* as configured when the pkeys phase began */
 	struct db_sweep rec;
 	uint64_t t0, phase_t0, mads0, phase_mads0, retries0;
 	unsigned cfg_failed;
@@ -98,6 +101,7 @@ static void sweep_end(struct sweep *s, const char *result, bool stored)
 		sm->tables = s->tables;
 		memset(&s->tables, 0, sizeof(s->tables));
 		sm->qos = s->qos;
+		sm->parts = s->parts;
 		sm->ntrap_events = 0;	/* stored with this sweep */
 		sm->traps_unlogged = 0;
 		fabric_move(&sm->fabric, &s->f);
@@ -221,13 +225,18 @@ static void store(struct sweep *s)
 	r->nodes = s->disc.nodes;
 	r->switches = s->disc.switches;
 	r->links = s->disc.links;
-	struct db_new_event *events;
+	struct db_new_event *events = NULL;
+	struct db_partitions parts = { 0 };
 	size_t nevents;
-	int rc = collect_events(s, &events, &nevents);
-	if (rc == 0)
-		rc = db_save_sweep(sm->db, r, &s->f, &s->tables, s->lids.assigned, s->lids.n_assigned,
-				   events, nevents);
+	if (collect_events(s, &events, &nevents) < 0 || pkeys_membership(&s->f, &s->parts, &parts) < 0) {
+		free(events);
+		sweep_end(s, "out of memory", false);
+		return;
+	}
+	int rc = db_save_sweep(sm->db, r, &s->f, &s->tables, &parts, s->lids.assigned, s->lids.n_assigned, events,
+			       nevents);
 	free(events);
+	pkeys_membership_free(&parts);
 	if (rc < 0) {
 		char why[DB_ERR_LEN + 32];
 		snprintf(why, sizeof(why), "cannot store the sweep: %s", db_last_error(sm->db));
@@ -262,12 +271,29 @@ static void on_armed(void *arg, const struct cfg_result *r)
 	step_ports(arg, r, NULL, "activate", PORT_ACTIVE, on_active);
 }
 
-static void on_vls(void *arg, const struct cfg_result *r)
+static void on_pkeys(void *arg, const struct cfg_result *r)
 {
 	char detail[96];
-	snprintf(detail, sizeof(detail), "%u SL2VL/VLArb Sets, %u nodes unchanged and skipped", r->sent,
+	snprintf(detail, sizeof(detail), "%u PKeyTable/enforcement Sets, %u CAs unchanged and skipped", r->sent,
 		 r->skipped_nodes);
 	step_ports(arg, r, detail, "arm", PORT_ARMED, on_armed);
+}
+
+static void on_vls(void *arg, const struct cfg_result *r)
+{
+	struct sweep *s = arg;
+	struct sm *sm = s->sm;
+	char detail[96];
+	s->cfg_failed += r->failed;
+	snprintf(detail, sizeof(detail), "%u SL2VL/VLArb Sets, %u nodes unchanged and skipped", r->sent,
+		 r->skipped_nodes);
+	phase_end(s, detail);
+	phase_begin(s, "pkeys");
+	s->parts = sm->cfg.partitions;
+	bool clean = sm->have_fabric && sm->last_sweep_ok;
+	if (pkeys_program(sm->mp, &s->f, &s->parts, clean ? &sm->fabric : NULL, clean ? &sm->parts : NULL, on_pkeys,
+			  s) < 0)
+		sweep_end(s, "out of memory", false);
 }
 
 static void on_programmed(void *arg, const struct cfg_result *r)

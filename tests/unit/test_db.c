@@ -1,6 +1,6 @@
 /*
  * The state database: a new file is created at the latest schema, a sweep
- * round-trips (fabric, LIDs, tables), a newer schema or a corrupt file is
+ * round-trips (fabric, LIDs, tables, partitions), a newer schema or a corrupt file is
  * refused with a one-line reason, and a failed sweep leaves the previous
  * one intact.
  */
@@ -71,11 +71,26 @@ static void test_db_sweep_round_trips(void **state)
 	t.sl[t.max_lid] = 1;
 	struct db_lid lids[] = { { 0x200000, 1 }, { 0x100001, 7 } };
 	struct db_sweep s = sweep_record("ok");
-	assert_int_equal(db_save_sweep(db, &s, &f, &t, lids, 2, NULL, 0), 0);
+	struct db_partition parts[] = { { 0x0a01, "tenant-a" }, { 0x7fff, "default" } };
+	struct db_pkey_member members[] = { { 0x0a01, 0x100001, 1, true }, { 0x7fff, 0x100001, 1, false } };
+	struct db_partitions pt = { parts, 2, members, 2 };
+	assert_int_equal(db_save_sweep(db, &s, &f, &t, &pt, lids, 2, NULL, 0), 0);
 	db_close(db);
 
 	db = db_open(path, DB_READ_ONLY, err);
 	assert_non_null(db);
+	struct db_partition *pb;
+	struct db_pkey_member *mb;
+	size_t np, nm;
+	assert_int_equal(db_load_partitions(db, &pb, &np, &mb, &nm), 0);
+	assert_int_equal(np, 2);
+	assert_string_equal(pb[0].name, "tenant-a");
+	assert_int_equal(nm, 2);
+	assert_int_equal(mb[0].pkey, 0x0a01);
+	assert_true(mb[0].full);
+	assert_false(mb[1].full);
+	free(pb);
+	free(mb);
 	struct db_sweep back;
 	assert_int_equal(db_last_sweep(db, &back), 1);
 	assert_string_equal(back.result, "ok");
@@ -119,7 +134,7 @@ static void test_db_refuses_newer_schema(void **state)
 	sqlite3_exec(h, "PRAGMA user_version = 99", NULL, NULL, NULL);
 	sqlite3_close(h);
 	assert_null(db_open(path, DB_READ_WRITE, err));
-	assert_non_null(strstr(err, "schema version 99 is newer than this fabricd knows (2)"));
+	assert_non_null(strstr(err, "schema version 99 is newer than this fabricd knows (3)"));
 }
 
 static void test_db_refuses_corrupt_file(void **state)
@@ -141,11 +156,11 @@ static void test_db_failed_sweep_keeps_previous(void **state)
 	struct db *db = db_open(path, DB_READ_WRITE, err);
 	tree(&f);
 	struct db_sweep s = sweep_record("ok");
-	assert_int_equal(db_save_sweep(db, &s, &f, NULL, NULL, 0, NULL, 0), 0);
+	assert_int_equal(db_save_sweep(db, &s, &f, NULL, NULL, NULL, 0, NULL, 0), 0);
 	/* two GUIDs claiming one LID violate the UNIQUE constraint mid-transaction */
 	struct db_lid clash[] = { { 0x1, 500 }, { 0x2, 500 } };
 	struct db_sweep bad = sweep_record("ok");
-	assert_int_equal(db_save_sweep(db, &bad, &f, NULL, clash, 2, NULL, 0), -1);
+	assert_int_equal(db_save_sweep(db, &bad, &f, NULL, NULL, clash, 2, NULL, 0), -1);
 	assert_non_null(strstr(db_last_error(db), "UNIQUE"));
 	struct db_sweep last;
 	assert_int_equal(db_last_sweep(db, &last), 1);

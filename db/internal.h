@@ -1,0 +1,27 @@
+/*
+ * internal.h - what the database's source files share: the handle and
+ * the statement helpers. Not for use outside db/.
+ */
+#ifndef DB_INTERNAL_H
+#define DB_INTERNAL_H
+
+#include <sqlite3.h>
+
+#include "db/db.h"
+
+struct db {
+	sqlite3 *h;
+	char err[DB_ERR_LEN];
+};
+
+/* Records "what: SQLite's message" as the last error; returns -1. */
+int db_set_err(struct db *db, const char *what);
+/* Runs SQL without results; -1 with the error recorded. */
+int db_exec(struct db *db, const char *sql);
+/* Steps a statement that returns no rows and resets it; -1 with "what" on failure. */
+int db_step_done(struct db *db, sqlite3_stmt *st, const char *what);
+
+/* Replaces the stored partitions (inside the caller's transaction). */
+int db_save_partitions(struct db *db, const struct db_partitions *parts);
+
+#endif

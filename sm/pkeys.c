@@ -1,0 +1,171 @@
+/*
+ * DOC: P_Key tables
+ *
+ * Each CA port gets the keys partition_keys() gives it, in blocks of 32
+ * up to the PartitionCap its NodeInfo reports (later blocks are cleared,
+ * so a key removed from the configuration is removed from the port). The
+ * switch port on the other end of the cable gets the same table when the
+ * switch has a PartitionEnforcementCap, and a PortInfo Set that turns on
+ * inbound and outbound enforcement where SwitchInfo says it can: a host
+ * then cannot send into, or receive from, a partition it is not in, even
+ * if it rewrites its own table.
+ */
+#include "sm/pkeys.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm/batch.h"
+#include "sm/log.h"
+#include "sm/smnode.h"
+
+#define ENFORCE_IN_CAP 0x80	/* SwitchInfo: InboundEnforcementCap */
+#define ENFORCE_OUT_CAP 0x40	/* OutboundEnforcementCap */
+#define ENFORCE_IN 0x08		/* PortInfo: PartitionEnforcementInbound */
+#define ENFORCE_OUT 0x04	/* PartitionEnforcementOutbound */
+
+/* Writes keys[0..n) into the blocks of a table of cap entries; mod_high selects a switch port. */
+static void send_table(struct batch *b, struct node *n, uint8_t route_port, uint32_t mod_high, unsigned cap,
+		       const uint16_t *keys, unsigned nkeys)
+{
+	for (unsigned block = 0; block * IB_NUM_PKEY_ELEMENTS_IN_BLOCK < cap; block++) {
+		ib_pkey_table_t t;
+		memset(&t, 0, sizeof(t));
+		for (unsigned i = 0; i < IB_NUM_PKEY_ELEMENTS_IN_BLOCK; i++) {
+			unsigned k = block * IB_NUM_PKEY_ELEMENTS_IN_BLOCK + i;
+			if (k < nkeys)
+				t.pkey_entry[i] = cl_hton16(keys[k]);
+		}
+		batch_set(b, n, route_port, IB_MAD_ATTR_P_KEY_TABLE, mod_high | block, &t);
+	}
+}
+
+/* Enforcement on switch port (sw, port) as far as the switch can. */
+static void enforce(struct batch *b, struct node *sw, uint8_t port)
+{
+	const struct sm_node *s = sm_node(sw);
+	uint8_t want = (s->switch_info.flags & ENFORCE_IN_CAP ? ENFORCE_IN : 0) |
+		       (s->switch_info.flags & ENFORCE_OUT_CAP ? ENFORCE_OUT : 0);
+	if (!want || !s->have_port_info[port] || (s->port_info[port].vl_enforce & want) == want)
+		return;
+	ib_port_info_t pi = s->port_info[port];
+	ib_port_info_set_port_state(&pi, IB_LINK_NO_CHANGE);
+	ib_port_info_set_port_phys_state(0, &pi);	/* no change */
+	pi.vl_enforce |= want;
+	batch_set(b, sw, 0, IB_MAD_ATTR_PORT_INFO, port, &pi);
+}
+
+static unsigned table_cap(const struct node *n)
+{
+	const struct sm_node *s = sm_node(n);
+	return s && s->partition_cap ? s->partition_cap : IB_NUM_PKEY_ELEMENTS_IN_BLOCK;
+}
+
+/* The keys CA port (n, p) gets, at most its table's capacity; dropped: the partitions that did not fit. */
+static unsigned port_keys(const struct node *n, unsigned p, const struct partitions *ps, uint16_t *keys,
+			  unsigned *dropped)
+{
+	unsigned cap = table_cap(n);
+	bool sm_port = n->hops == 0 && p == n->local_port;
+	return partition_keys(ps, n, (uint8_t)p, sm_port, keys, cap < PART_MAX + 1 ? cap : PART_MAX + 1, dropped);
+}
+
+static void program_ca(struct batch *b, struct node *n, const struct partitions *ps)
+{
+	const struct sm_node *s = sm_node(n);
+	unsigned cap = table_cap(n);
+	for (unsigned p = 1; p <= n->nports; p++) {
+		if (!n->ports[p].remote || !s->have_port_info[p])
+			continue;
+		uint16_t keys[PART_MAX + 1];
+		unsigned dropped;
+		unsigned k = port_keys(n, p, ps, keys, &dropped);
+		if (dropped)
+			log_warn("pkeys: %s port %u holds %u P_Keys; %u partitions left out", n->desc, p, cap, dropped);
+		send_table(b, n, (uint8_t)p, 0, cap, keys, k);
+		struct node *sw = n->ports[p].remote;
+		uint8_t sp = n->ports[p].remote_port;
+		unsigned sw_cap = sw->type == NODE_SWITCH && sm_node(sw)->have_switch_info
+					  ? cl_ntoh16(sm_node(sw)->switch_info.enforce_cap) : 0;
+		if (sw_cap) {
+			send_table(b, sw, 0, (uint32_t)sp << 16, sw_cap, keys, k < sw_cap ? k : sw_cap);
+			enforce(b, sw, sp);
+		}
+	}
+}
+
+static bool same_partitions(const struct partitions *a, const struct partitions *b)
+{
+	return b && memcmp(a, b, sizeof(*a)) == 0;
+}
+
+int pkeys_program(struct mad_port *mp, struct fabric *f, const struct partitions *ps, const struct fabric *prev,
+		  const struct partitions *prev_ps, cfg_done_fn done, void *arg)
+{
+	struct batch *b = batch_new(mp, done, arg);
+	if (!b)
+		return -1;
+	bool same = same_partitions(ps, prev_ps);
+	for (size_t i = 0; i < f->nnodes; i++) {
+		struct node *n = f->nodes[i];
+		if (n->type == NODE_SWITCH)
+			continue;	/* switch ports are programmed with the CA they face */
+		const struct node *peer = n->nports ? n->ports[n->local_port ? n->local_port : 1].remote : NULL;
+		if (same && sm_node_kept(n, prev) && (!peer || sm_node_kept(peer, prev))) {
+			b->r.skipped_nodes++;
+			continue;
+		}
+		program_ca(b, n, ps);
+	}
+	batch_issued(b);
+	return 0;
+}
+
+int pkeys_membership(const struct fabric *f, const struct partitions *ps, struct db_partitions *out)
+{
+	struct db_partition *p = calloc(ps->n + 1, sizeof(*p));
+	struct db_pkey_member *m = NULL;
+	size_t np = 0, nm = 0, cap = 0;
+	bool default_configured = false;
+	if (!p)
+		return -1;
+	for (unsigned i = 0; i < ps->n; i++) {
+		p[np].pkey = ps->p[i].pkey;
+		snprintf(p[np++].name, sizeof(p->name), "%s", ps->p[i].name);
+		default_configured |= ps->p[i].pkey == PART_DEFAULT_PKEY;
+	}
+	if (!default_configured) {
+		p[np].pkey = PART_DEFAULT_PKEY;
+		snprintf(p[np++].name, sizeof(p->name), "default");
+	}
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		for (unsigned port = 1; port <= n->nports && n->type != NODE_SWITCH; port++) {
+			uint16_t keys[PART_MAX + 1];
+			unsigned dropped, k = n->ports[port].remote ? port_keys(n, port, ps, keys, &dropped) : 0;
+			for (unsigned j = 0; j < k; j++) {
+				if (nm == cap) {
+					struct db_pkey_member *more = realloc(m, (cap = cap * 2 + 64) * sizeof(*more));
+					if (!more) {
+						free(p);
+						free(m);
+						return -1;
+					}
+					m = more;
+				}
+				m[nm++] = (struct db_pkey_member){ keys[j] & ~PART_FULL, n->guid, (uint8_t)port,
+								   (keys[j] & PART_FULL) != 0 };
+			}
+		}
+	}
+	*out = (struct db_partitions){ p, np, m, nm };
+	return 0;
+}
+
+void pkeys_membership_free(struct db_partitions *out)
+{
+	free((void *)out->p);
+	free((void *)out->m);
+	memset(out, 0, sizeof(*out));
+}

@@ -1,0 +1,30 @@
+/*
+ * pkeys.h - programming partitions: P_Key tables on CA ports and on the
+ * switch ports facing them, and partition enforcement on those switch
+ * ports where the switch can enforce.
+ */
+#ifndef SM_PKEYS_H
+#define SM_PKEYS_H
+
+#include "db/db.h"
+#include "sm/configure.h"
+#include "sm/partition.h"
+
+/*
+ * Sends PKeyTable Sets (every block the port's capacity holds) and the
+ * enforcement PortInfo Sets. A node that was in prev (this process's last
+ * clean sweep, programmed with the same partitions) and shows no sign of
+ * a reset is skipped. r->sent counts the Sets.
+ */
+int pkeys_program(struct mad_port *mp, struct fabric *f, const struct partitions *ps, const struct fabric *prev,
+		  const struct partitions *prev_ps, cfg_done_fn done, void *arg);
+
+/*
+ * The partitions and per-port memberships pkeys_program gives f, for the
+ * database: arrays in *out to release with pkeys_membership_free. -1 on
+ * allocation failure.
+ */
+int pkeys_membership(const struct fabric *f, const struct partitions *ps, struct db_partitions *out);
+void pkeys_membership_free(struct db_partitions *out);
+
+#endif
