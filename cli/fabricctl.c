@@ -61,7 +61,9 @@ static void usage(FILE *out)
 int ctl_open_db(struct ctl *c)
 {
 	char err[DB_ERR_LEN];
-	if (access(c->db_path, F_OK) == 0 && access(c->db_path, R_OK) != 0) {
+	/* unreadable, or in a directory we may not enter: both are root's doing */
+	bool exists = access(c->db_path, F_OK) == 0;
+	if ((exists && access(c->db_path, R_OK) != 0) || (!exists && errno == EACCES)) {
 		fprintf(stderr, "fabricctl: %s: permission denied (the database is root's: run as root)\n",
 			c->db_path);
 		return EXIT_DB;

@@ -67,6 +67,12 @@ struct db_partitions {
 	size_t nm;
 };
 
+/* A node's M_Key, when drawn at random (derived keys are not stored). */
+struct db_mkey {
+	uint64_t guid;
+	uint64_t mkey;
+};
+
 struct db_new_event {
 	const char *kind;
 	const char *detail;
@@ -82,6 +88,10 @@ int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
 		  const struct routing_tables *t, const struct db_partitions *parts,
 		  const struct db_lid *new_lids, size_t n_new, const struct db_new_event *events,
 		  size_t n_events);
+/* Every stored M_Key; *out is malloc'ed. */
+int db_load_mkeys(struct db *db, struct db_mkey **out, size_t *n);
+/* Stores M_Keys in their own transaction (before any port is given one). */
+int db_save_mkeys(struct db *db, const struct db_mkey *keys, size_t n);
 /* The stored partitions and memberships, pkey order; free *p and *m. */
 int db_load_partitions(struct db *db, struct db_partition **p, size_t *np, struct db_pkey_member **m,
 		       size_t *nm);

@@ -21,6 +21,8 @@
  *   mad: { window: 64, timeout_ms: 200, retries: 3 }
  *   qos: { vlarb_high: "", vlarb_low: "0:64,1:64", vl_high_limit: 0 }
  *   partitions: [ { name: tenant-a, pkey: 0x0a01, full: ["gpu-a*"], limited: [all] } ]
+ *   m_key: { secret: "long random text", protect: 1, lease_s: 60 }   # or random: true
+ *   sm_key: 0x0123456789abcdef
  *
  * Unknown keys and bad values are errors naming the file and line.
  */
@@ -138,6 +140,54 @@ static int arb_list(struct ydoc *d, const char *key, const yaml_node_t *v, char 
 	return 0;
 }
 
+static int mkey_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void *arg)
+{
+	struct fabricd_config *c = arg;
+	unsigned long long n;
+	const char *s = NULL;
+	if (strcmp(key, "secret") == 0) {
+		if (ydoc_string(d, "m_key.secret", v, c->mkey.secret, sizeof(c->mkey.secret)) < 0)
+			return -1;
+		if (strlen(c->mkey.secret) < 16)
+			return ydoc_fail(d, v, "m_key.secret must be at least 16 characters");
+		return 0;
+	}
+	if (strcmp(key, "random") == 0) {
+		if (ydoc_scalar(d, "m_key.random", v, &s) < 0)
+			return -1;
+		if (strcmp(s, "true") != 0 && strcmp(s, "false") != 0)
+			return ydoc_fail(d, v, "m_key.random must be true or false, not '%s'", s);
+		c->mkey.random = s[0] == 't';
+		return 0;
+	}
+	if (strcmp(key, "protect") == 0) {
+		if (ydoc_uint(d, "m_key.protect", v, 0, 3, &n) < 0)
+			return -1;
+		if (n == 3)
+			return ydoc_fail(d, v, "m_key.protect 3 is not supported: it hides every Get, and discovery "
+					 "must read a node before it knows which key it has");
+		c->mkey.protect = (unsigned)n;
+		return 0;
+	}
+	if (strcmp(key, "lease_s") == 0) {
+		if (ydoc_uint(d, "m_key.lease_s", v, 0, UINT16_MAX, &n) < 0)
+			return -1;
+		c->mkey.lease_s = (unsigned)n;
+		return 0;
+	}
+	return ydoc_fail(d, v, "unknown key 'm_key.%s' (expected secret, random, protect or lease_s)", key);
+}
+
+static int read_mkey(struct ydoc *d, const yaml_node_t *v, struct fabricd_config *c)
+{
+	c->mkey = (struct mkey_config){ .enabled = true, .protect = 1, .lease_s = 60 };
+	if (ydoc_each_pair(d, "m_key", v, mkey_pair, c) < 0)
+		return -1;
+	if (c->mkey.random == (c->mkey.secret[0] != 0))
+		return ydoc_fail(d, v, "m_key needs either a secret or random: true (not both)");
+	return 0;
+}
+
 static int qos_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void *arg)
 {
 	struct fabricd_config *c = arg;
@@ -166,6 +216,14 @@ static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 		return ydoc_each_pair(d, "mad", v, mad_pair, c);
 	if (strcmp(key, "qos") == 0)
 		return ydoc_each_pair(d, "qos", v, qos_pair, c);
+	if (strcmp(key, "m_key") == 0)
+		return read_mkey(d, v, c);
+	if (strcmp(key, "sm_key") == 0) {
+		if (ydoc_uint(d, key, v, 0, UINT64_MAX, &n) < 0)
+			return -1;
+		c->sm_key = n;
+		return 0;
+	}
 	if (strcmp(key, "partitions") == 0) {
 		c->partitions_set = true;
 		return partitions_parse(d, v, &c->partitions);

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "sm/mkey.h"
 #include "sm/partition.h"
 
 #define CONFIG_ERR_LEN 512
@@ -33,6 +34,8 @@ struct fabricd_config {
 	unsigned mad_window, mad_timeout_ms, mad_retries;
 	char vlarb_high[256], vlarb_low[256];	/* "VL:weight,..."; "" = defaults */
 	unsigned vl_high_limit;
+	struct mkey_config mkey;	/* M_Keys: off unless m_key: is configured */
+	uint64_t sm_key;	/* SMInfo SM_Key, shown only to SMs that present it */
 	struct partitions partitions;
 	bool partitions_set;	/* the file had a partitions: list */
 };

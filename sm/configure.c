@@ -23,6 +23,20 @@ static uint8_t min3(uint8_t a, uint8_t b, uint8_t c)
 	return m < c ? m : c;
 }
 
+/*
+ * The M_Key fields of a switch's port 0 or a CA port. A port whose lease
+ * ran out has dropped its protect bits: comparing with what it reports
+ * makes the next sweep give them back.
+ */
+void cfg_mkey_port_info(ib_port_info_t *pi, const struct cfg_params *p, uint64_t key)
+{
+	if (!p->mkey)
+		return;
+	pi->m_key = cl_hton64(key);
+	ib_port_info_set_mpb(pi, p->mkey_protect);
+	pi->m_key_lease_period = cl_hton16(p->mkey_lease);
+}
+
 /* Fills pi with what fabricd wants on n's port; returns true if it differs from now. */
 static bool wanted_port_info(const struct node *n, unsigned port, const struct cfg_params *p,
 			     ib_port_info_t *pi)
@@ -40,6 +54,7 @@ static bool wanted_port_info(const struct node *n, unsigned port, const struct c
 		pi->subnet_prefix = cl_hton64(p->subnet_prefix);
 		ib_port_info_set_lmc(pi, 0);
 		ib_port_info_set_timeout(pi, p->subnet_timeout);
+		cfg_mkey_port_info(pi, p, s->mkey);
 	}
 	/* MTU and VLs are link properties: set them while the link trains (INIT) */
 	if (pt->remote && pt->state == PORT_INIT) {

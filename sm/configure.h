@@ -16,6 +16,9 @@ struct cfg_params {
 	uint8_t max_op_vls;	/* IB encoding: 1=VL0, 2=VL0-1, 3=VL0-3, 4=VL0-7, 5=VL0-14 */
 	uint8_t subnet_timeout;
 	uint8_t vl_high_limit;
+	bool mkey;		/* give each node its M_Key (sm_node->mkey) */
+	uint8_t mkey_protect;	/* M_KeyProtectBits */
+	uint16_t mkey_lease;	/* M_KeyLeasePeriod, seconds */
 };
 
 struct cfg_result {
@@ -38,6 +41,8 @@ typedef void (*cfg_done_fn)(void *arg, const struct cfg_result *r);
 int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tables *t,
 		const struct fabric *prev, const struct routing_tables *prev_t, const struct cfg_params *p,
 		cfg_done_fn done, void *arg);
+/* Sets pi's M_Key, protect bits and lease as p says (nothing when p->mkey is off). */
+void cfg_mkey_port_info(ib_port_info_t *pi, const struct cfg_params *p, uint64_t key);
 /*
  * Moves every linked port that is in state from (INIT or ARMED) one step
  * up (ARMED or ACTIVE). Run it for ARMED on all ports, then for ACTIVE:

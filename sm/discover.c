@@ -22,6 +22,7 @@
 
 struct discovery {
 	struct mad_port *mp;
+	struct mkeys *mkeys;
 	struct fabric *f;
 	disc_done_fn done;
 	void *arg;
@@ -60,7 +61,9 @@ static int send_probe(struct discovery *d, ib_net16_t attr, uint32_t mod, struct
 		return -1;
 	*p = *tmpl;
 	p->d = d;
-	if (mad_send_dr(d->mp, IB_MAD_METHOD_GET, attr, mod, p->path, p->hops, NULL, fn, p) < 0) {
+	/* a NodeInfo probe's node is the parent: the target's key is not known yet */
+	uint64_t mkey = attr == IB_MAD_ATTR_NODE_INFO || !p->node ? 0 : sm_node(p->node)->mkey;
+	if (mad_send_dr(d->mp, IB_MAD_METHOD_GET, attr, mod, p->path, p->hops, mkey, NULL, fn, p) < 0) {
 		free(p);
 		return -1;
 	}
@@ -166,6 +169,10 @@ static struct node *add_node(struct discovery *d, const ib_node_info_t *ni, cons
 	memcpy(n->path, p->path, p->hops + 1u);
 	n->local_port = ib_node_info_get_local_port_num(ni);
 	sm_node(n)->partition_cap = cl_ntoh16(ni->partition_cap);
+	bool failed = false;
+	sm_node(n)->mkey = mkeys_key(d->mkeys, guid, &failed);
+	if (failed)
+		log_warn("discovery: no M_Key drawn for %s (out of memory or entropy): left unkeyed", n->desc);
 
 	struct probe q = { .node = n, .hops = n->hops };
 	memcpy(q.path, n->path, n->hops + 1u);
@@ -235,12 +242,13 @@ static void on_node_info(void *ctx, int status, const ib_smp_t *reply)
 	complete(d, p);
 }
 
-int disc_start(struct mad_port *mp, struct fabric *f, disc_done_fn done, void *arg)
+int disc_start(struct mad_port *mp, struct mkeys *mkeys, struct fabric *f, disc_done_fn done, void *arg)
 {
 	struct discovery *d = calloc(1, sizeof(*d));
 	if (!d)
 		return -1;
 	d->mp = mp;
+	d->mkeys = mkeys;
 	d->f = f;
 	d->done = done;
 	d->arg = arg;

@@ -5,6 +5,7 @@
 #define SM_DISCOVER_H
 
 #include "sm/mad.h"
+#include "sm/mkey.h"
 #include "topology/fabric.h"
 
 struct disc_report {
@@ -21,8 +22,9 @@ typedef void (*disc_done_fn)(void *arg, const struct disc_report *r);
  * initialised), reading NodeInfo, NodeDescription, SwitchInfo and every
  * PortInfo. Requests are pipelined: each answer issues the next ones.
  * Calls done once nothing is left in flight, with f->nodes in GUID order;
- * the SM's own node is the one at 0 hops.
+ * the SM's own node is the one at 0 hops. Each node found gets its M_Key
+ * from mkeys (sm_node->mkey), and the SMPs about it carry that key.
  */
-int disc_start(struct mad_port *mp, struct fabric *f, disc_done_fn done, void *arg);
+int disc_start(struct mad_port *mp, struct mkeys *mkeys, struct fabric *f, disc_done_fn done, void *arg);
 
 #endif

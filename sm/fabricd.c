@@ -185,9 +185,10 @@ static void on_hup(void *arg)
 			if (strcmp(cfg.ca, old->ca) || cfg.port != old->port || cfg.port_guid != old->port_guid ||
 			    strcmp(cfg.database, old->database) || strcmp(cfg.control_socket, old->control_socket) ||
 			    strcmp(cfg.log_file, old->log_file) || cfg.mad_window != old->mad_window ||
-			    cfg.mad_timeout_ms != old->mad_timeout_ms || cfg.mad_retries != old->mad_retries)
-				log_warn("SIGHUP: port, database, control_socket, log_file and mad settings take a "
-					 "restart; the running ones stay");
+			    cfg.mad_timeout_ms != old->mad_timeout_ms || cfg.mad_retries != old->mad_retries ||
+			    memcmp(&cfg.mkey, &old->mkey, sizeof(cfg.mkey)) != 0)
+				log_warn("SIGHUP: port, database, control_socket, log_file, mad and m_key settings take "
+					 "a restart; the running ones stay");
 			memcpy(cfg.ca, old->ca, sizeof(cfg.ca));
 			cfg.port = old->port;
 			cfg.port_guid = old->port_guid;
@@ -197,6 +198,7 @@ static void on_hup(void *arg)
 			cfg.mad_window = old->mad_window;
 			cfg.mad_timeout_ms = old->mad_timeout_ms;
 			cfg.mad_retries = old->mad_retries;
+			cfg.mkey = old->mkey;	/* ports hold the running keys: a new secret needs the old one to set */
 			sm->cfg = cfg;
 			log_set_level((enum log_level)cfg.log_level);
 			log_info("SIGHUP: configuration reloaded from %s (routing engine %s)", r->cli->config,
@@ -257,6 +259,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fabricd: %s\n", err);
 		return 1;
 	}
+	struct db_mkey *stored;
+	size_t nstored;
+	if (db_load_mkeys(sm.db, &stored, &nstored) < 0 || mkeys_init(&sm.mkeys, &sm.cfg.mkey, stored, nstored) < 0) {
+		fprintf(stderr, "fabricd: %s: M_Keys: %s\n", sm.cfg.database, db_last_error(sm.db));
+		db_close(sm.db);
+		return 1;
+	}
+	free(stored);
 	if (!cli.foreground && !cli.once && daemon(0, sm.cfg.log_file[0] ? 0 : 1) < 0) {
 		fprintf(stderr, "fabricd: cannot detach: %s\n", strerror(errno));
 		return 1;
@@ -320,6 +330,7 @@ int main(int argc, char **argv)
 		fabric_free(&sm.fabric);
 		routing_tables_free(&sm.tables);
 	}
+	mkeys_free(&sm.mkeys);
 	db_close(sm.db);
 	evl_free(sm.loop);
 	return sm.exit_code;

@@ -261,10 +261,11 @@ static int submit(struct mad_port *mp, const ib_smp_t *smp, uint16_t dlid, mad_d
 	return 0;
 }
 
-static void smp_header(ib_smp_t *smp, uint8_t mclass, uint8_t method, ib_net16_t attr, uint32_t mod,
-		       const void *data)
+void mad_smp_header(ib_smp_t *smp, uint8_t mclass, uint8_t method, ib_net16_t attr, uint32_t mod, uint64_t mkey,
+		    const void *data)
 {
 	memset(smp, 0, sizeof(*smp));
+	smp->m_key = cl_hton64(mkey);
 	smp->base_ver = 1;
 	smp->mgmt_class = mclass;
 	smp->class_ver = 1;
@@ -276,12 +277,12 @@ static void smp_header(ib_smp_t *smp, uint8_t mclass, uint8_t method, ib_net16_t
 }
 
 int mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, const uint8_t *path,
-		uint8_t hops, const void *data, mad_done_fn done, void *ctx)
+		uint8_t hops, uint64_t mkey, const void *data, mad_done_fn done, void *ctx)
 {
 	ib_smp_t smp;
 	if (hops > IB_SUBNET_PATH_HOPS_MAX - 1)
 		return -1;
-	smp_header(&smp, IB_MCLASS_SUBN_DIR, method, attr, mod, data);
+	mad_smp_header(&smp, IB_MCLASS_SUBN_DIR, method, attr, mod, mkey, data);
 	smp.hop_count = hops;
 	smp.dr_slid = smp.dr_dlid = IB_LID_PERMISSIVE;
 	memcpy(smp.initial_path, path, (size_t)hops + 1);
@@ -289,10 +290,10 @@ int mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t m
 }
 
 int mad_send_lid(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, uint16_t dlid,
-		 const void *data, mad_done_fn done, void *ctx)
+		 uint64_t mkey, const void *data, mad_done_fn done, void *ctx)
 {
 	ib_smp_t smp;
-	smp_header(&smp, IB_MCLASS_SUBN_LID, method, attr, mod, data);
+	mad_smp_header(&smp, IB_MCLASS_SUBN_LID, method, attr, mod, mkey, data);
 	return submit(mp, &smp, dlid, done, ctx);
 }
 

@@ -52,12 +52,18 @@ uint64_t mad_port_guid(const struct mad_port *mp);
 int mad_port_num(const struct mad_port *mp);
 const char *mad_port_ca(const struct mad_port *mp);
 
-/* Directed-route SMP; path[1..hops] are the output ports, path[0] unused. */
+/*
+ * Directed-route SMP; path[1..hops] are the output ports, path[0] unused.
+ * mkey is the target's M_Key (0 where it has none or is not known yet).
+ */
 int mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, const uint8_t *path,
-		uint8_t hops, const void *data, mad_done_fn done, void *ctx);
+		uint8_t hops, uint64_t mkey, const void *data, mad_done_fn done, void *ctx);
 /* LID-routed SMP to dlid. */
 int mad_send_lid(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, uint16_t dlid,
-		 const void *data, mad_done_fn done, void *ctx);
+		 uint64_t mkey, const void *data, mad_done_fn done, void *ctx);
+/* The header (and data) of an SMP as fabricd sends it. */
+void mad_smp_header(ib_smp_t *smp, uint8_t mclass, uint8_t method, ib_net16_t attr, uint32_t mod, uint64_t mkey,
+		    const void *data);
 
 void mad_on_request(struct mad_port *mp, mad_request_fn fn, void *arg);
 /* Answers req with GetResp carrying data (64 bytes) and status. */

@@ -12,6 +12,7 @@
 #include "sm/config.h"
 #include "sm/evloop.h"
 #include "sm/mad.h"
+#include "sm/mkey.h"
 #include "sm/qos.h"
 #include "topology/fabric.h"
 
@@ -31,6 +32,7 @@ struct sm {
 	struct routing_tables tables;	/* what that sweep programmed */
 	struct qos_tables qos;		/* and the VL tables it programmed */
 	struct partitions parts;	/* and the partitions */
+	struct mkeys mkeys;		/* every node's M_Key */
 	bool have_fabric;
 	bool last_sweep_ok;	/* every Set of that sweep succeeded */
 	struct evl_watch *sweep_timer;

@@ -25,8 +25,10 @@ static void on_request(void *arg, const ib_smp_t *req, const struct mad_origin *
 	}
 	if (req->attr_id == IB_MAD_ATTR_SM_INFO && req->method == IB_MAD_METHOD_GET) {
 		ib_sm_info_t *si = (ib_sm_info_t *)data;
+		const ib_sm_info_t *asked = (const ib_sm_info_t *)req->data;
 		si->guid = cl_hton64(mad_port_guid(sm->mp));
-		si->sm_key = 0;
+		/* the SM_Key goes only to a requester that presents it (IBA 14.4.1) */
+		si->sm_key = sm->cfg.sm_key && cl_ntoh64(asked->sm_key) == sm->cfg.sm_key ? asked->sm_key : 0;
 		si->act_count = cl_hton32(sm->act_count);
 		si->pri_state = (uint8_t)((sm->cfg.sm_priority << 4) | sm->state);
 		mad_respond(sm->mp, req, from, 0, data);

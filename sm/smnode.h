@@ -31,6 +31,7 @@ struct sm_node {
 	struct dr_path *port_path;
 	bool *port_reached;
 	uint16_t partition_cap;	/* P_Key table entries per port (NodeInfo) */
+	uint64_t mkey;		/* the M_Key fabricd gives (and sends to) this node; 0: none */
 };
 
 static inline struct sm_node *sm_node(const struct node *n)

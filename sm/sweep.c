@@ -410,6 +410,9 @@ static void route_and_program(struct sweep *s)
 		.max_op_vls = config_vls_code(sm->cfg.max_op_vls),
 		.subnet_timeout = (uint8_t)sm->cfg.subnet_timeout,
 		.vl_high_limit = (uint8_t)sm->cfg.vl_high_limit,
+		.mkey = sm->mkeys.cfg.enabled,
+		.mkey_protect = (uint8_t)sm->mkeys.cfg.protect,
+		.mkey_lease = (uint16_t)sm->mkeys.cfg.lease_s,
 	};
 	/* only a clean sweep's tables are known to be in the switches */
 	const struct fabric *prev = sm->have_fabric && sm->last_sweep_ok ? &sm->fabric : NULL;
@@ -429,6 +432,26 @@ static void on_discovered(void *arg, const struct disc_report *r)
 		sweep_end(s, "the local port does not answer", false);
 		return;
 	}
+	/* random M_Keys drawn for new nodes reach the database before any port holds them */
+	struct db_mkey *fresh;
+	size_t nfresh, drawn = s->sm->mkeys.fresh;
+	if (mkeys_take_fresh(&s->sm->mkeys, &fresh, &nfresh) < 0) {
+		sweep_end(s, "out of memory", false);
+		return;
+	}
+	int rc = nfresh ? db_save_mkeys(s->sm->db, fresh, nfresh) : 0;
+	free(fresh);
+	if (rc < 0) {
+		char why[DB_ERR_LEN + 32];
+		snprintf(why, sizeof(why), "cannot store new M_Keys: %s", db_last_error(s->sm->db));
+		s->sm->mkeys.fresh = drawn;	/* try again next sweep */
+		sweep_end(s, why, false);
+		return;
+	}
+	const struct mkey_config *mk = &s->sm->mkeys.cfg;
+	if (mk->enabled)
+		log_info("sweep: M_Keys    %s keys, protect %u, lease %u s; %zu drawn and stored",
+			 mk->random ? "random" : "derived", mk->protect, mk->lease_s, drawn);
 	route_and_program(s);
 }
 
@@ -455,6 +478,6 @@ void sm_sweep_request(struct sm *sm)
 	log_info("sweep: heavy sweep from %s port %d (GUID 0x%016llx)", mad_port_ca(sm->mp),
 		 mad_port_num(sm->mp), (unsigned long long)mad_port_guid(sm->mp));
 	phase_begin(s, "discover");
-	if (disc_start(sm->mp, &s->f, on_discovered, s) < 0)
+	if (disc_start(sm->mp, &sm->mkeys, &s->f, on_discovered, s) < 0)
 		sweep_end(s, "out of memory", false);
 }

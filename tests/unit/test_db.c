@@ -1,6 +1,6 @@
 /*
  * The state database: a new file is created at the latest schema, a sweep
- * round-trips (fabric, LIDs, tables, partitions), a newer schema or a corrupt file is
+ * round-trips (fabric, LIDs, tables, partitions, M_Keys), a newer schema or a corrupt file is
  * refused with a one-line reason, and a failed sweep leaves the previous
  * one intact.
  */
@@ -75,6 +75,8 @@ static void test_db_sweep_round_trips(void **state)
 	struct db_pkey_member members[] = { { 0x0a01, 0x100001, 1, true }, { 0x7fff, 0x100001, 1, false } };
 	struct db_partitions pt = { parts, 2, members, 2 };
 	assert_int_equal(db_save_sweep(db, &s, &f, &t, &pt, lids, 2, NULL, 0), 0);
+	struct db_mkey key = { 0x200000, 0xfedcba9876543210ULL };	/* the top bit survives SQLite's signed integers */
+	assert_int_equal(db_save_mkeys(db, &key, 1), 0);
 	db_close(db);
 
 	db = db_open(path, DB_READ_ONLY, err);
@@ -91,6 +93,12 @@ static void test_db_sweep_round_trips(void **state)
 	assert_false(mb[1].full);
 	free(pb);
 	free(mb);
+	struct db_mkey *keys;
+	size_t nk;
+	assert_int_equal(db_load_mkeys(db, &keys, &nk), 0);
+	assert_int_equal(nk, 1);
+	assert_true(keys[0].guid == 0x200000 && keys[0].mkey == 0xfedcba9876543210ULL);
+	free(keys);
 	struct db_sweep back;
 	assert_int_equal(db_last_sweep(db, &back), 1);
 	assert_string_equal(back.result, "ok");

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# partitions.sh BUILD NETFILE (the bundled 2-level r8 tree)
+#
+# Partitions and M_Keys on a simulated fabric: two partitions are
+# programmed exactly as configured (smpquery pkeys on host ports and on
+# the switch ports facing them), fabricctl partitions lists them, a
+# partition removed from the configuration is removed from the ports;
+# random M_Keys are drawn once, stored, and reused after a restart, with
+# the fabric still managed; bad partition configuration and a non-root
+# fabricctl get one-line errors. ibsim does not enforce M_Keys (it ignores
+# the key in SMPs): enforcement is covered by the unit tests of the keys
+# and the MADs that carry them. Run it under unshare -n.
+set -euo pipefail
+BUILD=$1 NET=$2
+WORK=$(mktemp -d /tmp/fabricd-part.XXXXXX)
+here=$(dirname "$0")
+. "$here/lib.sh"
+
+cat >"$WORK/fabricd.yaml" <<'YAML'
+m_key: { random: true, protect: 1, lease_s: 60 }
+sm_key: 0x1122334455667788
+partitions:
+  - { name: tenant-a, pkey: 0x0a01, full: ["H0_*", "H1_*"], limited: [H7_0] }
+  - { name: tenant-b, pkey: 0x0b01, full: ["H2_*"] }
+YAML
+sim_start "$NET"
+fd_once -c "$WORK/fabricd.yaml" || fail "first sweep failed: $(tail -3 "$WORK/fabricd.log")"
+grep -q 'M_Keys    random keys, protect 1, lease 60 s; 44 drawn and stored' "$WORK/fabricd.log" ||
+	fail "no M_Keys drawn for the 44 nodes: $(grep M_Keys "$WORK/fabricd.log")"
+
+# lid_of NODE: a node's LID as the database has it
+lid_of() { "$FABRICCTL" -d "$DB" --json node "$1" | grep -o '"lid": [0-9]*' | head -1 | cut -d' ' -f2; }
+# pkeys LID [PORT]: the first P_Key table entries of a port, space-separated
+pkeys() { diag smpquery pkeys "$@" | head -1 | sed 's/^ *0: //; s/ 0x0000//g'; }
+expect_pkeys() {
+	local want=$1 got
+	shift
+	got=$(pkeys "$@") || fail "smpquery pkeys $*: $(cat "$WORK/diag.err")"
+	[[ $got == "$want" ]] || fail "pkeys $*: '$got', expected '$want'"
+}
+expect_pkeys "0x8a01 0xffff" "$(lid_of H0_0)"
+expect_pkeys "0x8a01 0xffff" "$(lid_of H1_3)"
+expect_pkeys "0x0a01 0xffff" "$(lid_of H7_0)"
+expect_pkeys "0x8b01 0xffff" "$(lid_of H2_1)"
+expect_pkeys "0xffff" "$(lid_of H5_0)"
+# the switch port facing a host holds the host's table (L0 port 1 faces H0_0, L2 port 2 faces H2_1)
+expect_pkeys "0x8a01 0xffff" "$(lid_of L0)" 1
+expect_pkeys "0x8b01 0xffff" "$(lid_of L2)" 2
+note "P_Key tables: H0_0/H1_3 full in tenant-a, H7_0 limited, H2_1 full in tenant-b, H5_0 default only; switch ports match"
+
+"$FABRICCTL" -d "$DB" partitions >"$WORK/parts.txt"
+grep -Eq '^0x0a01 +tenant-a +8 +1$' "$WORK/parts.txt" || fail "tenant-a: $(cat "$WORK/parts.txt")"
+grep -Eq '^0x0b01 +tenant-b +4 +0$' "$WORK/parts.txt" || fail "tenant-b: $(cat "$WORK/parts.txt")"
+grep -Eq '^0x7fff +default +32 +0$' "$WORK/parts.txt" || fail "default: $(cat "$WORK/parts.txt")"
+"$FABRICCTL" -d "$DB" partitions tenant-a | grep -Eq '^H7_0 +0x[0-9a-f]+ +1 +limited$' || fail "H7_0 not limited"
+note "fabricctl partitions: tenant-a 8 full + 1 limited, tenant-b 4, default 32"
+
+# restart with the stored keys, and tenant-b gone from the configuration
+sed -i '/tenant-b/d' "$WORK/fabricd.yaml"
+fd_once -c "$WORK/fabricd.yaml" || fail "restart sweep failed: $(tail -3 "$WORK/fabricd.log")"
+grep -q '0 drawn and stored' "$WORK/fabricd.log" || fail "the restart drew new M_Keys instead of the stored ones"
+(( $(grep -c 'SUBNET UP' "$WORK/fabricd.log") == 2 )) || fail "no SUBNET UP after the restart"
+expect_pkeys "0xffff" "$(lid_of H2_1)"
+diag ibtracert "$(lid_of H0_0)" "$(lid_of H7_0)" >/dev/null || fail "ibtracert after the restart"
+note "restart: the stored M_Keys reused, tenant-b removed from H2_1, routes intact"
+
+printf 'partitions:\n  - { name: a, pkey: 0x0a01, full: [all] }\n  - { name: b, pkey: 0x0a01, full: [all] }\n' \
+	>"$WORK/dup.yaml"
+rc=0
+"$FABRICD" --once -c "$WORK/dup.yaml" -d "$WORK/x.db" 2>"$WORK/err" || rc=$?
+(( rc == 2 )) && grep -q 'dup.yaml:3: duplicate P_Key 0x0a01 (partition a, line 2)' "$WORK/err" ||
+	fail "duplicate P_Key: rc $rc, '$(cat "$WORK/err")'"
+note "$(cat "$WORK/err")"
+
+[[ $(stat -c %a "$DB") == 600 ]] || fail "the database is not root-only: $(stat -c %a "$DB")"
+rc=0
+setpriv --reuid=65534 --regid=65534 --clear-groups "$FABRICCTL" -d "$DB" status 2>"$WORK/err" || rc=$?
+(( rc == 3 )) && grep -q "permission denied (the database is root's: run as root)" "$WORK/err" ||
+	fail "non-root fabricctl: rc $rc, '$(cat "$WORK/err")'"
+note "database mode 600; as nobody: $(cat "$WORK/err")"
+echo "PASS: partitions and M_Keys"
