@@ -67,7 +67,7 @@ struct db_partitions {
 	size_t nm;
 };
 
-/* A node's M_Key, when drawn at random (derived keys are not stored). */
+/* A port's M_Key (by port GUID; a switch's node GUID), when drawn at random (derived keys are not stored). */
 struct db_mkey {
 	uint64_t guid;
 	uint64_t mkey;

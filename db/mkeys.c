@@ -1,7 +1,7 @@
 /*
  * DOC: stored M_Keys
  *
- * Random M_Keys, one per node GUID, in their own table. New keys are
+ * Random M_Keys, one per port GUID (a switch's node GUID), in their own table. New keys are
  * written in a transaction of their own before fabricd gives any port
  * one: a key a port holds is always a key the database holds.
  */

@@ -55,7 +55,7 @@ static bool verify_refused_state(struct set_ctx *c, int status)
 		return false;
 	struct dr_path r = sm_node_route(c->n, (uint8_t)c->mod);
 	return mad_send_dr(c->b->mp, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_INFO, c->mod, r.path, r.hops,
-			   sm_node(c->n)->mkey, NULL,
+			   sm_node_mkey(c->n, (uint8_t)c->mod), NULL,
 			   on_verify, c) == 0;
 }
 
@@ -88,7 +88,8 @@ void batch_set(struct batch *b, struct node *n, uint8_t port, ib_net16_t attr, u
 	if (attr == IB_MAD_ATTR_PORT_INFO)
 		c->want_state = ib_port_info_get_port_state((const ib_port_info_t *)data);
 	struct dr_path r = sm_node_route(n, port);
-	if (mad_send_dr(b->mp, IB_MAD_METHOD_SET, attr, mod, r.path, r.hops, sm_node(n)->mkey, data, on_set, c) < 0) {
+	if (mad_send_dr(b->mp, IB_MAD_METHOD_SET, attr, mod, r.path, r.hops, sm_node_mkey(n, port), data, on_set, c) <
+	    0) {
 		free(c);
 		b->r.failed++;
 		return;

@@ -54,7 +54,7 @@ static bool wanted_port_info(const struct node *n, unsigned port, const struct c
 		pi->subnet_prefix = cl_hton64(p->subnet_prefix);
 		ib_port_info_set_lmc(pi, 0);
 		ib_port_info_set_timeout(pi, p->subnet_timeout);
-		cfg_mkey_port_info(pi, p, s->mkey);
+		cfg_mkey_port_info(pi, p, sm_node_mkey(n, (uint8_t)port));
 	}
 	/* MTU and VLs are link properties: set them while the link trains (INIT) */
 	if (pt->remote && pt->state == PORT_INIT) {

@@ -61,8 +61,13 @@ static int send_probe(struct discovery *d, ib_net16_t attr, uint32_t mod, struct
 		return -1;
 	*p = *tmpl;
 	p->d = d;
-	/* a NodeInfo probe's node is the parent: the target's key is not known yet */
-	uint64_t mkey = attr == IB_MAD_ATTR_NODE_INFO || !p->node ? 0 : sm_node(p->node)->mkey;
+	/*
+	 * A NodeInfo probe's node is the parent: the target's key is not known
+	 * yet. Other probes travel a CA port's route (p->port, or the port the
+	 * CA was found by).
+	 */
+	uint64_t mkey = attr == IB_MAD_ATTR_NODE_INFO || !p->node ? 0
+			: sm_node_mkey(p->node, p->port ? p->port : p->node->local_port);
 	if (mad_send_dr(d->mp, IB_MAD_METHOD_GET, attr, mod, p->path, p->hops, mkey, NULL, fn, p) < 0) {
 		free(p);
 		return -1;
@@ -152,6 +157,16 @@ static void read_port_info(struct discovery *d, struct node *n, uint8_t port)
 	send_probe(d, IB_MAD_ATTR_PORT_INFO, port, &p, on_port_info);
 }
 
+/* The M_Key of (n, port), keyed by the port's GUID (a switch's node GUID). */
+static void give_mkey(struct discovery *d, struct node *n, uint8_t port, uint64_t guid)
+{
+	bool failed = false;
+	sm_node(n)->mkey[port] = mkeys_key(d->mkeys, guid, &failed);
+	if (failed)
+		log_warn("discovery: no M_Key drawn for %s port %u (out of memory or entropy): left unkeyed", n->desc,
+			 port);
+}
+
 static struct node *add_node(struct discovery *d, const ib_node_info_t *ni, const struct probe *p)
 {
 	uint64_t guid = cl_ntoh64(ni->node_guid);
@@ -169,10 +184,8 @@ static struct node *add_node(struct discovery *d, const ib_node_info_t *ni, cons
 	memcpy(n->path, p->path, p->hops + 1u);
 	n->local_port = ib_node_info_get_local_port_num(ni);
 	sm_node(n)->partition_cap = cl_ntoh16(ni->partition_cap);
-	bool failed = false;
-	sm_node(n)->mkey = mkeys_key(d->mkeys, guid, &failed);
-	if (failed)
-		log_warn("discovery: no M_Key drawn for %s (out of memory or entropy): left unkeyed", n->desc);
+	if (n->type == NODE_SWITCH)
+		give_mkey(d, n, 0, guid);
 
 	struct probe q = { .node = n, .hops = n->hops };
 	memcpy(q.path, n->path, n->hops + 1u);
@@ -225,6 +238,7 @@ static void on_node_info(void *ctx, int status, const ib_smp_t *reply)
 	}
 	if (n->type != NODE_SWITCH) {
 		n->ports[local].guid = cl_ntoh64(ni->port_guid);
+		give_mkey(d, n, local, n->ports[local].guid);
 		sm_node_reached(n, local, p->hops, p->path);
 	}
 	if (p->node && fabric_link(p->node, p->port, n, local) < 0) {

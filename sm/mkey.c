@@ -1,9 +1,9 @@
 /*
  * DOC: management keys
  *
- * Every node gets one M_Key for all its ports (the IBA allows a key per
- * port; one per node is what a switch has anyway). Derived keys are
- * SipHash-2-4 of the node GUID under a 128-bit key that is itself the
+ * Every CA port gets its own M_Key, keyed by its port GUID; a switch has
+ * one, on port 0, keyed by its node GUID. Derived keys are SipHash-2-4 of
+ * that GUID under a 128-bit key that is itself the
  * SipHash of the configured secret: nothing to store, the same after any
  * restart, and no key reveals the secret or another node's key. Random
  * keys come from getrandom() and live in the database; fabricd stores a

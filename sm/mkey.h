@@ -1,5 +1,5 @@
 /*
- * mkey.h - management keys: the M_Key fabricd gives each node, so that
+ * mkey.h - management keys: the M_Key fabricd gives each port, so that
  * SMPs carrying another key cannot change it, derived from a configured
  * secret or drawn at random and kept in the database.
  */
@@ -31,13 +31,13 @@ struct mkeys {
 
 /* SipHash-2-4 (Aumasson and Bernstein) of len bytes under the 128-bit key (k0, k1). */
 uint64_t mkey_siphash(uint64_t k0, uint64_t k1, const uint8_t *in, size_t len);
-/* A node's key from secret: SipHash-2-4 of the GUID, keyed by the secret; never 0. */
+/* A port's key from secret: SipHash-2-4 of the GUID, keyed by the secret; never 0. */
 uint64_t mkey_derive(const char *secret, uint64_t guid);
 /* Starts m from cfg and the random keys stored (sorted by GUID or not); -1 on allocation failure. */
 int mkeys_init(struct mkeys *m, const struct mkey_config *cfg, const struct db_mkey *stored, size_t n);
 void mkeys_free(struct mkeys *m);
 /*
- * The M_Key of node guid: 0 when keys are off; with random keys, the
+ * The M_Key of port guid (a CA port's GUID, a switch's node GUID): 0 when keys are off; with random keys, the
  * stored one, or a new one drawn now (kept for mkeys_take_fresh). A draw
  * that fails gives 0 and *failed is set.
  */

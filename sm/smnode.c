@@ -19,11 +19,13 @@ int sm_node_attach(struct node *n)
 	s->have_port_info = calloc((size_t)n->nports + 1, sizeof(*s->have_port_info));
 	s->port_path = calloc((size_t)n->nports + 1, sizeof(*s->port_path));
 	s->port_reached = calloc((size_t)n->nports + 1, sizeof(*s->port_reached));
-	if (!s->port_info || !s->have_port_info || !s->port_path || !s->port_reached) {
+	s->mkey = calloc((size_t)n->nports + 1, sizeof(*s->mkey));
+	if (!s->port_info || !s->have_port_info || !s->port_path || !s->port_reached || !s->mkey) {
 		free(s->port_info);
 		free(s->have_port_info);
 		free(s->port_path);
 		free(s->port_reached);
+		free(s->mkey);
 		free(s);
 		return -1;
 	}
@@ -41,6 +43,7 @@ void sm_node_detach_all(struct fabric *f)
 		free(s->have_port_info);
 		free(s->port_path);
 		free(s->port_reached);
+		free(s->mkey);
 		free(s);
 		f->nodes[i]->user = NULL;
 	}

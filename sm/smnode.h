@@ -31,12 +31,22 @@ struct sm_node {
 	struct dr_path *port_path;
 	bool *port_reached;
 	uint16_t partition_cap;	/* P_Key table entries per port (NodeInfo) */
-	uint64_t mkey;		/* the M_Key fabricd gives (and sends to) this node; 0: none */
+	/*
+	 * The M_Key fabricd gives (and sends to) each port, 0 for none:
+	 * [0] for a switch (its port 0 key covers the switch), [port] for a CA.
+	 */
+	uint64_t *mkey;
 };
 
 static inline struct sm_node *sm_node(const struct node *n)
 {
 	return (struct sm_node *)n->user;
+}
+
+/* The M_Key SMPs about (n, port) carry. */
+static inline uint64_t sm_node_mkey(const struct node *n, uint8_t port)
+{
+	return sm_node(n)->mkey[n->type == NODE_SWITCH ? 0 : port];
 }
 
 /* Allocates n->user; -1 on allocation failure. */
