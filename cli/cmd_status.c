@@ -11,6 +11,23 @@
 #include "cli/fabricctl.h"
 #include "cli/output.h"
 
+/* The daemon's status line in words: pid, SM state, priority, the other SMs. */
+static void print_daemon(const char *daemon)
+{
+	int pid;
+	unsigned sweeps, priority;
+	char state[16], sweeping[8], others[1600] = "";
+	int got = sscanf(daemon, "{\"pid\": %d, \"state\": \"%15[A-Z]\", \"sweeping\": %7[a-z], \"sweeps\": %u, "
+			 "\"priority\": %u, \"other_sms\": \"%1599[^\"]", &pid, state, sweeping, &sweeps, &priority, others);
+	if (got < 5) {
+		printf("daemon:     %s\n", daemon);
+		return;
+	}
+	printf("daemon:     running, pid %d, %s (priority %u)%s\n", pid, state, priority,
+	       strcmp(sweeping, "true") == 0 ? ", sweeping now" : "");
+	printf("other SMs:  %s\n", others[0] ? others : "none seen");
+}
+
 int cmd_status(struct ctl *c, int argc, char **argv)
 {
 	if (argc > 1) {
@@ -23,12 +40,18 @@ int cmd_status(struct ctl *c, int argc, char **argv)
 		fprintf(stderr, "fabricctl: %s: %s\n", c->db_path, db_last_error(c->db));
 		return EXIT_DB;
 	}
-	if (!found) {
+	char daemon[2048], why[256];
+	bool running = ctl_ask_daemon(c, "status", daemon, sizeof(daemon), why, sizeof(why)) == 0;
+	if (running)
+		daemon[strcspn(daemon, "\n")] = '\0';
+	if (!found) {	/* a standby never sweeps: its daemon still says what it is */
+		if (c->json)
+			printf("{\"sweep\": null, \"daemon\": %s}\n", running ? daemon : "null");
+		else if (running)
+			print_daemon(daemon);
 		fprintf(stderr, "fabricctl: no sweep recorded yet in %s\n", c->db_path);
 		return EXIT_NOT_FOUND;
 	}
-	char daemon[256], why[256];
-	bool running = ctl_ask_daemon(c, "status", daemon, sizeof(daemon), why, sizeof(why)) == 0;
 	char when[32];
 	time_t t = (time_t)s.started;
 	struct tm tm;
@@ -50,14 +73,10 @@ int cmd_status(struct ctl *c, int argc, char **argv)
 		printf(", \"daemon\": %s}\n", running ? daemon : "null");
 	} else {
 		printf("subnet:     %s\n", ok ? "UP" : up ? "UP (degraded)" : "NOT UP");
-		int pid;
-		char state[16], sweeping[8];
-		if (running && sscanf(daemon, "{\"pid\": %d, \"state\": \"%15[A-Z]\", \"sweeping\": %7[a-z]",
-				      &pid, state, sweeping) == 3)
-			printf("daemon:     running, pid %d, %s%s\n", pid, state,
-			       strcmp(sweeping, "true") == 0 ? ", sweeping now" : "");
+		if (running)
+			print_daemon(daemon);
 		else
-			printf("daemon:     %s\n", running ? daemon : why);
+			printf("daemon:     %s\n", why);
 		printf("last sweep: #%lld %s at %s, %.0f ms, %llu MADs\n", (long long)s.id, s.kind, when,
 		       (s.finished - s.started) * 1000, (unsigned long long)s.mads);
 		printf("result:     %s\n", s.result);

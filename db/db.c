@@ -345,6 +345,11 @@ static int insert_event(struct db *db, double when, const char *kind, const char
 	return rc;
 }
 
+int db_add_event(struct db *db, const char *kind, const char *detail)
+{
+	return insert_event(db, now_unix(), kind, detail);
+}
+
 static int insert_sweep(struct db *db, struct db_sweep *sw)
 {
 	sqlite3_stmt *st;

@@ -11,6 +11,8 @@
  *   routing_engine: ftree             # ftree, updown or minhop
  *   root_guids: [0x0002c90300000a01]  # ftree: the top switches (default: rank from the leaves)
  *   sm_priority: 0
+ *   sm_poll_interval_ms: 2000         # standby: read the master's SMInfo this often
+ *   sm_poll_retries: 3                # unanswered polls in a row before taking over
  *   subnet_prefix: 0xfe80000000000000
  *   max_mtu: 4096
  *   max_op_vls: 8
@@ -48,6 +50,8 @@ void config_defaults(struct fabricd_config *c)
 	c->max_op_vls = 8;
 	c->subnet_timeout = 18;
 	c->sweep_interval = 10;
+	c->sm_poll_interval_ms = 2000;
+	c->sm_poll_retries = 3;
 	c->trap_holddown_ms = 50;
 	c->react_to_traps = 1;
 	c->mad_window = 64;
@@ -276,6 +280,8 @@ static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 	}
 	struct { const char *name; unsigned long long max; unsigned *field; } uints[] = {
 		{ "sm_priority", 15, &c->sm_priority },
+		{ "sm_poll_interval_ms", 600000, &c->sm_poll_interval_ms },
+		{ "sm_poll_retries", 100, &c->sm_poll_retries },
 		{ "subnet_timeout", 31, &c->subnet_timeout },
 		{ "sweep_interval", 86400, &c->sweep_interval },
 		{ "trap_holddown_ms", 60000, &c->trap_holddown_ms },

@@ -24,6 +24,8 @@ struct fabricd_config {
 	uint64_t root_guids[CONFIG_MAX_ROOTS];	/* ftree: top switches; none = rank from the leaves */
 	unsigned nroots;
 	unsigned sm_priority;	/* 0..15 */
+	unsigned sm_poll_interval_ms;	/* a standby reads the master's SMInfo this often */
+	unsigned sm_poll_retries;	/* unanswered polls in a row before taking over */
 	uint64_t subnet_prefix;
 	unsigned max_mtu;	/* bytes: 256..4096 */
 	unsigned max_op_vls;	/* 1, 2, 4, 8 or 15 data VLs */

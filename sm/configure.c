@@ -74,12 +74,17 @@ static bool wanted_port_info(const struct node *n, unsigned port, const struct c
 /*
  * The table this process last wrote into n, if n still holds it: a switch
  * that rebooted comes back with LID 0 on port 0 or another LinearFDBTop.
+ * Without such a sweep, the table read back from n, if it was.
  */
 static const uint8_t *programmed_table(const struct node *n, const struct fabric *prev,
 				       const struct routing_tables *prev_t, uint16_t *prev_max)
 {
 	const struct sm_node *s = sm_node(n);
 	const struct node *o = prev ? fabric_find_guid(prev, n->guid) : NULL;
+	if (!prev && s->lft_held) {
+		*prev_max = s->lft_held_top;
+		return s->lft_held;
+	}
 	if (!o || !prev_t->lft[o->index] || !s->have_port_info[0])
 		return NULL;
 	if (cl_ntoh16(s->port_info[0].base_lid) != o->ports[0].lid ||

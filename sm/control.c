@@ -39,10 +39,22 @@ struct control {
 	struct client clients[MAX_CLIENTS];
 };
 
-static const char *state_name(enum sm_state s)
+/* "0x... (H3_1) priority 3 STANDBY; ..." for the other SMs the last election saw. */
+static void peers_text(const struct sm *sm, char *buf, size_t len)
 {
-	static const char *names[] = { "NOTACTIVE", "DISCOVERING", "STANDBY", "MASTER" };
-	return names[s];
+	size_t off = 0;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < sm->ha.npeers && off < len; i++) {
+		const struct sm_peer *p = &sm->ha.peers[i];
+		char desc[sizeof(p->desc)];
+		snprintf(desc, sizeof(desc), "%s", p->desc);
+		for (char *c = desc; *c; c++)	/* it goes into a JSON string */
+			if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
+				*c = '_';
+		int n = snprintf(buf + off, len - off, "%s0x%016llx (%s) priority %u %s", i ? "; " : "",
+				 (unsigned long long)p->guid, desc, p->priority, ha_state_name(p->state));
+		off = n < 0 ? len : off + (size_t)n;
+	}
 }
 
 static void client_close(struct client *cl)
@@ -57,10 +69,14 @@ static void client_close(struct client *cl)
 static void answer(struct client *cl, const char *line)
 {
 	struct sm *sm = cl->ctl->sm;
-	char out[256];
+	char out[2048], peers[1536];
 	if (strcmp(line, "status") == 0) {
-		snprintf(out, sizeof(out), "{\"pid\": %d, \"state\": \"%s\", \"sweeping\": %s, \"sweeps\": %u}\n",
-			 (int)getpid(), state_name(sm->state), sm->sweeping ? "true" : "false", sm->act_count);
+		peers_text(sm, peers, sizeof(peers));
+		snprintf(out, sizeof(out),
+			 "{\"pid\": %d, \"state\": \"%s\", \"sweeping\": %s, \"sweeps\": %u, \"priority\": %u, "
+			 "\"other_sms\": \"%s\"}\n",
+			 (int)getpid(), ha_state_name(sm->state), sm->sweeping ? "true" : "false", sm->act_count,
+			 sm->cfg.sm_priority, peers);
 	} else if (strcmp(line, "resweep") == 0) {
 		log_info("control: re-sweep requested");
 		sm_sweep_request(sm);

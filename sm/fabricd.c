@@ -303,7 +303,13 @@ int main(int argc, char **argv)
 		db_close(sm.db);
 		return 1;
 	}
-	sm.state = SM_MASTER;
+	sm.state = SM_DISCOVERING;	/* the first sweep's election decides */
+	if (ha_init(&sm) < 0) {
+		log_error("out of memory");
+		mad_close(sm.mp);
+		db_close(sm.db);
+		return 1;
+	}
 	sminfo_attach(&sm);
 	static struct reload reload;
 	reload = (struct reload){ &sm, &cli };
@@ -323,6 +329,7 @@ int main(int argc, char **argv)
 		evl_watch_free(sigs[i]);
 	evl_watch_free(sm.sweep_timer);
 	evl_watch_free(sm.change_timer);
+	ha_free(&sm);
 	control_close(ctl);
 	mad_close(sm.mp);
 	if (sm.have_fabric) {

@@ -91,7 +91,7 @@ void mkeys_free(struct mkeys *m)
 	memset(m, 0, sizeof(*m));
 }
 
-uint64_t mkeys_key(struct mkeys *m, uint64_t guid, bool *failed)
+uint64_t mkeys_peek(const struct mkeys *m, uint64_t guid)
 {
 	if (!m->cfg.enabled)
 		return 0;
@@ -99,9 +99,14 @@ uint64_t mkeys_key(struct mkeys *m, uint64_t guid, bool *failed)
 		return mkey_derive(m->cfg.secret, guid);
 	struct db_mkey want = { guid, 0 };
 	const struct db_mkey *have = m->n ? bsearch(&want, m->e, m->n, sizeof(*m->e), cmp_guid) : NULL;
-	if (have)
-		return have->mkey;
-	uint64_t key = 0;
+	return have ? have->mkey : 0;
+}
+
+uint64_t mkeys_key(struct mkeys *m, uint64_t guid, bool *failed)
+{
+	uint64_t key = mkeys_peek(m, guid);
+	if (key || !m->cfg.enabled || !m->cfg.random)
+		return key;
 	if (m->n == m->cap) {
 		struct db_mkey *more = realloc(m->e, (m->cap = m->cap * 2 + 16) * sizeof(*more));
 		if (!more) {

@@ -42,6 +42,8 @@ void mkeys_free(struct mkeys *m);
  * that fails gives 0 and *failed is set.
  */
 uint64_t mkeys_key(struct mkeys *m, uint64_t guid, bool *failed);
+/* The key of guid if there is one already; never draws. */
+uint64_t mkeys_peek(const struct mkeys *m, uint64_t guid);
 /* The keys drawn since the last call, in *out (malloc'ed; NULL when none); -1 on allocation failure. */
 int mkeys_take_fresh(struct mkeys *m, struct db_mkey **out, size_t *n);
 

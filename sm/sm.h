@@ -11,6 +11,7 @@
 #include "routing/routing.h"
 #include "sm/config.h"
 #include "sm/evloop.h"
+#include "sm/ha.h"
 #include "sm/mad.h"
 #include "sm/mkey.h"
 #include "sm/qos.h"
@@ -33,6 +34,7 @@ struct sm {
 	struct qos_tables qos;		/* and the VL tables it programmed */
 	struct partitions parts;	/* and the partitions */
 	struct mkeys mkeys;		/* every node's M_Key */
+	struct ha ha;			/* the other SMs, and the master when standing by */
 	bool have_fabric;
 	bool last_sweep_ok;	/* every Set of that sweep succeeded */
 	struct evl_watch *sweep_timer;

@@ -3,7 +3,8 @@
  *
  * fabricd's port receives the SMPs addressed to the SM: SMInfo Get from
  * other SMs and from tools like sminfo, and traps. SMInfo Get is answered
- * with our GUID, priority, state and activity count; traps go to
+ * with our GUID, priority, state and activity count; SMInfo Set (another
+ * SM's HANDOVER, ACKNOWLEDGE, ...) goes to sm/ha.c; traps go to
  * sm/trap.c; anything else the SM does not serve gets "unsupported" back,
  * so no requester waits on us.
  */
@@ -24,14 +25,18 @@ static void on_request(void *arg, const ib_smp_t *req, const struct mad_origin *
 		return;
 	}
 	if (req->attr_id == IB_MAD_ATTR_SM_INFO && req->method == IB_MAD_METHOD_GET) {
-		ib_sm_info_t *si = (ib_sm_info_t *)data;
-		const ib_sm_info_t *asked = (const ib_sm_info_t *)req->data;
-		si->guid = cl_hton64(mad_port_guid(sm->mp));
-		/* the SM_Key goes only to a requester that presents it (IBA 14.4.1) */
-		si->sm_key = sm->cfg.sm_key && cl_ntoh64(asked->sm_key) == sm->cfg.sm_key ? asked->sm_key : 0;
-		si->act_count = cl_hton32(sm->act_count);
-		si->pri_state = (uint8_t)((sm->cfg.sm_priority << 4) | sm->state);
+		/*
+		 * The SM_Key only to a requester that authenticates (IBA 14.4.1, as
+		 * OpenSM does it): with our port's M_Key, when the port has one.
+		 */
+		uint64_t own = mkeys_peek(&sm->mkeys, mad_port_guid(sm->mp));
+		bool key = !own || cl_ntoh64(req->m_key) == own;
+		ha_own_info(sm, (ib_sm_info_t *)data, key);
 		mad_respond(sm->mp, req, from, 0, data);
+		return;
+	}
+	if (req->attr_id == IB_MAD_ATTR_SM_INFO && req->method == IB_MAD_METHOD_SET) {
+		ha_on_request(sm, req, from);
 		return;
 	}
 	log_debug("unsupported SMP (method 0x%02x attribute 0x%04x) from LID %u", req->method,

@@ -44,6 +44,7 @@ void sm_node_detach_all(struct fabric *f)
 		free(s->port_path);
 		free(s->port_reached);
 		free(s->mkey);
+		free(s->lft_held);
 		free(s);
 		f->nodes[i]->user = NULL;
 	}

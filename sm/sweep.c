@@ -4,8 +4,11 @@
  * One sweep walks these phases, each started by the previous one's
  * completion, and logs each with its duration and MAD count:
  *
- *   discover -> assign LIDs -> route -> program (LFTs) -> vls -> pkeys -> arm
- *   -> activate -> store
+ *   discover -> sms (election) -> assign LIDs -> route -> program (LFTs) -> vls
+ *   -> pkeys -> arm -> activate -> store
+ *
+ * An SM the election puts in standby stops after "sms": nothing is
+ * programmed or stored.
  *
  * Storing compares the new fabric with the stored one and logs each node
  * and link that came or went, and the switches whose tables changed.
@@ -25,6 +28,7 @@
 #include "sm/lidmgr.h"
 #include "sm/log.h"
 #include "sm/pkeys.h"
+#include "sm/readback.h"
 #include "sm/sm.h"
 #include "sm/smnode.h"
 
@@ -131,7 +135,7 @@ void sm_sweep_next(struct sm *sm)
 	if (sm->resweep_wanted) {
 		sm->resweep_wanted = false;
 		sm_sweep_request(sm);
-	} else if (sm->cfg.sweep_interval) {
+	} else if (sm->cfg.sweep_interval && sm->state == SM_MASTER) {
 		evl_timer_arm(sm->sweep_timer, (uint64_t)sm->cfg.sweep_interval * 1000);
 	}
 }
@@ -375,6 +379,9 @@ static bool route(struct sweep *s)
 	return true;
 }
 
+static void program(struct sweep *s);
+static void on_read_back(void *arg, const struct cfg_result *r);
+
 static void route_and_program(struct sweep *s)
 {
 	struct sm *sm = s->sm;
@@ -401,7 +408,28 @@ static void route_and_program(struct sweep *s)
 
 	if (!route(s))
 		return;
+	/* only a clean sweep's tables are known to be in the switches; else read what they hold */
+	if (!(sm->have_fabric && sm->last_sweep_ok)) {
+		phase_begin(s, "readback");
+		if (readback_lfts(sm->mp, &s->f, on_read_back, s) < 0)
+			sweep_end(s, "out of memory", false);
+		return;
+	}
+	program(s);
+}
 
+static void on_read_back(void *arg, const struct cfg_result *r)
+{
+	struct sweep *s = arg;
+	char detail[96];
+	snprintf(detail, sizeof(detail), "%u LFT blocks read, %u unreadable", r->sent, r->failed);
+	phase_end(s, detail);
+	program(s);
+}
+
+static void program(struct sweep *s)
+{
+	struct sm *sm = s->sm;
 	phase_begin(s, "program");
 	struct cfg_params p = {
 		.sm_lid = sm_node_own_lid(&s->f),
@@ -414,10 +442,40 @@ static void route_and_program(struct sweep *s)
 		.mkey_protect = (uint8_t)sm->mkeys.cfg.protect,
 		.mkey_lease = (uint16_t)sm->mkeys.cfg.lease_s,
 	};
-	/* only a clean sweep's tables are known to be in the switches */
 	const struct fabric *prev = sm->have_fabric && sm->last_sweep_ok ? &sm->fabric : NULL;
 	if (cfg_program(sm->mp, &s->f, &s->tables, prev, prev ? &sm->tables : NULL, &p, on_programmed, s) < 0)
 		sweep_end(s, "out of memory", false);
+}
+
+/* The election put this SM in standby: the sweep ends without touching the fabric or the database. */
+static void stand_aside(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	log_info("sweep: standing by: SM 0x%016llx is master; nothing programmed (%llu ms)",
+		 (unsigned long long)sm->ha.master.guid, (unsigned long long)(evl_now_ms() - s->t0));
+	sm->sweeping = false;
+	sm->resweep_wanted = false;
+	sweep_free(s);
+	if (sm->once) {
+		sm->exit_code = 0;
+		evl_stop(sm->loop);
+	}
+}
+
+static void on_surveyed(void *arg)
+{
+	struct sweep *s = arg;
+	struct sm *sm = s->sm;
+	char detail[96];
+	unsigned masters = 0;
+	for (unsigned i = 0; i < sm->ha.npeers; i++)
+		masters += sm->ha.peers[i].state == SM_MASTER;
+	snprintf(detail, sizeof(detail), "%u other SMs, %u of them master", sm->ha.npeers, masters);
+	phase_end(s, detail);
+	if (ha_elect(sm))
+		route_and_program(s);
+	else
+		stand_aside(s);
 }
 
 static void on_discovered(void *arg, const struct disc_report *r)
@@ -452,11 +510,17 @@ static void on_discovered(void *arg, const struct disc_report *r)
 	if (mk->enabled)
 		log_info("sweep: M_Keys    %s keys, protect %u, lease %u s; %zu drawn and stored",
 			 mk->random ? "random" : "derived", mk->protect, mk->lease_s, drawn);
-	route_and_program(s);
+	phase_begin(s, "sms");
+	if (ha_survey(s->sm, &s->f, on_surveyed, s) < 0)
+		sweep_end(s, "out of memory", false);
 }
 
 void sm_sweep_request(struct sm *sm)
 {
+	if (sm->state == SM_STANDBY || sm->state == SM_NOTACTIVE) {
+		log_info("sweep: not swept: this SM is %s", ha_state_name(sm->state));
+		return;
+	}
 	if (sm->sweeping) {
 		sm->resweep_wanted = true;
 		return;

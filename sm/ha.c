@@ -1,0 +1,398 @@
+/*
+ * DOC: SM election and failover
+ *
+ * Every heavy sweep, after discovery, reads SMInfo from each other port
+ * that says IsSM (ha_survey). The election (ha_elect) follows IBA 14.4:
+ * an SM that finds a MASTER stays out of its way (STANDBY) unless it is
+ * the master already and the better one; with no master, the best SM
+ * (higher priority, then lower GUID) takes the subnet, and the others
+ * wait for it. A master that meets a better STANDBY hands the subnet over
+ * (SMInfo Set HANDOVER) and steps down on its ACKNOWLEDGE.
+ *
+ * A standby polls the master's SMInfo every sm_poll_interval_ms; after
+ * sm_poll_retries polls in a row go unanswered (or the master says it is
+ * no longer master) it sweeps as DISCOVERING and, elected, takes over:
+ * the LIDs the ports hold are kept (sm/lidmgr.c takes them over) and only
+ * what differs from what the switches hold is written.
+ *
+ * Requests from other SMs are honoured only with the configured SM_Key
+ * when one is set. Elections, takeovers and handovers go to the log and
+ * the event log.
+ */
+#include "sm/ha.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm/log.h"
+#include "sm/sm.h"
+
+const char *ha_state_name(unsigned state)
+{
+	static const char *names[] = { "NOTACTIVE", "DISCOVERING", "STANDBY", "MASTER" };
+	return state < 4 ? names[state] : "?";
+}
+
+/* True if SM a (priority, GUID) wins over SM b. */
+static bool better(uint8_t pa, uint64_t ga, uint8_t pb, uint64_t gb)
+{
+	return pa != pb ? pa > pb : ga < gb;
+}
+
+static uint64_t own_guid(const struct sm *sm)
+{
+	return mad_port_guid(sm->mp);
+}
+
+void ha_own_info(const struct sm *sm, ib_sm_info_t *si, bool with_key)
+{
+	memset(si, 0, sizeof(*si));
+	si->guid = cl_hton64(own_guid(sm));
+	si->sm_key = with_key ? cl_hton64(sm->cfg.sm_key) : 0;
+	si->act_count = cl_hton32(sm->act_count);
+	si->pri_state = (uint8_t)((sm->cfg.sm_priority << 4) | sm->state);
+}
+
+static void note(struct sm *sm, const char *kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void note(struct sm *sm, const char *kind, const char *fmt, ...)
+{
+	char detail[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	log_info("sm: %s", detail);
+	if (db_add_event(sm->db, kind, detail) < 0)
+		log_warn("sm: event not recorded: %s", db_last_error(sm->db));
+}
+
+static void on_poll_timer(void *arg);
+
+int ha_init(struct sm *sm)
+{
+	memset(&sm->ha, 0, sizeof(sm->ha));
+	sm->ha.poll_timer = evl_timer(sm->loop, on_poll_timer, sm);
+	return sm->ha.poll_timer ? 0 : -1;
+}
+
+void ha_free(struct sm *sm)
+{
+	evl_watch_free(sm->ha.poll_timer);
+	sm->ha.poll_timer = NULL;
+}
+
+/* --- survey --- */
+
+struct survey {
+	struct sm *sm;
+	ha_done_fn done;
+	void *arg;
+	unsigned in_flight;
+};
+
+struct survey_req {
+	struct survey *sv;
+	struct sm_peer peer;	/* route, key and name filled; the rest from the answer */
+};
+
+static void survey_finish(struct survey *sv)
+{
+	if (--sv->in_flight)
+		return;
+	ha_done_fn done = sv->done;
+	void *arg = sv->arg;
+	free(sv);
+	done(arg);
+}
+
+static void on_peer_info(void *ctx, int status, const ib_smp_t *reply)
+{
+	struct survey_req *rq = ctx;
+	struct sm *sm = rq->sv->sm;
+	const ib_sm_info_t *si = (const ib_sm_info_t *)reply->data;
+	if (status == 0 && sm->ha.npeers < HA_MAX_PEERS && cl_ntoh64(si->guid) != own_guid(sm)) {
+		struct sm_peer *p = &sm->ha.peers[sm->ha.npeers++];
+		*p = rq->peer;
+		p->guid = cl_ntoh64(si->guid);
+		p->priority = ib_sminfo_get_priority(si);
+		p->state = ib_sminfo_get_state(si);
+		p->act_count = cl_ntoh32(si->act_count);
+	} else if (status != 0) {
+		log_debug("sm: %s says IsSM but does not answer SMInfo", rq->peer.desc);
+	}
+	struct survey *sv = rq->sv;
+	free(rq);
+	survey_finish(sv);
+}
+
+/* True for the port fabricd itself runs on. */
+static bool own_port(const struct node *n, unsigned port)
+{
+	return n->hops == 0 && (n->type == NODE_SWITCH ? port == 0 : port == n->local_port);
+}
+
+static int ask(struct sm *sm, const struct sm_peer *to, mad_done_fn done, void *ctx)
+{
+	ib_sm_info_t si;
+	ha_own_info(sm, &si, true);
+	uint8_t data[IB_SMP_DATA_SIZE] = { 0 };
+	memcpy(data, &si, sizeof(si));
+	return mad_send_dr(sm->mp, IB_MAD_METHOD_GET, IB_MAD_ATTR_SM_INFO, 0, to->route.path, to->route.hops, to->mkey,
+			   data, done, ctx);
+}
+
+int ha_survey(struct sm *sm, const struct fabric *f, ha_done_fn done, void *arg)
+{
+	struct survey *sv = calloc(1, sizeof(*sv));
+	if (!sv)
+		return -1;
+	*sv = (struct survey){ sm, done, arg, 1 };	/* 1: ours until every request is out */
+	sm->ha.npeers = 0;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		const struct sm_node *s = sm_node(n);
+		for (unsigned p = n->type == NODE_SWITCH ? 0 : 1; p <= (n->type == NODE_SWITCH ? 0u : n->nports); p++) {
+			if (!s->have_port_info[p] || !(s->port_info[p].capability_mask & IB_PORT_CAP_IS_SM) || own_port(n, p))
+				continue;
+			struct survey_req *rq = calloc(1, sizeof(*rq));
+			if (!rq)
+				continue;
+			rq->sv = sv;
+			rq->peer.route = sm_node_route(n, (uint8_t)p);
+			rq->peer.mkey = sm_node_mkey(n, (uint8_t)p);
+			rq->peer.lid = fabric_port_lid(n, (uint8_t)p);
+			snprintf(rq->peer.desc, sizeof(rq->peer.desc), "%s", n->desc);
+			sv->in_flight++;
+			if (ask(sm, &rq->peer, on_peer_info, rq) < 0) {
+				sv->in_flight--;
+				free(rq);
+			}
+		}
+	}
+	survey_finish(sv);
+	return 0;
+}
+
+/* --- states --- */
+
+static void stand_by(struct sm *sm, struct sm_peer *master)
+{
+	bool was = sm->state == SM_STANDBY && sm->ha.master.guid == master->guid;
+	master->state = SM_MASTER;	/* what it is now, whatever the survey saw */
+	sm->state = SM_STANDBY;
+	sm->ha.master = *master;
+	sm->ha.poll_failures = 0;
+	sm->ha.handover_sent = false;
+	sm->ha.last_answer_ms = evl_now_ms();
+	evl_timer_cancel(sm->sweep_timer);
+	evl_timer_arm(sm->ha.poll_timer, sm->cfg.sm_poll_interval_ms);
+	if (!was)
+		note(sm, "sm_standby", "STANDBY: SM 0x%016llx (%s, priority %u) is master", (unsigned long long)master->guid,
+		     master->desc, master->priority);
+}
+
+static void become_master(struct sm *sm, const char *why)
+{
+	if (sm->state == SM_MASTER)
+		return;
+	evl_timer_cancel(sm->ha.poll_timer);
+	sm->state = SM_MASTER;
+	if (sm->ha.master_lost_ms)
+		note(sm, "sm_takeover", "MASTER: took over from SM 0x%016llx, %llu ms after its last answer (%s)",
+		     (unsigned long long)sm->ha.master.guid,
+		     (unsigned long long)(evl_now_ms() - sm->ha.last_answer_ms), why);
+	else
+		note(sm, "sm_master", "MASTER (priority %u): %s", sm->cfg.sm_priority, why);
+	sm->ha.master_lost_ms = 0;
+}
+
+static struct sm_peer *peer_by_guid(struct sm *sm, uint64_t guid)
+{
+	for (unsigned i = 0; i < sm->ha.npeers; i++)
+		if (sm->ha.peers[i].guid == guid)
+			return &sm->ha.peers[i];
+	return NULL;
+}
+
+/*
+ * The new master answers HANDOVER with its SMInfo: once it says MASTER we
+ * stand by (as OpenSM does; its ACKNOWLEDGE, if it sends one, changes
+ * nothing more).
+ */
+static void on_handover_answer(void *ctx, int status, const ib_smp_t *reply)
+{
+	struct sm *sm = ctx;
+	struct sm_peer *p = peer_by_guid(sm, sm->ha.handover_to);
+	if (!sm->ha.handover_sent || sm->state != SM_MASTER)
+		return;
+	if (status != 0 || !p || ib_sminfo_get_state((const ib_sm_info_t *)reply->data) != SM_MASTER) {
+		log_warn("sm: HANDOVER not taken (status 0x%x); staying master", status);
+		sm->ha.handover_sent = false;
+		return;
+	}
+	note(sm, "sm_handover", "SM 0x%016llx took the subnet over", (unsigned long long)p->guid);
+	stand_by(sm, p);
+}
+
+static void hand_over(struct sm *sm, const struct sm_peer *to)
+{
+	ib_sm_info_t si;
+	ha_own_info(sm, &si, true);
+	uint8_t data[IB_SMP_DATA_SIZE] = { 0 };
+	memcpy(data, &si, sizeof(si));
+	if (mad_send_dr(sm->mp, IB_MAD_METHOD_SET, IB_MAD_ATTR_SM_INFO, HA_HANDOVER, to->route.path, to->route.hops,
+			to->mkey, data, on_handover_answer, sm) < 0)
+		return;
+	sm->ha.handover_sent = true;
+	sm->ha.handover_to = to->guid;
+	note(sm, "sm_handover", "HANDOVER to SM 0x%016llx (%s, priority %u > %u or same and lower GUID)",
+	     (unsigned long long)to->guid, to->desc, to->priority, sm->cfg.sm_priority);
+}
+
+bool ha_elect(struct sm *sm)
+{
+	uint8_t own = (uint8_t)sm->cfg.sm_priority;
+	uint64_t guid = own_guid(sm);
+	struct sm_peer *master = NULL, *waiting = NULL, *standby = NULL;
+	for (unsigned i = 0; i < sm->ha.npeers; i++) {
+		struct sm_peer *p = &sm->ha.peers[i];
+		struct sm_peer **best = p->state == SM_MASTER ? &master : p->state == SM_DISCOVERING ? &waiting
+					      : p->state == SM_STANDBY ? &standby : NULL;
+		if (best && (!*best || better(p->priority, p->guid, (*best)->priority, (*best)->guid)))
+			*best = p;
+	}
+	if (master && !(sm->state == SM_MASTER && better(own, guid, master->priority, master->guid))) {
+		stand_by(sm, master);
+		return false;
+	}
+	if (!master && waiting && sm->state != SM_MASTER && better(waiting->priority, waiting->guid, own, guid)) {
+		stand_by(sm, waiting);	/* it wins this election: wait for it */
+		return false;
+	}
+	become_master(sm, master ? "the other master is worse and will yield" : "no other master on the subnet");
+	if (standby && !sm->ha.handover_sent && better(standby->priority, standby->guid, own, guid))
+		hand_over(sm, standby);
+	return true;
+}
+
+/* --- polling the master --- */
+
+static void on_master_info(void *ctx, int status, const ib_smp_t *reply)
+{
+	struct sm *sm = ctx;
+	if (sm->state != SM_STANDBY)
+		return;
+	const ib_sm_info_t *si = (const ib_sm_info_t *)reply->data;
+	bool alive = status == 0 && ib_sminfo_get_state(si) == SM_MASTER;
+	if (alive) {
+		sm->ha.poll_failures = 0;
+		sm->ha.last_answer_ms = evl_now_ms();
+		evl_timer_arm(sm->ha.poll_timer, sm->cfg.sm_poll_interval_ms);
+		return;
+	}
+	if (status == 0 || ++sm->ha.poll_failures > sm->cfg.sm_poll_retries) {
+		sm->ha.master_lost_ms = evl_now_ms();
+		note(sm, "sm_master_lost", "master SM 0x%016llx (%s) %s: discovering", (unsigned long long)sm->ha.master.guid,
+		     sm->ha.master.desc, status == 0 ? "is no longer master" : "stopped answering");
+		sm->state = SM_DISCOVERING;
+		sm_sweep_request(sm);
+		return;
+	}
+	evl_timer_arm(sm->ha.poll_timer, sm->cfg.sm_poll_interval_ms);
+}
+
+static void on_poll_timer(void *arg)
+{
+	struct sm *sm = arg;
+	if (sm->state == SM_STANDBY && ask(sm, &sm->ha.master, on_master_info, sm) < 0)
+		evl_timer_arm(sm->ha.poll_timer, sm->cfg.sm_poll_interval_ms);
+}
+
+/* --- requests from other SMs --- */
+
+static void on_ack_answer(void *ctx, int status, const ib_smp_t *reply)
+{
+	(void)ctx;
+	(void)reply;
+	if (status != 0)	/* OpenSM steps down on its HANDOVER's answer and then refuses this */
+		log_debug("sm: the old master did not take our ACKNOWLEDGE (status 0x%x)", status);
+}
+
+/* ACKNOWLEDGE to the SM that handed over: over our route to it, or back to the LID its request came from. */
+static void send_ack(struct sm *sm, const struct sm_peer *to, const struct mad_origin *from)
+{
+	ib_sm_info_t si;
+	uint8_t data[IB_SMP_DATA_SIZE] = { 0 };
+	ha_own_info(sm, &si, true);
+	memcpy(data, &si, sizeof(si));
+	int rc = to ? mad_send_dr(sm->mp, IB_MAD_METHOD_SET, IB_MAD_ATTR_SM_INFO, HA_ACKNOWLEDGE, to->route.path,
+				  to->route.hops, to->mkey, data, on_ack_answer, sm)
+		 : from->slid && from->slid < 0xc000 ? mad_send_lid(sm->mp, IB_MAD_METHOD_SET, IB_MAD_ATTR_SM_INFO,
+							      HA_ACKNOWLEDGE, from->slid, 0, data, on_ack_answer, sm)
+		 : -1;
+	if (rc < 0)
+		log_warn("sm: could not send ACKNOWLEDGE (no route to the old master)");
+}
+
+/* Carries out request what from SM guid; returns true if the sender wants an ACKNOWLEDGE. */
+static bool obey(struct sm *sm, uint32_t what, uint64_t guid)
+{
+	struct sm_peer *p = peer_by_guid(sm, guid);
+	switch (what) {
+	case HA_HANDOVER:
+		if (sm->state == SM_NOTACTIVE)
+			return false;
+		become_master(sm, "handed over by the master");
+		sm_sweep_request(sm);
+		return true;
+	case HA_ACKNOWLEDGE:
+		if (sm->ha.handover_sent && p && sm->state == SM_MASTER) {
+			note(sm, "sm_handover", "SM 0x%016llx acknowledged the handover", (unsigned long long)guid);
+			stand_by(sm, p);
+		}
+		return false;
+	case HA_DISABLE:
+		evl_timer_cancel(sm->ha.poll_timer);
+		evl_timer_cancel(sm->sweep_timer);
+		sm->state = SM_NOTACTIVE;
+		note(sm, "sm_disabled", "NOTACTIVE: disabled by SM 0x%016llx", (unsigned long long)guid);
+		return false;
+	case HA_STANDBY:
+		if (p) {
+			stand_by(sm, p);
+			return false;
+		}
+		/* a sender we have not surveyed yet: look again */
+		__attribute__((fallthrough));
+	case HA_DISCOVER:
+		note(sm, "sm_discover", "DISCOVERING at the request of SM 0x%016llx", (unsigned long long)guid);
+		sm->state = SM_DISCOVERING;
+		sm_sweep_request(sm);
+		return false;
+	default:
+		log_warn("sm: unknown SMInfo Set %u from SM 0x%016llx", what, (unsigned long long)guid);
+		return false;
+	}
+}
+
+void ha_on_request(struct sm *sm, const ib_smp_t *req, const struct mad_origin *from)
+{
+	const ib_sm_info_t *them = (const ib_sm_info_t *)req->data;
+	uint32_t what = cl_ntoh32(req->attr_mod);
+	uint64_t guid = cl_ntoh64(them->guid);
+	bool key_ok = !sm->cfg.sm_key || cl_ntoh64(them->sm_key) == sm->cfg.sm_key;
+	bool ack = false;
+	if (key_ok)
+		ack = obey(sm, what, guid);
+	else
+		log_warn("sm: SMInfo Set %u from SM 0x%016llx with a wrong SM_Key ignored", what, (unsigned long long)guid);
+	ib_sm_info_t own;
+	uint8_t data[IB_SMP_DATA_SIZE] = { 0 };
+	ha_own_info(sm, &own, key_ok);
+	memcpy(data, &own, sizeof(own));
+	mad_respond(sm->mp, req, from, 0, data);
+	if (ack)
+		send_ack(sm, peer_by_guid(sm, guid), from);
+}

@@ -1,0 +1,19 @@
+/*
+ * readback.h - reading back the forwarding tables the switches hold, for
+ * an SM that did not write them (a restart, or a standby taking over),
+ * so that only what differs is written.
+ */
+#ifndef SM_READBACK_H
+#define SM_READBACK_H
+
+#include "sm/configure.h"
+
+/*
+ * Reads every LFT block up to each switch's LinearFDBTop into its
+ * sm_node (lft_held, lft_held_top). A block that cannot be read leaves
+ * the switch's table unknown (it is then written whole). r->sent counts
+ * the Gets.
+ */
+int readback_lfts(struct mad_port *mp, struct fabric *f, cfg_done_fn done, void *arg);
+
+#endif

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# ha.sh BUILD NETFILE (the bundled 2-level r8 tree)
+#
+# Several SMs on one simulated fabric:
+# - fabricd A (priority 5, at H0_0) and B (priority 3, at H3_1): A is
+#   MASTER, B STANDBY (sminfo on each); A is killed: B takes over within
+#   its poll budget, every LID stays, no LFT block is rewritten, routes
+#   still work; A comes back: it stands by, B hands the subnet over to it
+#   (the better SM) and stands by itself;
+# - with OpenSM: fabricd (priority 5) stays STANDBY under OpenSM
+#   (priority 10) and takes over when OpenSM exits; fabricd (priority 12)
+#   started under OpenSM (priority 2) gets the subnet through HANDOVER.
+# Run it under unshare -n.
+set -euo pipefail
+BUILD=$1 NET=$2
+WORK=$(mktemp -d /tmp/fabricd-ha.XXXXXX)
+here=$(dirname "$0")
+. "$here/lib.sh"
+PIDS=()
+trap 'for p in "${PIDS[@]}"; do stop "$p"; done; [[ -n $SIM_PID ]] && stop "$SIM_PID"' EXIT
+
+# sm_run NAME HOST PRIORITY: fabricd NAME attached at HOST, polling its master every 300 ms
+sm_run() {
+	printf 'sm_priority: %s\nsm_poll_interval_ms: 300\nsm_poll_retries: 2\nsweep_interval: 1\nsm_key: 1\n' "$3" \
+		>"$WORK/$1.yaml"
+	SIM_HOST=$2 LD_PRELOAD=$UMAD2SIM "$FABRICD" -f -c "$WORK/$1.yaml" -d "$WORK/$1.db" -S "$WORK/$1.sock" \
+		--log-file "$WORK/$1.log" &
+	eval "PID_$1=$!"
+	PIDS+=("$!")
+}
+# state_of LID: the SM state sminfo reads from the SM at LID
+state_of() { SIM_HOST=H5_0 diag sminfo "$1" | grep -o 'SMINFO_[A-Z]*'; }
+# wait_state LID STATE SECONDS
+wait_state() {
+	for _ in $(seq $(( $3 * 10 ))); do
+		[[ $(state_of "$1" 2>/dev/null) == "$2" ]] && return 0
+		sleep 0.1
+	done
+	fail "the SM at LID $1 is $(state_of "$1" 2>/dev/null || echo silent), not $2 after $3 s"
+}
+lids() { SIM_HOST=H5_0 diag ibnetdiscover | grep -o '"[^"]*".*lid [0-9]*' | sed 's/".*# *//' | sort; }
+lid_of() { SIM_HOST=H5_0 diag ibnetdiscover | grep "\"$1\"" | grep -o 'lid [0-9]*' | head -1 | cut -d' ' -f2; }
+
+sim_start "$NET"
+sm_run a H0_0 5
+sleep 1
+sm_run b H3_1 3
+for _ in $(seq 50); do grep -q 'standing by' "$WORK/b.log" 2>/dev/null && break; sleep 0.1; done
+A=$(lid_of H0_0) B=$(lid_of H3_1)
+wait_state "$A" SMINFO_MASTER 5
+wait_state "$B" SMINFO_STANDBY 5
+note "A (priority 5) MASTER at LID $A, B (priority 3) STANDBY at LID $B"
+lids >"$WORK/lids.before"
+
+kill -9 "$PID_a"
+t0=$(date +%s%N)
+wait_state "$B" SMINFO_MASTER 5
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+for _ in $(seq 50); do grep -q 'SUBNET UP' "$WORK/b.log" && break; sleep 0.1; done
+lids >"$WORK/lids.after"
+diff -q "$WORK/lids.before" "$WORK/lids.after" >/dev/null || fail "LIDs changed: $(diff "$WORK/lids.before" "$WORK/lids.after" | head -3)"
+grep -q 'readback .* [1-9][0-9]* LFT blocks read' "$WORK/b.log" || fail "B did not read the tables back"
+grep -q 'program .* 0 LFT blocks sent' "$WORK/b.log" || fail "B rewrote LFT blocks: $(grep 'program ' "$WORK/b.log")"
+for pair in "H0_1 H7_3" "H2_0 H5_2" "H6_1 H1_3"; do
+	set -- $pair
+	SIM_HOST=H5_0 diag ibtracert "$(lid_of "$1")" "$(lid_of "$2")" >/dev/null || fail "ibtracert $1 -> $2 after takeover"
+done
+for ev in sm_standby sm_master_lost sm_takeover; do
+	"$FABRICCTL" -d "$WORK/b.db" events | grep -q "$ev" || fail "no $ev event in B's log"
+done
+note "A killed: B MASTER in $ms ms (budget 300 ms x 3 polls + sweep), same LIDs, 0 LFT blocks rewritten, ibtracert ok"
+note "$(grep -o 'took over.*' "$WORK/b.log")"
+
+sm_run a H0_0 5
+wait_state "$A" SMINFO_MASTER 10
+wait_state "$B" SMINFO_STANDBY 5
+grep -q 'HANDOVER to SM' "$WORK/b.log" || fail "B did not hand over"
+note "A back (priority 5 > 3): $(grep -o 'HANDOVER to SM.*' "$WORK/b.log" | head -1); B STANDBY"
+SIM_HOST=H3_1 LD_PRELOAD=$UMAD2SIM "$FABRICCTL" -d "$WORK/b.db" -S "$WORK/b.sock" status >"$WORK/status" || true
+grep -q 'STANDBY (priority 3)' "$WORK/status" && grep -q 'other SMs:.*priority 5 MASTER' "$WORK/status" ||
+	fail "fabricctl status of B: $(cat "$WORK/status")"
+note "fabricctl status (B): $(grep -E 'daemon|other SMs' "$WORK/status" | tr '\n' ' ')"
+for p in "${PIDS[@]}"; do stop "$p"; done
+PIDS=()
+sim_stop
+
+# OpenSM as master, fabricd as its standby
+sim_start "$NET"
+SIM_HOST=H0_0 LD_PRELOAD=$UMAD2SIM opensm -d 2 -p 10 -f "$WORK/osm.log" >/dev/null 2>&1 &
+PIDS+=("$!")
+OSM=$!
+for _ in $(seq 100); do grep -q 'SUBNET UP' "$WORK/osm.log" 2>/dev/null && break; sleep 0.1; done
+sm_run c H3_1 5
+O=$(lid_of H0_0) C=$(lid_of H3_1)
+wait_state "$C" SMINFO_STANDBY 5
+wait_state "$O" SMINFO_MASTER 1
+kill "$OSM"
+wait_state "$C" SMINFO_MASTER 10
+note "under OpenSM (priority 10) fabricd (5) stood by, and took over when OpenSM exited"
+for p in "${PIDS[@]}"; do stop "$p"; done
+PIDS=()
+sim_stop
+
+# OpenSM (priority 2) master; fabricd (12) joins and gets HANDOVER
+sim_start "$NET"
+SIM_HOST=H0_0 LD_PRELOAD=$UMAD2SIM opensm -d 2 -p 2 -f "$WORK/osm2.log" >/dev/null 2>&1 &
+PIDS+=("$!")
+for _ in $(seq 100); do grep -q 'SUBNET UP' "$WORK/osm2.log" 2>/dev/null && break; sleep 0.1; done
+sm_run d H3_1 12
+O=$(lid_of H0_0) D=$(lid_of H3_1)
+wait_state "$D" SMINFO_MASTER 15
+wait_state "$O" SMINFO_STANDBY 5
+grep -q 'handed over by the master' "$WORK/d.log" || fail "fabricd did not get the subnet through HANDOVER"
+note "fabricd (12) joined OpenSM (2): HANDOVER, fabricd MASTER, OpenSM STANDBY"
+echo "PASS: SM election, takeover and handover"
