@@ -54,6 +54,7 @@ lids >"$WORK/lids.before"
 
 kill -9 "$PID_a"
 t0=$(date +%s%N)
+wait "$PID_a" 2>/dev/null || true
 wait_state "$B" SMINFO_MASTER 5
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 for _ in $(seq 50); do grep -q 'SUBNET UP' "$WORK/b.log" && break; sleep 0.1; done
