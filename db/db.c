@@ -345,11 +345,6 @@ static int insert_event(struct db *db, double when, const char *kind, const char
 	return rc;
 }
 
-int db_add_event(struct db *db, const char *kind, const char *detail)
-{
-	return insert_event(db, now_unix(), kind, detail);
-}
-
 static int insert_sweep(struct db *db, struct db_sweep *sw)
 {
 	sqlite3_stmt *st;
@@ -378,6 +373,18 @@ static int insert_events(struct db *db, double when, const struct db_new_event *
 		if (insert_event(db, when, ev[i].kind, ev[i].detail) < 0)
 			return -1;
 	return 0;
+}
+
+int db_add_events_now(struct db *db, const struct db_new_event *events, size_t n)
+{
+	sqlite3_busy_timeout(db->h, 0);
+	int rc = db_exec(db, "BEGIN IMMEDIATE");
+	if (rc == 0 && (insert_events(db, now_unix(), events, n) < 0 || db_exec(db, "COMMIT") < 0)) {
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+		rc = -1;
+	}
+	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
+	return rc;
 }
 
 int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,

@@ -96,8 +96,11 @@ int db_save_mkeys(struct db *db, const struct db_mkey *keys, size_t n);
 int db_load_partitions(struct db *db, struct db_partition **p, size_t *np, struct db_pkey_member **m,
 		       size_t *nm);
 
-/* Adds one event to the log on its own (for what happens between sweeps). */
-int db_add_event(struct db *db, const char *kind, const char *detail);
+/*
+ * Adds events to the log on their own (for what happens between sweeps),
+ * without waiting: -1 at once if another process holds the database.
+ */
+int db_add_events_now(struct db *db, const struct db_new_event *events, size_t n);
 /* Rebuilds the last stored fabric (nodes, ports with LIDs and states, links). */
 int db_load_fabric(struct db *db, struct fabric *f);
 /* Loads the stored forwarding tables, indexed like f's nodes. */

@@ -64,8 +64,9 @@ static void note(struct sm *sm, const char *kind, const char *fmt, ...)
 	vsnprintf(detail, sizeof(detail), fmt, ap);
 	va_end(ap);
 	log_info("sm: %s", detail);
-	if (db_add_event(sm->db, kind, detail) < 0)
-		log_warn("sm: event not recorded: %s", db_last_error(sm->db));
+	sm_event(sm, kind, detail);
+	if (sm->state != SM_MASTER)
+		sm_events_flush(sm);	/* a master stores them with its sweep */
 }
 
 static void on_poll_timer(void *arg);
@@ -306,6 +307,7 @@ static void on_master_info(void *ctx, int status, const ib_smp_t *reply)
 static void on_poll_timer(void *arg)
 {
 	struct sm *sm = arg;
+	sm_events_flush(sm);
 	if (sm->state == SM_STANDBY && ask(sm, &sm->ha.master, on_master_info, sm) < 0)
 		evl_timer_arm(sm->ha.poll_timer, sm->cfg.sm_poll_interval_ms);
 }

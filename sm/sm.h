@@ -41,14 +41,18 @@ struct sm {
 	struct evl_watch *change_timer;	/* hold-down after a trap reported a change */
 	bool change_pending;
 	/*
-	 * Traps received since the last stored sweep: they go into the event
-	 * log with the next sweep, in its transaction, so a locked database
-	 * never stalls the event loop.
+	 * Events (traps, elections) not yet in the database: they go in with
+	 * the next sweep, in its transaction, or, on an SM that does not
+	 * sweep, whenever the database is free; a locked database never
+	 * stalls the event loop.
 	 */
-#define SM_MAX_TRAP_EVENTS 64
-	char trap_events[SM_MAX_TRAP_EVENTS][160];
-	size_t ntrap_events;
-	unsigned traps_unlogged;	/* beyond SM_MAX_TRAP_EVENTS */
+#define SM_MAX_EVENTS 64
+	struct sm_event {
+		char kind[24];
+		char detail[160];
+	} events[SM_MAX_EVENTS];
+	size_t nevents;
+	unsigned events_unlogged;	/* beyond SM_MAX_EVENTS */
 };
 
 /* Starts a heavy sweep now, or right after the one running. */
@@ -60,6 +64,10 @@ void sm_sweep_next(struct sm *sm);
  * since the first such report, however many more arrive meanwhile.
  */
 void sm_sweep_soon(struct sm *sm);
+/* Queues an event for the database (see sm->events). */
+void sm_event(struct sm *sm, const char *kind, const char *detail);
+/* Stores the queued events now if the database is free (for an SM that does not sweep). */
+void sm_events_flush(struct sm *sm);
 /* Answers SMInfo queries on sm->mp. */
 void sminfo_attach(struct sm *sm);
 

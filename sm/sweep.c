@@ -106,8 +106,8 @@ static void sweep_end(struct sweep *s, const char *result, bool stored)
 		memset(&s->tables, 0, sizeof(s->tables));
 		sm->qos = s->qos;
 		sm->parts = s->parts;
-		sm->ntrap_events = 0;	/* stored with this sweep */
-		sm->traps_unlogged = 0;
+		sm->nevents = 0;	/* stored with this sweep */
+		sm->events_unlogged = 0;
 		fabric_move(&sm->fabric, &s->f);
 		sm->have_fabric = true;
 		sm->last_sweep_ok = ok;
@@ -128,6 +128,26 @@ static void sweep_end(struct sweep *s, const char *result, bool stored)
 		return;
 	}
 	sm_sweep_next(sm);
+}
+
+void sm_event(struct sm *sm, const char *kind, const char *detail)
+{
+	if (sm->nevents == SM_MAX_EVENTS) {
+		sm->events_unlogged++;
+		return;
+	}
+	struct sm_event *e = &sm->events[sm->nevents++];
+	snprintf(e->kind, sizeof(e->kind), "%s", kind);
+	snprintf(e->detail, sizeof(e->detail), "%s", detail);
+}
+
+void sm_events_flush(struct sm *sm)
+{
+	struct db_new_event ev[SM_MAX_EVENTS];
+	for (size_t i = 0; i < sm->nevents; i++)
+		ev[i] = (struct db_new_event){ sm->events[i].kind, sm->events[i].detail };
+	if (sm->nevents && !sm->sweeping && db_add_events_now(sm->db, ev, sm->nevents) == 0)
+		sm->nevents = 0;
 }
 
 void sm_sweep_next(struct sm *sm)
@@ -186,13 +206,13 @@ static int collect_events(struct sweep *s, struct db_new_event **out, size_t *n)
 			goto done;
 		tables = changed_tables(prev, prev_tables, &s->f, &s->tables);
 	}
-	if (!(*out = calloc(nch + 2 + sm->ntrap_events, sizeof(**out))))
+	if (!(*out = calloc(nch + 2 + sm->nevents, sizeof(**out))))
 		goto done;
-	/* the traps since the last stored sweep come first: they came first */
-	for (size_t i = 0; i < sm->ntrap_events; i++)
-		(*out)[(*n)++] = (struct db_new_event){ "trap", sm->trap_events[i] };
-	if (sm->traps_unlogged) {
-		snprintf(s->traps_dropped, sizeof(s->traps_dropped), "%u more traps not logged", sm->traps_unlogged);
+	/* the events since the last stored sweep come first: they came first */
+	for (size_t i = 0; i < sm->nevents; i++)
+		(*out)[(*n)++] = (struct db_new_event){ sm->events[i].kind, sm->events[i].detail };
+	if (sm->events_unlogged) {
+		snprintf(s->traps_dropped, sizeof(s->traps_dropped), "%u more events not logged", sm->events_unlogged);
 		(*out)[(*n)++] = (struct db_new_event){ "trap", s->traps_dropped };
 	}
 	for (size_t i = 0; i < nch; i++) {

@@ -52,15 +52,6 @@ static const char *name_of(const struct sm *sm, uint16_t lid)
 	return NULL;
 }
 
-static void keep_event(struct sm *sm, const char *text)
-{
-	if (sm->ntrap_events == SM_MAX_TRAP_EVENTS) {
-		sm->traps_unlogged++;
-		return;
-	}
-	snprintf(sm->trap_events[sm->ntrap_events++], sizeof(sm->trap_events[0]), "%s", text);
-}
-
 void trap_handle(struct sm *sm, const ib_smp_t *req, const struct mad_origin *from)
 {
 	const ib_mad_notice_attr_t *ntc = (const ib_mad_notice_attr_t *)req->data;
@@ -71,7 +62,7 @@ void trap_handle(struct sm *sm, const ib_smp_t *req, const struct mad_origin *fr
 	if (!ib_notice_is_generic(ntc)) {
 		snprintf(text, sizeof(text), "vendor trap from LID %u", from->slid);
 		log_info("trap: %s", text);
-		keep_event(sm, text);
+		sm_event(sm, "trap", text);
 		return;
 	}
 	unsigned num = cl_ntoh16(ntc->g_or_v.generic.trap_num);
@@ -81,7 +72,7 @@ void trap_handle(struct sm *sm, const ib_smp_t *req, const struct mad_origin *fr
 	snprintf(text, sizeof(text), "trap %u (%s) from LID %u%s%s%s", num, trap_name(num), issuer,
 		 who ? " (" : "", who ? who : "", who ? ")" : "");
 	log_info("trap: %s", text);
-	keep_event(sm, text);
+	sm_event(sm, "trap", text);
 	uint16_t own = sm->have_fabric ? sm_node_own_lid(&sm->fabric) : 0;	/* 0 before the first sweep */
 	if (means_change(num) && issuer != own && sm->cfg.react_to_traps)
 		sm_sweep_soon(sm);
