@@ -28,6 +28,13 @@ sm_run() {
 	eval "PID_$1=$!"
 	PIDS+=("$!")
 }
+# osm_run PRIORITY LOG: OpenSM at H0_0, waited for until its SUBNET UP
+osm_run() {
+	SIM_HOST=H0_0 LD_PRELOAD=$UMAD2SIM opensm -d 2 -p "$1" -f "$2" >/dev/null 2>&1 &
+	OSM=$!
+	PIDS+=("$OSM")
+	for _ in $(seq 100); do grep -q 'SUBNET UP' "$2" 2>/dev/null && break; sleep 0.1; done
+}
 # state_of LID: the SM state sminfo reads from the SM at LID
 state_of() { SIM_HOST=H5_0 diag sminfo "$1" | grep -o 'SMINFO_[A-Z]*'; }
 # wait_state LID STATE SECONDS
@@ -87,10 +94,7 @@ sim_stop
 
 # OpenSM as master, fabricd as its standby
 sim_start "$NET"
-SIM_HOST=H0_0 LD_PRELOAD=$UMAD2SIM opensm -d 2 -p 10 -f "$WORK/osm.log" >/dev/null 2>&1 &
-PIDS+=("$!")
-OSM=$!
-for _ in $(seq 100); do grep -q 'SUBNET UP' "$WORK/osm.log" 2>/dev/null && break; sleep 0.1; done
+osm_run 10 "$WORK/osm.log"
 sm_run c H3_1 5
 O=$(lid_of H0_0) C=$(lid_of H3_1)
 wait_state "$C" SMINFO_STANDBY 5
@@ -104,9 +108,7 @@ sim_stop
 
 # OpenSM (priority 2) master; fabricd (12) joins and gets HANDOVER
 sim_start "$NET"
-SIM_HOST=H0_0 LD_PRELOAD=$UMAD2SIM opensm -d 2 -p 2 -f "$WORK/osm2.log" >/dev/null 2>&1 &
-PIDS+=("$!")
-for _ in $(seq 100); do grep -q 'SUBNET UP' "$WORK/osm2.log" 2>/dev/null && break; sleep 0.1; done
+osm_run 2 "$WORK/osm2.log"
 sm_run d H3_1 12
 O=$(lid_of H0_0) D=$(lid_of H3_1)
 wait_state "$D" SMINFO_MASTER 15

@@ -5,7 +5,34 @@
 #define TESTS_FIXTURES_H
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "sm/config.h"
 #include "topology/fabric.h"
+
+/*
+ * Loads text as a configuration file over the defaults; on error, err
+ * names the file "f.yaml" so tests can compare whole messages.
+ */
+static inline int load_config_text(const char *text, struct fabricd_config *c, char err[CONFIG_ERR_LEN])
+{
+	char path[] = "/tmp/fabricd-test-cfg.XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		abort();
+	close(fd);
+	config_defaults(c);
+	int rc = config_load(path, c, err);
+	if (rc < 0) {
+		char *colon = strchr(err, ':');
+		char tail[CONFIG_ERR_LEN - 8];
+		snprintf(tail, sizeof(tail), "%.*s", (int)sizeof(tail) - 1, colon ? colon : err);
+		snprintf(err, CONFIG_ERR_LEN, "f.yaml%s", tail);
+	}
+	unlink(path);
+	return rc;
+}
 
 /* LIDs 1, 2, ... in node order: a switch's port 0, a CA's port 1. */
 static inline void number_lids(struct fabric *f)

@@ -12,31 +12,14 @@
 #include <cmocka.h>
 
 #include "sm/config.h"
+#include "fixtures.h"
 
-static int load(const char *text, struct fabricd_config *c, char err[CONFIG_ERR_LEN])
-{
-	char path[] = "/tmp/fabricd-test-cfg.XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
-	close(fd);
-	config_defaults(c);
-	int rc = config_load(path, c, err);
-	if (rc < 0) {
-		/* report errors with a stable file name */
-		char *colon = strchr(err, ':');
-		char tail[CONFIG_ERR_LEN - 8];
-		snprintf(tail, sizeof(tail), "%.*s", (int)sizeof(tail) - 1, colon ? colon : err);
-		snprintf(err, CONFIG_ERR_LEN, "f.yaml%s", tail);
-	}
-	unlink(path);
-	return rc;
-}
 
 static void test_config_reads_every_key(void **state)
 {
 	struct fabricd_config c;
 	char err[CONFIG_ERR_LEN];
-	assert_int_equal(load("port: { ca: mlx5_1, port: 2 }\n"
+	assert_int_equal(load_config_text("port: { ca: mlx5_1, port: 2 }\n"
 			      "database: /tmp/x.db\nlog_level: debug\nlog_file: /tmp/x.log\n"
 			      "routing_engine: minhop\nsm_priority: 7\nsubnet_prefix: 0xfe80000000000001\n"
 			      "max_mtu: 2048\nmax_op_vls: 4\nsubnet_timeout: 17\nsweep_interval: 0\n"
@@ -60,7 +43,7 @@ static void test_config_empty_file_keeps_defaults(void **state)
 {
 	struct fabricd_config c, d;
 	char err[CONFIG_ERR_LEN];
-	assert_int_equal(load("", &c, err), 0);
+	assert_int_equal(load_config_text("", &c, err), 0);
 	config_defaults(&d);
 	assert_memory_equal(&c, &d, sizeof(c));
 	assert_int_equal(d.mad_window, 64);
@@ -71,7 +54,7 @@ static void expect(const char *text, const char *want)
 {
 	struct fabricd_config c;
 	char err[CONFIG_ERR_LEN];
-	assert_int_equal(load(text, &c, err), -1);
+	assert_int_equal(load_config_text(text, &c, err), -1);
 	if (strcmp(err, want) != 0)
 		fail_msg("got '%s', want '%s'", err, want);
 }

@@ -15,31 +15,15 @@
 #include <cmocka.h>
 
 #include "sm/config.h"
+#include "fixtures.h"
 #include "topology/fattree_gen.h"
 
-static int load(const char *text, struct fabricd_config *c, char err[CONFIG_ERR_LEN])
-{
-	char path[] = "/tmp/fabricd-test-part.XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
-	close(fd);
-	config_defaults(c);
-	int rc = config_load(path, c, err);
-	if (rc < 0) {	/* a stable file name for the comparisons */
-		char *colon = strchr(err, ':');
-		char tail[CONFIG_ERR_LEN - 8];
-		snprintf(tail, sizeof(tail), "%.*s", (int)sizeof(tail) - 1, colon ? colon : err);
-		snprintf(err, CONFIG_ERR_LEN, "f.yaml%s", tail);
-	}
-	unlink(path);
-	return rc;
-}
 
 static void expect_error(const char *text, const char *want)
 {
 	struct fabricd_config c;
 	char err[CONFIG_ERR_LEN];
-	assert_int_equal(load(text, &c, err), -1);
+	assert_int_equal(load_config_text(text, &c, err), -1);
 	assert_string_equal(err, want);
 }
 
@@ -85,7 +69,7 @@ static void test_partition_keys_follow_membership(void **state)
 	struct fabric f;
 	char err[CONFIG_ERR_LEN];
 	uint16_t k[8];
-	assert_int_equal(load("partitions:\n"
+	assert_int_equal(load_config_text("partitions:\n"
 			      "  - { name: a, pkey: 0x0a01, full: [\"H0_*\"], limited: [all] }\n"
 			      "  - { name: b, pkey: 0x0b01, full: [0x100006] }\n",
 			      &c, err), 0);
@@ -105,7 +89,7 @@ static void test_partition_keys_follow_membership(void **state)
 	fabric_free(&f);
 
 	/* a configured 0x7fff replaces the all-full default */
-	assert_int_equal(load("partitions:\n  - { name: default, pkey: 0x7fff, limited: [all] }\n", &c, err), 0);
+	assert_int_equal(load_config_text("partitions:\n  - { name: default, pkey: 0x7fff, limited: [all] }\n", &c, err), 0);
 	tree(&f);
 	assert_int_equal(keys_of(&c.partitions, &f, "H0_0", false, k), 1);
 	assert_int_equal(k[0], 0x7fff);
