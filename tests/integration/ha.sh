@@ -88,6 +88,12 @@ SIM_HOST=H3_1 LD_PRELOAD=$UMAD2SIM "$FABRICCTL" -d "$WORK/b.db" -S "$WORK/b.sock
 grep -q 'STANDBY (priority 3)' "$WORK/status" && grep -q 'other SMs:.*priority 5 MASTER' "$WORK/status" ||
 	fail "fabricctl status of B: $(cat "$WORK/status")"
 note "fabricctl status (B): $(grep -E 'daemon|other SMs' "$WORK/status" | tr '\n' ' ')"
+[[ $(stat -c %a "$WORK/b.sock") == 600 ]] || fail "the control socket is not root-only: $(stat -c %a "$WORK/b.sock")"
+rc=0
+setpriv --reuid=65534 --regid=65534 --clear-groups "$FABRICCTL" -S "$WORK/b.sock" resweep 2>"$WORK/err" || rc=$?
+(( rc == 4 )) && grep -q "permission denied (the control socket is root's: run as root)" "$WORK/err" ||
+	fail "non-root resweep: rc $rc, '$(cat "$WORK/err")'"
+note "control socket mode 600; as nobody: $(cat "$WORK/err")"
 for p in "${PIDS[@]}"; do stop "$p"; done
 PIDS=()
 sim_stop
