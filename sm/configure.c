@@ -37,9 +37,7 @@ void cfg_mkey_port_info(ib_port_info_t *pi, const struct cfg_params *p, uint64_t
 	pi->m_key_lease_period = cl_hton16(p->mkey_lease);
 }
 
-/* Fills pi with what fabricd wants on n's port; returns true if it differs from now. */
-static bool wanted_port_info(const struct node *n, unsigned port, const struct cfg_params *p,
-			     ib_port_info_t *pi)
+bool cfg_wanted_port_info(const struct node *n, unsigned port, const struct cfg_params *p, ib_port_info_t *pi)
 {
 	const struct sm_node *s = sm_node(n);
 	const ib_port_info_t *now = &s->port_info[port];
@@ -156,7 +154,7 @@ int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tabl
 			ib_port_info_t pi;
 			if (!s->have_port_info[port] || !n->ports[port].exists)
 				continue;
-			if (wanted_port_info(n, port, p, &pi))
+			if (cfg_wanted_port_info(n, port, p, &pi))
 				batch_set(b, n, (uint8_t)port, IB_MAD_ATTR_PORT_INFO, port, &pi);
 		}
 	}

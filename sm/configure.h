@@ -41,6 +41,12 @@ typedef void (*cfg_done_fn)(void *arg, const struct cfg_result *r);
 int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tables *t,
 		const struct fabric *prev, const struct routing_tables *prev_t, const struct cfg_params *p,
 		cfg_done_fn done, void *arg);
+/*
+ * Fills pi with the PortInfo fabricd wants on (n, port), from what the port
+ * last reported; true if it differs, so a Set is needed (a port whose M_Key
+ * lease ran out, with its protect bits back at 0, differs).
+ */
+bool cfg_wanted_port_info(const struct node *n, unsigned port, const struct cfg_params *p, ib_port_info_t *pi);
 /* Sets pi's M_Key, protect bits and lease as p says (nothing when p->mkey is off). */
 void cfg_mkey_port_info(ib_port_info_t *pi, const struct cfg_params *p, uint64_t key);
 /*

@@ -3,7 +3,8 @@
  * are stable per GUID and differ between GUIDs and secrets; random keys
  * are drawn once per node, handed over for storing, and come back the
  * same from the stored set; the PortInfo fabricd sends carries key,
- * protect bits and lease; every SMP header carries the target's key;
+ * protect bits and lease, again once a lease ran out (and not while the
+ * port holds them); every SMP header carries the target's key;
  * bad m_key configuration names the line.
  */
 #include <setjmp.h>
@@ -19,6 +20,7 @@
 #include "sm/configure.h"
 #include "sm/mad.h"
 #include "sm/mkey.h"
+#include "sm/smnode.h"
 
 static void test_siphash_matches_the_reference_vector(void **state)
 {
@@ -104,6 +106,43 @@ static void test_port_info_and_smp_carry_the_key(void **state)
 	assert_int_equal(smp.method, IB_MAD_METHOD_SET);
 }
 
+/* A CA port as it reports itself: LID 7, SM LID 1, defaults elsewhere. */
+static void keyed_ca(struct fabric *f, struct node **n)
+{
+	fabric_init(f);
+	*n = fabric_add_node(f, NODE_CA, 0x100, 1, "H");
+	assert_int_equal(sm_node_attach(*n), 0);
+	(*n)->ports[1].lid = 7;
+	sm_node(*n)->mkey[1] = 0xabcdef;
+}
+
+static void test_expired_lease_gets_its_key_back(void **state)
+{
+	(void)state;
+	struct fabric f;
+	struct node *n;
+	keyed_ca(&f, &n);
+	struct cfg_params p = { .sm_lid = 1, .mkey = true, .mkey_protect = 1, .mkey_lease = 60 };
+	ib_port_info_t reported, want;
+	memset(&reported, 0, sizeof(reported));
+	sm_node_set_port_info(n, 1, &reported);
+	/* fresh port: everything to set, the key among it */
+	assert_true(cfg_wanted_port_info(n, 1, &p, &want));
+	assert_true(cl_ntoh64(want.m_key) == 0xabcdef);
+	/* the port holds all of it: nothing to send */
+	sm_node_set_port_info(n, 1, &want);
+	ib_port_info_t again;
+	assert_false(cfg_wanted_port_info(n, 1, &p, &again));
+	/* the lease ran out: protect bits back to 0, key still there */
+	ib_port_info_t lapsed = want;
+	ib_port_info_set_mpb(&lapsed, 0);
+	sm_node_set_port_info(n, 1, &lapsed);
+	assert_true(cfg_wanted_port_info(n, 1, &p, &again));
+	assert_int_equal(ib_port_info_get_mpb(&again), 1);
+	sm_node_detach_all(&f);
+	fabric_free(&f);
+}
+
 static void expect_error(const char *text, const char *want)
 {
 	char path[] = "/tmp/fabricd-test-mkey.XXXXXX", err[CONFIG_ERR_LEN];
@@ -134,6 +173,7 @@ int main(void)
 		cmocka_unit_test(test_derived_keys_are_stable_and_distinct),
 		cmocka_unit_test(test_random_keys_are_drawn_once_and_restored),
 		cmocka_unit_test(test_port_info_and_smp_carry_the_key),
+		cmocka_unit_test(test_expired_lease_gets_its_key_back),
 		cmocka_unit_test(test_mkey_config_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
