@@ -36,7 +36,7 @@ static const struct ctl_command commands[] = {
 	{ "quality", "[--lfts F --topology F] [--shifts N] [--random N] [--seed S]",
 	  "link load under permutation traffic, from the stored tables or a dump_lfts file", cmd_quality },
 	{ "partitions", "[PKEY|NAME]", "the partitions programmed, or one partition's members", cmd_partitions },
-	{ "plan", "roce FILE --out DIR | check DIR",
+	{ "plan", "roce FILE.yaml --out DIR [--failures N] [--loopbacks] [--summary-only] | check DIR",
 	  "plan a RoCE fabric: loop-free, CBD-free ECMP tables and PFC/ECN settings", cmd_plan },
 	{ "diff", "FILE", "compare the fabric with a planned net file", cmd_diff },
 	{ "resweep", "", "ask the running fabricd for a heavy sweep now", cmd_resweep },
@@ -52,7 +52,7 @@ static void usage(FILE *out)
 		     "  -h, --help           this text; COMMAND --help for one command\n\ncommands:\n",
 		DEFAULT_DB);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-9s %-15s %s\n", commands[i].name, strlen(commands[i].args) > 15 ? "..." : commands[i].args,
+		fprintf(out, "  %-10s %-15s %s\n", commands[i].name, strlen(commands[i].args) > 15 ? "..." : commands[i].args,
 			commands[i].help);
 	fprintf(out, "\nexit codes: 0 ok, 1 not found or not healthy, 2 bad usage, 3 database problem,\n"
 		     "            4 fabricd not running or not answering\n");
