@@ -324,6 +324,38 @@ int mad_respond(struct mad_port *mp, const ib_smp_t *req, const struct mad_origi
 	return umad_send(mp->portid, agent, umad, sizeof(ib_smp_t), 0, 0) < 0 ? -1 : 0;
 }
 
+int mad_respond_sa(struct mad_port *mp, const ib_sa_mad_t *req, const struct mad_origin *to, ib_net16_t status,
+		   const void *records, size_t rec_size, size_t n)
+{
+	uint8_t buf[RECORD_SIZE] = { 0 };
+	struct ib_user_mad *umad = (struct ib_user_mad *)buf;
+	ib_sa_mad_t *sa = (ib_sa_mad_t *)umad_get_mad(umad);
+	if (n * rec_size > IB_SA_DATA_SIZE)
+		return -1;
+	memcpy(sa, req, IB_SA_MAD_HDR_SIZE);
+	sa->status = status;
+	sa->attr_offset = cl_hton16((uint16_t)(rec_size / 8));	/* in 8-byte words */
+	if (n)
+		memcpy(sa->data, records, n * rec_size);
+	if (req->method == IB_MAD_METHOD_GETTABLE) {
+		sa->method = IB_MAD_METHOD_GETTABLE_RESP;
+		sa->rmpp_version = 1;
+		sa->rmpp_type = IB_RMPP_TYPE_DATA;
+		sa->rmpp_flags = IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST;
+		sa->rmpp_status = 0;
+		sa->seg_num = cl_hton32(1);
+		/* the payload after the RMPP header: the SA header's 20 bytes and the records */
+		sa->paylen_newwin = cl_hton32((uint32_t)(IB_SA_MAD_HDR_SIZE - 36 + n * rec_size));
+	} else {
+		sa->method = (uint8_t)(req->method | IB_MAD_METHOD_RESP_MASK);
+		sa->rmpp_version = sa->rmpp_type = sa->rmpp_flags = sa->rmpp_status = 0;
+		sa->seg_num = sa->paylen_newwin = 0;
+	}
+	umad_set_addr(umad, to->slid, (int)to->qpn, 0, GSI_QKEY);
+	mp->stats.sent++;
+	return umad_send(mp->portid, mp->agent_sa, umad, sizeof(ib_sa_mad_t), 0, 0) < 0 ? -1 : 0;
+}
+
 int mad_repress(struct mad_port *mp, const ib_smp_t *trap, const struct mad_origin *to)
 {
 	uint8_t buf[RECORD_SIZE] = { 0 };
@@ -418,8 +450,8 @@ static int register_agents(struct mad_port *mp, char err[MAD_ERR_LEN])
 	mp->agent_dr = umad_register(mp->portid, IB_MCLASS_SUBN_DIR, 1, 0, methods);
 	mp->agent_lid = umad_register(mp->portid, IB_MCLASS_SUBN_LID, 1, 0, methods);
 	/*
-	 * SA queries come to the SM's port too (iblinkinfo, saquery, RDMA CM);
-	 * until fabricd has an SA they get "unsupported" instead of no answer.
+	 * SA queries come to the SM's port too (iblinkinfo, saquery, RDMA CM):
+	 * sm/sa.c answers them, with "unsupported" for what it does not serve.
 	 */
 	long sa_methods[16 / sizeof(long)] = { 0 };
 	uint32_t *sa_mask = (uint32_t *)sa_methods;

@@ -69,6 +69,13 @@ void mad_on_request(struct mad_port *mp, mad_request_fn fn, void *arg);
 /* Answers req with GetResp carrying data (64 bytes) and status. */
 int mad_respond(struct mad_port *mp, const ib_smp_t *req, const struct mad_origin *to, uint16_t status,
 		const void *data);
+/*
+ * Answers an SA request with n records of rec_size bytes (at most one
+ * MAD's worth): GetResp, or GetTableResp as a single RMPP segment.
+ * status is in network order (IB_SA_MAD_STATUS_*, IB_MAD_STATUS_*).
+ */
+int mad_respond_sa(struct mad_port *mp, const ib_sa_mad_t *req, const struct mad_origin *to, ib_net16_t status,
+		   const void *records, size_t rec_size, size_t n);
 
 /* Transactions queued or in flight. */
 /* Answers a LID-routed trap with TrapRepress (same TID and notice). */

@@ -4,13 +4,15 @@
  * fabricd's port receives the SMPs addressed to the SM: SMInfo Get from
  * other SMs and from tools like sminfo, and traps. SMInfo Get is answered
  * with our GUID, priority, state and activity count; SMInfo Set (another
- * SM's HANDOVER, ACKNOWLEDGE, ...) goes to sm/ha.c; traps go to
- * sm/trap.c; anything else the SM does not serve gets "unsupported" back,
+ * SM's HANDOVER, ACKNOWLEDGE, ...) goes to sm/ha.c; SA queries to
+ * sm/sa.c; traps go to sm/trap.c; anything else the SM does not serve
+ * gets "unsupported" back,
  * so no requester waits on us.
  */
 #include <string.h>
 
 #include "sm/log.h"
+#include "sm/sa.h"
 #include "sm/sm.h"
 #include "sm/trap.h"
 
@@ -20,6 +22,10 @@ static void on_request(void *arg, const ib_smp_t *req, const struct mad_origin *
 {
 	struct sm *sm = arg;
 	uint8_t data[IB_SMP_DATA_SIZE] = { 0 };
+	if (req->mgmt_class == IB_MCLASS_SUBN_ADM) {
+		sa_handle(sm, (const ib_sa_mad_t *)req, from);
+		return;
+	}
 	if (req->method == IB_MAD_METHOD_TRAP || req->method == IB_MAD_METHOD_TRAP_REPRESS) {
 		trap_handle(sm, req, from);
 		return;

@@ -64,6 +64,27 @@ expect_pkeys "0xffff" "$(lid_of H2_1)"
 diag ibtracert "$(lid_of H0_0)" "$(lid_of H7_0)" >/dev/null || fail "ibtracert after the restart"
 note "restart: the stored M_Keys reused, tenant-b removed from H2_1, routes intact"
 
+# the SA gives no PathRecord between ports that share no partition
+cat >"$WORK/isolated.yaml" <<'YAML'
+partitions:
+  - { name: default, pkey: 0x7fff, limited: [all] }
+  - { name: tenant-a, pkey: 0x0a01, full: ["H0_*"] }
+  - { name: tenant-b, pkey: 0x0b01, full: ["H2_*"] }
+YAML
+fd_start -c "$WORK/isolated.yaml"
+fd_wait_up 30
+# path SRC DST: the DLID and P_Key of the PathRecord the SA gives (DLID 0: none), asked from H5_0
+path() {
+	SIM_HOST=H5_0 diag saquery -p --slid "$(lid_of "$1")" --dlid "$(lid_of "$2")" |
+		awk -F. '$1 ~ /^[ \t]*dlid$/ {d = $NF} $1 ~ /^[ \t]*pkey$/ {print d, $NF; exit}'
+}
+[[ $(path H0_0 H0_3) == "$(lid_of H0_3) 0x8A01" ]] || fail "tenant-a PathRecord H0_0 -> H0_3: '$(path H0_0 H0_3)'"
+[[ $(path H2_0 H2_1) == "$(lid_of H2_1) 0x8B01" ]] || fail "tenant-b PathRecord H2_0 -> H2_1: '$(path H2_0 H2_1)'"
+[[ $(path H0_0 H2_1) == "0 0x0" ]] || fail "H0_0 and H2_1 share no partition but got '$(path H0_0 H2_1)'"
+[[ $(path H5_0 H6_1) == "0 0x0" ]] || fail "two limited members of the default got '$(path H5_0 H6_1)'"
+note "SA: PathRecords within tenant-a (0x8A01) and tenant-b (0x8B01); none across, none between limited members"
+fd_stop
+
 printf 'partitions:\n  - { name: a, pkey: 0x0a01, full: [all] }\n  - { name: b, pkey: 0x0a01, full: [all] }\n' \
 	>"$WORK/dup.yaml"
 rc=0

@@ -42,6 +42,24 @@ done; done
 note "fabricctl route: layer-1 destinations go SL 1 / VL 1 on every hop (e.g. $layer1)"
 check_traces 20
 
+# the SA's PathRecords carry the SL of the routing's layer, for every pair (saquery asks from H1)
+fd_start -c "$WORK/minhop8.yaml"
+fd_wait_up 30
+lid_of() { "$FABRICCTL" -d "$DB" --json node "$1" | grep -o '"lid": [0-9]*' | head -1 | cut -d' ' -f2; }
+on_sl1=0
+for src in H0 H1 H2 H3 H4; do for dst in H0 H1 H2 H3 H4; do
+	[[ $src == "$dst" ]] && continue
+	want=$("$FABRICCTL" -d "$DB" --json route "$src" "$dst" | grep -o '"sl": [0-9]*' | head -1 | cut -d' ' -f2)
+	SIM_HOST=H1 diag saquery -p --slid "$(lid_of "$src")" --dlid "$(lid_of "$dst")" >"$WORK/pr" ||
+		fail "saquery -p $src $dst: $(cat "$WORK/diag.err")"
+	got=$(awk -F. '$1 ~ /^[ \t]*sl$/ {print $NF; exit}' "$WORK/pr")
+	[[ -n $got ]] && (( got == want )) || fail "PathRecord $src -> $dst: SL '$got', the routing's layer is $want"
+	(( want == 1 )) && on_sl1=$((on_sl1 + 1))
+done; done
+(( on_sl1 > 0 )) || fail "no PathRecord on SL 1"
+note "saquery PathRecords: SL = the routing's VL layer for all 20 pairs ($on_sl1 on SL 1)"
+fd_stop
+
 printf 'routing_engine: ftree\n' >"$WORK/ftree.yaml"
 fd_once -c "$WORK/ftree.yaml" || fail "ftree did not come up: $(tail -2 "$WORK/fabricd.log")"
 grep -q "route: not a fat tree: link R" "$WORK/fabricd.log" || fail "no fallback warning in the log"

@@ -1,0 +1,198 @@
+/*
+ * DOC: Subnet Administration
+ *
+ * The SA answers from what the last stored sweep found and programmed
+ * (sm->fabric, sm->tables, sm->parts), and only while fabricd is master:
+ * a standby's view is not the subnet's.
+ *
+ * PathRecord: the request names the ends by LID or GID (port GUID); the
+ * path is walked through the programmed LFTs from the source port's
+ * switch to the destination, so the record describes the route packets
+ * will take: its SL is the destination's VL layer (routing_tables.sl, the
+ * one the deadlock proof holds for), MTU and rate the smallest of the
+ * links on it, the packet lifetime the configured one. Ports that share
+ * no partition get no path. Get answers one record; GetTable the same
+ * record in a single-segment RMPP answer.
+ */
+#include "sm/sa.h"
+
+#include <string.h>
+
+#include "sm/log.h"
+#include "sm/pkeys.h"
+#include "sm/sm.h"
+#include "sm/smnode.h"
+
+#define SELECTOR_EXACTLY 2
+
+/* The port with LID lid: a CA port, or a switch's port 0; NULL if none. */
+static const struct node *port_of(const struct fabric *f, uint16_t lid, uint8_t *port)
+{
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		for (unsigned p = n->type == NODE_SWITCH ? 0 : 1; p <= (n->type == NODE_SWITCH ? 0u : n->nports); p++)
+			if (n->ports[p].lid == lid) {
+				*port = (uint8_t)p;
+				return n;
+			}
+	}
+	return NULL;
+}
+
+static const struct node *port_of_guid(const struct fabric *f, uint64_t guid, uint8_t *port)
+{
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		if (n->type == NODE_SWITCH && n->guid == guid) {
+			*port = 0;
+			return n;
+		}
+		for (unsigned p = 1; p <= n->nports && n->type != NODE_SWITCH; p++)
+			if (n->ports[p].guid == guid) {
+				*port = (uint8_t)p;
+				return n;
+			}
+	}
+	return NULL;
+}
+
+/* A P_Key both ports hold, not limited at both ends (IBA: two limited members cannot talk); 0 if none. */
+static uint16_t shared_pkey(const struct partitions *ps, const struct node *a, uint8_t pa, const struct node *b,
+			    uint8_t pb, uint16_t want)
+{
+	uint16_t ka[PART_MAX + 1], kb[PART_MAX + 1];
+	unsigned dropped;
+	/* a switch's port 0 is in every partition */
+	unsigned na = a->type == NODE_SWITCH ? 0 : partition_keys(ps, a, pa, a->hops == 0 && pa == a->local_port, ka,
+								PART_MAX + 1, &dropped);
+	unsigned nb = b->type == NODE_SWITCH ? 0 : partition_keys(ps, b, pb, b->hops == 0 && pb == b->local_port, kb,
+								PART_MAX + 1, &dropped);
+	if (a->type == NODE_SWITCH || b->type == NODE_SWITCH) {
+		const uint16_t *k = a->type == NODE_SWITCH ? kb : ka;
+		unsigned n = a->type == NODE_SWITCH ? nb : na;
+		if (a->type == NODE_SWITCH && b->type == NODE_SWITCH)
+			return want ? want | PART_FULL : PART_DEFAULT_PKEY | PART_FULL;
+		for (unsigned i = 0; i < n; i++)
+			if (!want || (k[i] & ~PART_FULL) == (want & ~PART_FULL))
+				return k[i];
+		return 0;
+	}
+	for (unsigned i = 0; i < na; i++)
+		for (unsigned j = 0; j < nb; j++)
+			if ((ka[i] & ~PART_FULL) == (kb[j] & ~PART_FULL) && ((ka[i] | kb[j]) & PART_FULL) &&
+			    (!want || (ka[i] & ~PART_FULL) == (want & ~PART_FULL)))
+				return (uint16_t)(ka[i] | (kb[j] & PART_FULL));
+	return 0;
+}
+
+/* The link rate code of port (n, p) as PortInfo reports it. */
+static uint8_t port_rate(const struct node *n, uint8_t p)
+{
+	const struct sm_node *s = sm_node(n);
+	return s && s->have_port_info[p] ? ib_port_info_compute_rate(&s->port_info[p], 0) : IB_PATH_RECORD_RATE_2_5_GBS;
+}
+
+static uint8_t port_mtu(const struct node *n, uint8_t p)
+{
+	const struct sm_node *s = sm_node(n);
+	return s && s->have_port_info[p] ? ib_port_info_get_neighbor_mtu(&s->port_info[p]) : IB_MTU_LEN_256;
+}
+
+int sa_path_record(const struct fabric *f, const struct routing_tables *t, const struct partitions *ps,
+		   uint64_t subnet_prefix, uint8_t packet_life, uint16_t slid, uint16_t dlid, uint16_t pkey,
+		   ib_path_rec_t *out)
+{
+	uint8_t sp, dp;
+	const struct node *src = port_of(f, slid, &sp), *dst = port_of(f, dlid, &dp);
+	if (!src || !dst || dlid > t->max_lid)
+		return -1;
+	uint16_t key = shared_pkey(ps, src, sp, dst, dp, pkey);
+	if (!key)
+		return 1;
+	/* walk: from the source port onto its switch, then the LFTs */
+	uint8_t mtu = IB_MTU_LEN_4096, rate = 0xff;
+	const struct node *n = src;
+	uint8_t out_port = sp;
+	unsigned hops = 0;
+	while (n != dst) {
+		if (n->type != NODE_SWITCH) {
+			if (n != src || !n->ports[out_port].remote)
+				return 1;
+		} else {
+			out_port = t->lft[n->index] ? t->lft[n->index][dlid] : LFT_NO_PATH;
+			if (out_port == 0 || out_port == LFT_NO_PATH || out_port > n->nports || !n->ports[out_port].remote)
+				return n == dst ? 0 : 1;
+		}
+		if (port_mtu(n, out_port) < mtu)
+			mtu = port_mtu(n, out_port);
+		if (port_rate(n, out_port) < rate)
+			rate = port_rate(n, out_port);
+		n = n->ports[out_port].remote;
+		if (++hops > FABRIC_MAX_HOPS)
+			return 1;	/* a loop: no path */
+	}
+	if (rate == 0xff)	/* a switch's own port 0 to itself */
+		rate = IB_PATH_RECORD_RATE_2_5_GBS;
+	ib_gid_t sgid, dgid;
+	sgid.unicast.prefix = dgid.unicast.prefix = cl_hton64(subnet_prefix);
+	sgid.unicast.interface_id = cl_hton64(src->type == NODE_SWITCH ? src->guid : src->ports[sp].guid);
+	dgid.unicast.interface_id = cl_hton64(dst->type == NODE_SWITCH ? dst->guid : dst->ports[dp].guid);
+	memset(out, 0, sizeof(*out));
+	ib_path_rec_init_local(out, &dgid, &sgid, cl_hton16(dlid), cl_hton16(slid), 1, cl_hton16(key), t->sl[dlid], 0,
+			       SELECTOR_EXACTLY, mtu, SELECTOR_EXACTLY, rate, SELECTOR_EXACTLY, packet_life, 0);
+	out->num_path = 0x80 | 1;	/* reversible, one path */
+	return 0;
+}
+
+/* The end a PathRecord request names: by LID, or by GID's port GUID. */
+static uint16_t request_lid(const struct fabric *f, const ib_path_rec_t *pr, bool source, ib_net64_t mask)
+{
+	ib_net64_t lid_bit = source ? IB_PR_COMPMASK_SLID : IB_PR_COMPMASK_DLID;
+	ib_net64_t gid_bit = source ? IB_PR_COMPMASK_SGID : IB_PR_COMPMASK_DGID;
+	if (mask & lid_bit)
+		return cl_ntoh16(source ? pr->slid : pr->dlid);
+	if (mask & gid_bit) {
+		uint8_t port;
+		const struct node *n = port_of_guid(f, cl_ntoh64((source ? pr->sgid : pr->dgid).unicast.interface_id), &port);
+		return n ? fabric_port_lid(n, port) : 0;
+	}
+	return 0;
+}
+
+static void answer_path(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
+{
+	const ib_path_rec_t *pr = (const ib_path_rec_t *)req->data;
+	uint16_t slid = request_lid(&sm->fabric, pr, true, req->comp_mask);
+	uint16_t dlid = request_lid(&sm->fabric, pr, false, req->comp_mask);
+	uint16_t pkey = req->comp_mask & IB_PR_COMPMASK_PKEY ? cl_ntoh16(pr->pkey) : 0;
+	ib_path_rec_t rec;
+	int rc = slid && dlid ? sa_path_record(&sm->fabric, &sm->tables, &sm->parts, sm->cfg.subnet_prefix,
+					       (uint8_t)sm->cfg.subnet_timeout, slid, dlid, pkey, &rec)
+			      : -1;
+	if (rc < 0) {
+		mad_respond_sa(sm->mp, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
+		return;
+	}
+	log_debug("sa: PathRecord %u -> %u: %s", slid, dlid, rc ? "no path" : "answered");
+	if (rc)
+		mad_respond_sa(sm->mp, req, from, req->method == IB_MAD_METHOD_GET ? IB_SA_MAD_STATUS_NO_RECORDS : 0, NULL,
+			       sizeof(rec), 0);
+	else
+		mad_respond_sa(sm->mp, req, from, 0, &rec, sizeof(rec), 1);
+}
+
+void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
+{
+	bool query = req->method == IB_MAD_METHOD_GET || req->method == IB_MAD_METHOD_GETTABLE;
+	if (sm->state != SM_MASTER || !sm->have_fabric) {
+		mad_respond_sa(sm->mp, req, from, IB_MAD_STATUS_BUSY, NULL, 0, 0);
+		return;
+	}
+	if (query && req->attr_id == IB_MAD_ATTR_PATH_RECORD) {
+		answer_path(sm, req, from);
+		return;
+	}
+	log_debug("sa: unsupported query (method 0x%02x attribute 0x%04x) from LID %u", req->method,
+		  cl_ntoh16(req->attr_id), from->slid);
+	mad_respond_sa(sm->mp, req, from, IB_MAD_STATUS_UNSUP_METHOD_ATTR, NULL, 0, 0);
+}

@@ -1,0 +1,32 @@
+/*
+ * sa.h - the Subnet Administrator on fabricd's port: the queries hosts
+ * make (class 0x03). So far PathRecord; other attributes are answered
+ * "unsupported".
+ */
+#ifndef SM_SA_H
+#define SM_SA_H
+
+#include <iba/ib_types.h>
+
+#include "routing/routing.h"
+#include "sm/mad.h"
+#include "sm/partition.h"
+
+struct sm;
+
+/* Answers one SA request (the whole MAD as received). */
+void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from);
+
+/*
+ * The PathRecord from the port with LID slid to the one with dlid, from
+ * the fabric and the tables programmed: the hops the LFTs give, the SL
+ * (the VL layer that keeps the path deadlock-free), the smallest MTU and
+ * rate on the way, a P_Key both ports share (pkey 0: any). Returns 0,
+ * 1 when no such path exists (no route, no shared partition), or -1 for
+ * unknown LIDs.
+ */
+int sa_path_record(const struct fabric *f, const struct routing_tables *t, const struct partitions *ps,
+		   uint64_t subnet_prefix, uint8_t packet_life, uint16_t slid, uint16_t dlid, uint16_t pkey,
+		   ib_path_rec_t *out);
+
+#endif
