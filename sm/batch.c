@@ -71,6 +71,8 @@ static void on_set(void *ctx, int status, const ib_smp_t *reply)
 			 c->n->desc, status == MAD_TIMEOUT ? "timeout" : "refused");
 	} else if (c->attr == IB_MAD_ATTR_PORT_INFO) {
 		sm_node_set_port_info(c->n, (uint8_t)c->mod, (const ib_port_info_t *)reply->data);
+	} else if (c->attr == IB_MAD_ATTR_SWITCH_INFO) {
+		sm_node(c->n)->switch_info = *(const ib_switch_info_t *)reply->data;	/* as now set */
 	}
 	free(c);
 	b->in_flight--;

@@ -181,6 +181,17 @@ static void answer_path(struct sm *sm, const ib_sa_mad_t *req, const struct mad_
 		mad_respond_sa(sm->mp, req, from, 0, &rec, sizeof(rec), 1);
 }
 
+/* ClassPortInfo: the SA's versions and response time; no redirection, no optional features. */
+static void answer_class_port_info(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
+{
+	ib_class_port_info_t cpi;
+	memset(&cpi, 0, sizeof(cpi));
+	cpi.base_ver = 1;
+	cpi.class_ver = 2;
+	ib_class_set_resp_time_val(&cpi, (uint8_t)sm->cfg.subnet_timeout);
+	mad_respond_sa(sm->mp, req, from, 0, &cpi, sizeof(cpi), 1);
+}
+
 void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
 {
 	bool query = req->method == IB_MAD_METHOD_GET || req->method == IB_MAD_METHOD_GETTABLE;
@@ -188,8 +199,25 @@ void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *f
 		mad_respond_sa(sm->mp, req, from, IB_MAD_STATUS_BUSY, NULL, 0, 0);
 		return;
 	}
+	if (req->method == IB_MAD_METHOD_GET && req->attr_id == IB_MAD_ATTR_CLASS_PORT_INFO) {
+		answer_class_port_info(sm, req, from);
+		return;
+	}
 	if (query && req->attr_id == IB_MAD_ATTR_PATH_RECORD) {
 		answer_path(sm, req, from);
+		return;
+	}
+	struct sa_answer a;
+	if (query && sa_records(sm, req, &a) == 0) {
+		ib_net16_t status = 0;
+		if (a.overflow) {
+			log_info("sa: query for attribute 0x%04x matches more records than one MAD holds (no RMPP yet)",
+				 cl_ntoh16(req->attr_id));
+			status = IB_SA_MAD_STATUS_NO_RESOURCES;
+		} else if (req->method == IB_MAD_METHOD_GET && a.n != 1) {
+			status = a.n ? IB_SA_MAD_STATUS_TOO_MANY_RECORDS : IB_SA_MAD_STATUS_NO_RECORDS;
+		}
+		mad_respond_sa(sm->mp, req, from, status, a.buf, a.size, status ? 0 : a.n);
 		return;
 	}
 	log_debug("sa: unsupported query (method 0x%02x attribute 0x%04x) from LID %u", req->method,

@@ -1,11 +1,13 @@
 /*
  * sa.h - the Subnet Administrator on fabricd's port: the queries hosts
- * make (class 0x03). So far PathRecord; other attributes are answered
+ * make (class 0x03): PathRecord and the records of the fabric (nodes,
+ * ports, switches, LFTs, links, the SM); other attributes are answered
  * "unsupported".
  */
 #ifndef SM_SA_H
 #define SM_SA_H
 
+#include <stdbool.h>
 #include <iba/ib_types.h>
 
 #include "routing/routing.h"
@@ -13,6 +15,21 @@
 #include "sm/partition.h"
 
 struct sm;
+
+/* Records for one answer: as many as one MAD holds. */
+struct sa_answer {
+	uint8_t buf[IB_SA_DATA_SIZE];
+	size_t size;		/* one record, rounded up to 8 bytes */
+	unsigned n, max;
+	bool overflow;		/* more matched than fit */
+};
+
+/*
+ * The records of the fabric a NodeRecord, PortInfoRecord,
+ * SwitchInfoRecord, LFTRecord, LinkRecord or SMInfoRecord query asks
+ * for, filtered by its component mask; -1 for other attributes.
+ */
+int sa_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a);
 
 /* Answers one SA request (the whole MAD as received). */
 void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from);

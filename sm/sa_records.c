@@ -1,0 +1,199 @@
+/*
+ * DOC: SA records of the fabric
+ *
+ * NodeRecord, PortInfoRecord, SwitchInfoRecord, LinearForwardingTableRecord,
+ * LinkRecord and SMInfoRecord, built from the last stored sweep's fabric
+ * (and the attributes the nodes reported, kept in sm_node) and filtered by
+ * the component mask's LID, port, block and GUID fields. Every record goes
+ * through add(), which stops at what one MAD holds: longer answers need
+ * RMPP segmentation, not written yet, and are refused with "no resources"
+ * rather than cut short.
+ */
+#include "sm/sa.h"
+
+#include <string.h>
+
+#include "sm/sm.h"
+#include "sm/smnode.h"
+
+#define BIT(n) cl_hton64(1ULL << (n))
+
+static void *add(struct sa_answer *a)
+{
+	if (a->n == a->max) {
+		a->overflow = true;
+		return NULL;
+	}
+	void *r = a->buf + a->n++ * a->size;
+	memset(r, 0, a->size);
+	return r;
+}
+
+static bool want(const ib_sa_mad_t *req, unsigned bit, uint64_t asked, uint64_t have)
+{
+	return !(req->comp_mask & BIT(bit)) || asked == have;
+}
+
+/* The LID that addresses (n, port) as an end port: a switch's port 0 LID for all its ports. */
+static uint16_t end_lid(const struct node *n, unsigned port)
+{
+	return n->type == NODE_SWITCH ? n->ports[0].lid : n->ports[port].lid;
+}
+
+static void node_records(const struct fabric *f, const ib_sa_mad_t *req, struct sa_answer *a)
+{
+	const ib_node_record_t *q = (const ib_node_record_t *)req->data;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		for (unsigned p = n->type == NODE_SWITCH ? 0 : 1; p <= (n->type == NODE_SWITCH ? 0u : n->nports); p++) {
+			uint64_t port_guid = n->type == NODE_SWITCH ? n->guid : n->ports[p].guid;
+			if (!end_lid(n, p) || !want(req, 0, cl_ntoh16(q->lid), end_lid(n, p)) ||
+			    !want(req, 7, cl_ntoh64(q->node_info.node_guid), n->guid) ||
+			    !want(req, 8, cl_ntoh64(q->node_info.port_guid), port_guid))
+				continue;
+			ib_node_record_t *r = add(a);
+			if (!r)
+				return;
+			r->lid = cl_hton16(end_lid(n, p));
+			ib_node_info_t *ni = &r->node_info;
+			ni->base_version = 1;
+			ni->class_version = 1;
+			ni->node_type = (uint8_t)n->type;
+			ni->num_ports = n->nports;
+			ni->sys_guid = cl_hton64(n->sys_guid);
+			ni->node_guid = cl_hton64(n->guid);
+			ni->port_guid = cl_hton64(port_guid);
+			ni->partition_cap = cl_hton16(sm_node(n)->partition_cap);
+			ni->device_id = cl_hton16(n->device_id);
+			ni->revision = cl_hton32(n->revision);
+			ni->port_num_vendor_id = cl_hton32((uint32_t)(n->type == NODE_SWITCH ? 0 : p) << 24 | n->vendor_id);
+			memcpy(r->node_desc.description, n->desc, strnlen(n->desc, sizeof(r->node_desc.description)));
+		}
+	}
+}
+
+static void port_info_records(const struct fabric *f, const ib_sa_mad_t *req, struct sa_answer *a)
+{
+	const ib_portinfo_record_t *q = (const ib_portinfo_record_t *)req->data;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		const struct sm_node *s = sm_node(n);
+		for (unsigned p = n->type == NODE_SWITCH ? 0 : 1; p <= n->nports; p++) {
+			if (!s->have_port_info[p] || !end_lid(n, p) || !want(req, 0, cl_ntoh16(q->lid), end_lid(n, p)) ||
+			    !want(req, 1, q->port_num, p))
+				continue;
+			ib_portinfo_record_t *r = add(a);
+			if (!r)
+				return;
+			r->lid = cl_hton16(end_lid(n, p));
+			r->port_num = (uint8_t)p;
+			r->port_info = s->port_info[p];
+			r->port_info.m_key = 0;	/* never hand out M_Keys */
+		}
+	}
+}
+
+static void switch_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a, bool lft)
+{
+	const struct fabric *f = &sm->fabric;
+	const ib_lft_record_t *ql = (const ib_lft_record_t *)req->data;
+	const ib_switch_info_record_t *qs = (const ib_switch_info_record_t *)req->data;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		const struct sm_node *s = sm_node(n);
+		uint16_t lid = n->ports[0].lid;
+		if (n->type != NODE_SWITCH || !lid || !want(req, 0, cl_ntoh16(lft ? ql->lid : qs->lid), lid))
+			continue;
+		if (!lft) {
+			ib_switch_info_record_t *r = s->have_switch_info ? add(a) : NULL;
+			if (r) {
+				r->lid = cl_hton16(lid);
+				r->switch_info = s->switch_info;
+			}
+			continue;
+		}
+		const uint8_t *t = sm->tables.lft[n->index];
+		for (unsigned block = 0; t && block <= sm->tables.max_lid / 64u; block++) {
+			if (!want(req, 1, cl_ntoh16(ql->block_num), block))
+				continue;
+			ib_lft_record_t *r = add(a);
+			if (!r)
+				return;
+			r->lid = cl_hton16(lid);
+			r->block_num = cl_hton16((uint16_t)block);
+			memset(r->lft, LFT_NO_PATH, sizeof(r->lft));
+			unsigned count = sm->tables.max_lid + 1u - block * 64u;
+			memcpy(r->lft, t + block * 64u, count < 64 ? count : 64);
+		}
+	}
+}
+
+static void link_records(const struct fabric *f, const ib_sa_mad_t *req, struct sa_answer *a)
+{
+	const ib_link_record_t *q = (const ib_link_record_t *)req->data;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		for (unsigned p = 1; p <= n->nports; p++) {
+			const struct node *r = n->ports[p].remote;
+			if (!r)
+				continue;
+			uint8_t rp = n->ports[p].remote_port;
+			uint16_t from = end_lid(n, p), to = end_lid(r, rp);
+			if (!from || !to || !want(req, 0, cl_ntoh16(q->from_lid), from) ||
+			    !want(req, 1, q->from_port_num, p) || !want(req, 2, q->to_port_num, rp) ||
+			    !want(req, 3, cl_ntoh16(q->to_lid), to))
+				continue;
+			ib_link_record_t *lr = add(a);
+			if (!lr)
+				return;
+			*lr = (ib_link_record_t){ cl_hton16(from), (uint8_t)p, rp, cl_hton16(to), { 0 } };
+		}
+	}
+}
+
+static void sminfo_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a)
+{
+	const ib_sminfo_record_t *q = (const ib_sminfo_record_t *)req->data;
+	uint16_t lid = sm_node_own_lid(&sm->fabric);
+	if (!want(req, 0, cl_ntoh16(q->lid), lid))
+		return;
+	ib_sminfo_record_t *r = add(a);
+	if (r) {
+		r->lid = cl_hton16(lid);
+		ha_own_info(sm, &r->sm_info, false);	/* the SA is not an SM: no SM_Key */
+	}
+}
+
+int sa_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a)
+{
+	size_t size;
+	const ib_net16_t id = req->attr_id;
+	if (id == IB_MAD_ATTR_NODE_RECORD)
+		size = sizeof(ib_node_record_t);
+	else if (id == IB_MAD_ATTR_PORTINFO_RECORD)
+		size = sizeof(ib_portinfo_record_t);
+	else if (id == IB_MAD_ATTR_SWITCH_INFO_RECORD)
+		size = sizeof(ib_switch_info_record_t);
+	else if (id == IB_MAD_ATTR_LFT_RECORD)
+		size = sizeof(ib_lft_record_t);
+	else if (id == IB_MAD_ATTR_LINK_RECORD)
+		size = sizeof(ib_link_record_t);
+	else if (id == IB_MAD_ATTR_SMINFO_RECORD)
+		size = sizeof(ib_sminfo_record_t);
+	else
+		return -1;
+	memset(a, 0, sizeof(*a));
+	a->size = (size + 7) & ~(size_t)7;	/* records are spaced in 8-byte words */
+	a->max = (unsigned)(IB_SA_DATA_SIZE / a->size);
+	if (id == IB_MAD_ATTR_NODE_RECORD)
+		node_records(&sm->fabric, req, a);
+	else if (id == IB_MAD_ATTR_PORTINFO_RECORD)
+		port_info_records(&sm->fabric, req, a);
+	else if (id == IB_MAD_ATTR_SWITCH_INFO_RECORD || id == IB_MAD_ATTR_LFT_RECORD)
+		switch_records(sm, req, a, id == IB_MAD_ATTR_LFT_RECORD);
+	else if (id == IB_MAD_ATTR_LINK_RECORD)
+		link_records(&sm->fabric, req, a);
+	else
+		sminfo_records(sm, req, a);
+	return 0;
+}
