@@ -4,7 +4,8 @@
  * NodeRecord, PortInfoRecord, SwitchInfoRecord, LinearForwardingTableRecord,
  * LinkRecord and SMInfoRecord, built from the last stored sweep's fabric
  * (and the attributes the nodes reported, kept in sm_node) and filtered by
- * the component mask's LID, port, block and GUID fields. Every record goes
+ * the component mask's LID, port, block and GUID fields (and, for
+ * PortInfoRecord, the capability mask bits). Every record goes
  * through add(), which stops at what one MAD holds: longer answers need
  * RMPP segmentation, not written yet, and are refused with "no resources"
  * rather than cut short.
@@ -79,8 +80,11 @@ static void port_info_records(const struct fabric *f, const ib_sa_mad_t *req, st
 		const struct node *n = f->nodes[i];
 		const struct sm_node *s = sm_node(n);
 		for (unsigned p = n->type == NODE_SWITCH ? 0 : 1; p <= n->nports; p++) {
+			/* CapabilityMask: the bits asked for must be set (saquery -s asks for IsSM) */
+			ib_net32_t caps = q->port_info.capability_mask;
 			if (!s->have_port_info[p] || !end_lid(n, p) || !want(req, 0, cl_ntoh16(q->lid), end_lid(n, p)) ||
-			    !want(req, 1, q->port_num, p))
+			    !want(req, 1, q->port_num, p) ||
+			    ((req->comp_mask & BIT(7)) && (s->port_info[p].capability_mask & caps) != caps))
 				continue;
 			ib_portinfo_record_t *r = add(a);
 			if (!r)

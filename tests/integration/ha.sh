@@ -3,7 +3,8 @@
 #
 # Several SMs on one simulated fabric:
 # - fabricd A (priority 5, at H0_0) and B (priority 3, at H3_1): A is
-#   MASTER, B STANDBY (sminfo on each); A is killed: B takes over within
+#   MASTER, B STANDBY (sminfo on each, and saquery -s lists both SM
+#   ports); A is killed: B takes over within
 #   its poll budget, every LID stays, no LFT block is rewritten, routes
 #   still work; A comes back: it stands by, B hands the subnet over to it
 #   (the better SM) and stands by itself;
@@ -57,6 +58,10 @@ A=$(lid_of H0_0) B=$(lid_of H3_1)
 wait_state "$A" SMINFO_MASTER 5
 wait_state "$B" SMINFO_STANDBY 5
 note "A (priority 5) MASTER at LID $A, B (priority 3) STANDBY at LID $B"
+# the SA (A's) lists both SM ports: the PortInfoRecords with IsSM
+sms=$(SIM_HOST=H5_0 diag saquery -s | sed '/IsSMdisabled/,$d' | awk -F. '$1 ~ /EndPortLid$/ {print $NF}' | sort -n | tr '\n' ' ')
+[[ $sms == "$A $B " ]] || fail "saquery -s: SM ports at LIDs '$sms', expected '$A $B '"
+note "saquery -s: the IsSM ports are LIDs $sms"
 lids >"$WORK/lids.before"
 
 kill -9 "$PID_a"
