@@ -338,6 +338,7 @@ int main(int argc, char **argv)
 		routing_tables_free(&sm.tables);
 	}
 	mkeys_free(&sm.mkeys);
+	sa_services_free(&sm.services);
 	db_close(sm.db);
 	evl_free(sm.loop);
 	return sm.exit_code;

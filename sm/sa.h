@@ -1,8 +1,8 @@
 /*
  * sa.h - the Subnet Administrator on fabricd's port: the queries hosts
- * make (class 0x03): PathRecord and the records of the fabric (nodes,
- * ports, switches, LFTs, links, the SM); other attributes are answered
- * "unsupported".
+ * make (class 0x03): PathRecord, the records of the fabric (nodes,
+ * ports, switches, LFTs, links, the SM) and ServiceRecords; other
+ * attributes are answered "unsupported".
  */
 #ifndef SM_SA_H
 #define SM_SA_H
@@ -30,6 +30,19 @@ struct sa_answer {
  * for, filtered by its component mask; -1 for other attributes.
  */
 int sa_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a);
+
+/* ServiceRecords registered by hosts (sa_service.c). */
+#define SA_MAX_SERVICES 1024
+struct sa_services {
+	struct sa_service {
+		ib_service_record_t rec;
+		uint64_t expires_ms;	/* 0: never */
+	} *e;			/* allocated on first use */
+	size_t n;
+};
+void sa_services_free(struct sa_services *st);
+/* Set, Get, GetTable or Delete of a ServiceRecord. */
+void sa_service_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from);
 
 /* Answers one SA request (the whole MAD as received). */
 void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from);

@@ -15,6 +15,7 @@
 #include "sm/mad.h"
 #include "sm/mkey.h"
 #include "sm/qos.h"
+#include "sm/sa.h"
 #include "topology/fabric.h"
 
 enum sm_state { SM_NOTACTIVE = 0, SM_DISCOVERING = 1, SM_STANDBY = 2, SM_MASTER = 3 };
@@ -35,6 +36,7 @@ struct sm {
 	struct partitions parts;	/* and the partitions */
 	struct mkeys mkeys;		/* every node's M_Key */
 	struct ha ha;			/* the other SMs, and the master when standing by */
+	struct sa_services services;	/* ServiceRecords hosts registered */
 	bool have_fabric;
 	bool last_sweep_ok;	/* every Set of that sweep succeeded */
 	struct evl_watch *sweep_timer;

@@ -3,7 +3,9 @@
 #
 # The SA on fabricd's port, asked by saquery from another host: NodeRecord,
 # PortInfoRecord, LinkRecord, LFTRecord, SwitchInfoRecord, SMInfoRecord
-# and ClassPortInfo match the fabric (ibnetdiscover, ibroute, sminfo);
+# and ClassPortInfo match the fabric (ibnetdiscover, ibroute, sminfo); a
+# ServiceRecord a host sets (tests/tools/sa_client.c) is listed, found and
+# deleted;
 # a table longer than one MAD is refused with "no resources" (RMPP is not
 # written yet) and an unsupported or malformed query gets its status,
 # never a crash. PathRecords are checked in ring.sh (SL) and
@@ -40,6 +42,16 @@ out=$(sa SMIR)
 out=$(sa -c)
 [[ $(field "Class version" <<<"$out") == 2 ]] || fail "ClassPortInfo: $out"
 note "NodeRecord, PortInfoRecord, LinkRecord, LFTRecord (as ibroute), SwitchInfoRecord, SMInfoRecord, ClassPortInfo match"
+
+# a ServiceRecord registered by H5_0, found by saquery and by ServiceID, then withdrawn
+CLIENT="$BUILD/tests/sa-client"
+SIM_HOST=H5_0 diag "$CLIENT" set 0x1000 fabricd-test 60 >/dev/null || fail "ServiceRecord set: $(cat "$WORK/diag.err")"
+[[ $(sa -S | field ServiceName) == fabricd-test ]] || fail "saquery -S: $(sa -S)"
+[[ $(SIM_HOST=H5_0 diag "$CLIENT" get 0x1000) == "status 0x0000 name fabricd-test" ]] || fail "ServiceRecord get"
+SIM_HOST=H5_0 diag "$CLIENT" delete 0x1000 fabricd-test >/dev/null || fail "ServiceRecord delete"
+rc=0; out=$(SIM_HOST=H5_0 LD_PRELOAD=$UMAD2SIM "$CLIENT" get 0x1000 2>/dev/null) || rc=$?
+[[ $rc == 1 && $out == "status 0x0300" ]] || fail "a deleted ServiceRecord still answers: rc $rc, '$out'"
+note "ServiceRecord: set from H5_0, listed by saquery -S, found by ID, deleted (then NO_RECORDS)"
 
 rc=0; SIM_HOST=H5_0 LD_PRELOAD=$UMAD2SIM saquery NR >"$WORK/out" 2>&1 || rc=$?
 grep -q 'SA_ERR_NO_RESOURCES' "$WORK/out" || fail "a 44-record table: $(head -2 "$WORK/out")"
