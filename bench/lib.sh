@@ -10,6 +10,13 @@ bench_setup() {
 	out=$(mktemp -d /tmp/fabricd-bench.XXXXXX)
 }
 
+# bench_default_nets: the bundled 2-level r8 tree and a generated 2-level
+# r36 one (648 hosts, written into $out), for scripts given no net file.
+bench_default_nets() {
+	"$BUILD/topology/fabric-gen" --levels 2 --radix 36 -o "$out/ft2-r36.net"
+	echo "$top/tests/fabrics/fattree-2l-r8.net" "$out/ft2-r36.net"
+}
+
 # sm_start SM LOG: starts fabricd, "opensm" or "opensm-Q" (QoS on) on the
 # simulated fabric, logging to LOG; sets FD_PID. OpenSM runs with -d 2,
 # which flushes its log after each line (else its SUBNET UP shows late).

@@ -9,10 +9,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/lib.sh"
 bench_setup
 trap 'rm -rf "$out"' EXIT
-if (($# == 0)); then
-	"$BUILD/topology/fabric-gen" --levels 2 --radix 36 -o "$out/ft2-r36.net"
-	set -- "$top/tests/fabrics/fattree-2l-r8.net" "$out/ft2-r36.net"
-fi
+(($# == 0)) && set -- $(bench_default_nets)
 
 # one_run SM NETFILE: prints the answers per second with windows 1 and 16.
 one_run() {

@@ -29,6 +29,13 @@ sm_run() {
 	eval "PID_$1=$!"
 	PIDS+=("$!")
 }
+# fresh_fabric: every SM stopped, and a new simulator of the same fabric
+fresh_fabric() {
+	for p in "${PIDS[@]}"; do stop "$p"; done
+	PIDS=()
+	sim_stop
+	sim_start "$NET"
+}
 # osm_run PRIORITY LOG: OpenSM at H0_0, waited for until its SUBNET UP
 osm_run() {
 	SIM_HOST=H0_0 LD_PRELOAD=$UMAD2SIM opensm -d 2 -p "$1" -f "$2" >/dev/null 2>&1 &
@@ -99,12 +106,9 @@ setpriv --reuid=65534 --regid=65534 --clear-groups "$FABRICCTL" -S "$WORK/b.sock
 (( rc == 4 )) && grep -q "permission denied (the control socket is root's: run as root)" "$WORK/err" ||
 	fail "non-root resweep: rc $rc, '$(cat "$WORK/err")'"
 note "control socket mode 600; as nobody: $(cat "$WORK/err")"
-for p in "${PIDS[@]}"; do stop "$p"; done
-PIDS=()
-sim_stop
+fresh_fabric
 
 # OpenSM as master, fabricd as its standby
-sim_start "$NET"
 osm_run 10 "$WORK/osm.log"
 sm_run c H3_1 5
 O=$(lid_of H0_0) C=$(lid_of H3_1)
@@ -113,12 +117,9 @@ wait_state "$O" SMINFO_MASTER 1
 kill "$OSM"
 wait_state "$C" SMINFO_MASTER 10
 note "under OpenSM (priority 10) fabricd (5) stood by, and took over when OpenSM exited"
-for p in "${PIDS[@]}"; do stop "$p"; done
-PIDS=()
-sim_stop
+fresh_fabric
 
 # OpenSM (priority 2) master; fabricd (12) joins and gets HANDOVER
-sim_start "$NET"
 osm_run 2 "$WORK/osm2.log"
 sm_run d H3_1 12
 O=$(lid_of H0_0) D=$(lid_of H3_1)
