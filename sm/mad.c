@@ -53,6 +53,7 @@ struct mad_port {
 	uint64_t guid;
 	int portid, issm_fd;
 	int agent_dr, agent_lid, agent_sa;
+	uint64_t next_report_tid;
 	int pipe_rd, pipe_wr;
 	pthread_t pump;
 	bool pump_started;
@@ -352,6 +353,26 @@ int mad_respond_sa(struct mad_port *mp, const ib_sa_mad_t *req, const struct mad
 		sa->seg_num = sa->paylen_newwin = 0;
 	}
 	umad_set_addr(umad, to->slid, (int)to->qpn, 0, GSI_QKEY);
+	mp->stats.sent++;
+	return umad_send(mp->portid, mp->agent_sa, umad, sizeof(ib_sa_mad_t), 0, 0) < 0 ? -1 : 0;
+}
+
+int mad_send_report(struct mad_port *mp, uint16_t dlid, uint32_t qpn, const void *notice, size_t len)
+{
+	uint8_t buf[RECORD_SIZE] = { 0 };
+	struct ib_user_mad *umad = (struct ib_user_mad *)buf;
+	ib_sa_mad_t *sa = (ib_sa_mad_t *)umad_get_mad(umad);
+	if (len > IB_SA_DATA_SIZE)
+		return -1;
+	sa->base_ver = 1;
+	sa->mgmt_class = IB_MCLASS_SUBN_ADM;
+	sa->class_ver = 2;
+	sa->method = IB_MAD_METHOD_REPORT;
+	/* a TID of their own ("RP" on top): the ReportResp matches no SMP and is dropped */
+	sa->trans_id = cl_hton64(++mp->next_report_tid | 0x5250000000000000ULL);
+	sa->attr_id = IB_MAD_ATTR_NOTICE;
+	memcpy(sa->data, notice, len);
+	umad_set_addr(umad, dlid, (int)qpn, 0, GSI_QKEY);
 	mp->stats.sent++;
 	return umad_send(mp->portid, mp->agent_sa, umad, sizeof(ib_sa_mad_t), 0, 0) < 0 ? -1 : 0;
 }

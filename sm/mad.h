@@ -69,6 +69,8 @@ void mad_on_request(struct mad_port *mp, mad_request_fn fn, void *arg);
 /* Answers req with GetResp carrying data (64 bytes) and status. */
 int mad_respond(struct mad_port *mp, const ib_smp_t *req, const struct mad_origin *to, uint16_t status,
 		const void *data);
+/* Sends an SA Report (unsolicited) of a Notice to (dlid, qpn); its ReportResp is dropped. */
+int mad_send_report(struct mad_port *mp, uint16_t dlid, uint32_t qpn, const void *notice, size_t len);
 /*
  * Answers an SA request with n records of rec_size bytes (at most one
  * MAD's worth): GetResp, or GetTableResp as a single RMPP segment.

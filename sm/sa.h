@@ -1,8 +1,9 @@
 /*
  * sa.h - the Subnet Administrator on fabricd's port: the queries hosts
  * make (class 0x03): PathRecord, the records of the fabric (nodes,
- * ports, switches, LFTs, links, the SM) and ServiceRecords; other
- * attributes are answered "unsupported".
+ * ports, switches, LFTs, links, the SM), ServiceRecords and InformInfo
+ * subscriptions (with trap forwarding); other attributes are answered
+ * "unsupported".
  */
 #ifndef SM_SA_H
 #define SM_SA_H
@@ -43,6 +44,23 @@ struct sa_services {
 void sa_services_free(struct sa_services *st);
 /* Set, Get, GetTable or Delete of a ServiceRecord. */
 void sa_service_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from);
+
+/* InformInfo subscriptions to traps (sa_inform.c). */
+#define SA_MAX_SUBSCRIPTIONS 256
+struct sa_subscriptions {
+	struct sa_subscription {
+		ib_gid_t gid;		/* the subscriber's */
+		uint16_t lid;		/* where Reports go */
+		uint32_t qpn;
+		uint16_t trap;		/* generic trap number, 0xffff: all */
+		uint16_t lid_begin, lid_end;	/* issuers, 0xffff: any */
+	} s[SA_MAX_SUBSCRIPTIONS];
+	size_t n;
+};
+/* InformInfo Set: subscribe or unsubscribe. */
+void sa_inform_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from);
+/* Reports a received trap's Notice to every subscriber it matches. */
+void sa_inform_forward(struct sm *sm, const ib_mad_notice_attr_t *ntc);
 
 /* Answers one SA request (the whole MAD as received). */
 void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from);

@@ -37,6 +37,7 @@ struct sm {
 	struct mkeys mkeys;		/* every node's M_Key */
 	struct ha ha;			/* the other SMs, and the master when standing by */
 	struct sa_services services;	/* ServiceRecords hosts registered */
+	struct sa_subscriptions subscriptions;	/* InformInfo: who wants which traps */
 	bool have_fabric;
 	bool last_sweep_ok;	/* every Set of that sweep succeeded */
 	struct evl_watch *sweep_timer;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "sm/log.h"
+#include "sm/sa.h"
 #include "sm/smnode.h"
 
 static const char *trap_name(unsigned num)
@@ -73,6 +74,7 @@ void trap_handle(struct sm *sm, const ib_smp_t *req, const struct mad_origin *fr
 		 who ? " (" : "", who ? who : "", who ? ")" : "");
 	log_info("trap: %s", text);
 	sm_event(sm, "trap", text);
+	sa_inform_forward(sm, ntc);
 	uint16_t own = sm->have_fabric ? sm_node_own_lid(&sm->fabric) : 0;	/* 0 before the first sweep */
 	if (means_change(num) && issuer != own && sm->cfg.react_to_traps)
 		sm_sweep_soon(sm);

@@ -5,7 +5,8 @@
 # PortInfoRecord, LinkRecord, LFTRecord, SwitchInfoRecord, SMInfoRecord
 # and ClassPortInfo match the fabric (ibnetdiscover, ibroute, sminfo); a
 # ServiceRecord a host sets (tests/tools/sa_client.c) is listed, found and
-# deleted;
+# deleted; a host subscribed to trap 128 gets a Report when a link goes
+# down;
 # a table longer than one MAD is refused with "no resources" (RMPP is not
 # written yet) and an unsupported or malformed query gets its status,
 # never a crash. PathRecords are checked in ring.sh (SL) and
@@ -18,7 +19,7 @@ here=$(dirname "$0")
 
 export SIM_HOST=H0_0	# fabricd's port; saquery asks from H5_0
 sim_start "$NET"
-fd_start
+fd_start -l debug
 fd_wait_up 30
 lid_of() { "$FABRICCTL" -d "$DB" --json node "$1" | grep -o '"lid": [0-9]*' | head -1 | cut -d' ' -f2; }
 sa() { SIM_HOST=H5_0 diag saquery "$@" || fail "saquery $*: $(cat "$WORK/diag.err")"; }
@@ -52,6 +53,16 @@ SIM_HOST=H5_0 diag "$CLIENT" delete 0x1000 fabricd-test >/dev/null || fail "Serv
 rc=0; out=$(SIM_HOST=H5_0 LD_PRELOAD=$UMAD2SIM "$CLIENT" get 0x1000 2>/dev/null) || rc=$?
 [[ $rc == 1 && $out == "status 0x0300" ]] || fail "a deleted ServiceRecord still answers: rc $rc, '$out'"
 note "ServiceRecord: set from H5_0, listed by saquery -S, found by ID, deleted (then NO_RECORDS)"
+
+# H5_0 subscribes to trap 128; a link goes down; the SA reports the switch's trap to it
+SIM_HOST=H5_0 LD_PRELOAD=$UMAD2SIM "$CLIENT" subscribe 128 10 >"$WORK/report" 2>&1 &
+sub=$!
+for _ in $(seq 50); do grep -q '^status 0x0000' "$WORK/report" && break; sleep 0.1; done
+grep -q '^status 0x0000' "$WORK/report" || fail "InformInfo: $(cat "$WORK/report")"
+sim_cmd 'Unlink "L3"[6]'
+wait "$sub" || fail "no Report of trap 128: $(cat "$WORK/report")"
+grep -q '^report trap 128$' "$WORK/report" || fail "Report: $(cat "$WORK/report")"
+note "InformInfo: H5_0 subscribed to trap 128; Unlink L3[6]: the SA reported the trap to it"
 
 rc=0; SIM_HOST=H5_0 LD_PRELOAD=$UMAD2SIM saquery NR >"$WORK/out" 2>&1 || rc=$?
 grep -q 'SA_ERR_NO_RESOURCES' "$WORK/out" || fail "a 44-record table: $(head -2 "$WORK/out")"

@@ -1,17 +1,22 @@
 /*
- * sa-client - a host registering, finding and withdrawing a ServiceRecord
- * at the SA its port knows, for the integration tests (saquery can only
- * read them):
+ * sa-client - a host at the SA its port knows, for the SA requests
+ * saquery cannot make, in the integration tests:
  *
  *   sa-client set ID NAME LEASE_S | get ID | delete ID NAME
+ *   sa-client subscribe TRAP WAIT_S
  *
- * The service's GID is this port's (fe80::/64 and the port GUID), its
- * P_Key 0xffff. Prints the answer's status and, for get, the name; exits
- * 0 when the SA's status is 0.
+ * set/get/delete: a ServiceRecord whose GID is this port's (fe80::/64 and
+ * the port GUID), P_Key 0xffff; prints the answer's status and, for get,
+ * the name. subscribe: InformInfo for generic trap TRAP from any LID,
+ * then waits up to WAIT_S seconds for the SA's Report of one, prints
+ * "report trap N" and answers ReportResp. Exits 0 when the SA said 0
+ * (and, for subscribe, a Report came).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <infiniband/umad.h>
 #include <iba/ib_types.h>
 
@@ -19,17 +24,32 @@
 
 int main(int argc, char **argv)
 {
-	if (argc < 3 || (strcmp(argv[1], "set") == 0 && argc != 5) || (strcmp(argv[1], "delete") == 0 && argc != 4)) {
-		fprintf(stderr, "usage: sa-client set ID NAME LEASE_S | get ID | delete ID NAME\n");
+	if (argc < 3 || (strcmp(argv[1], "set") == 0 && argc != 5) || (strcmp(argv[1], "delete") == 0 && argc != 4) ||
+	    (strcmp(argv[1], "subscribe") == 0 && argc != 4)) {
+		fprintf(stderr, "usage: sa-client set ID NAME LEASE_S | get ID | delete ID NAME | subscribe TRAP WAIT_S\n");
 		return 2;
 	}
+	bool subscribe = strcmp(argv[1], "subscribe") == 0;
+	long methods[16 / sizeof(long)] = { 1L << IB_MAD_METHOD_REPORT };	/* Reports arrive unasked */
 	umad_port_t port;
 	int fd, agent;
 	if (umad_init() < 0 || umad_get_port(NULL, 0, &port) < 0 || (fd = umad_open_port(NULL, 0)) < 0 ||
-	    (agent = umad_register(fd, IB_MCLASS_SUBN_ADM, 2, 0, NULL)) < 0) {
+	    (agent = umad_register(fd, IB_MCLASS_SUBN_ADM, 2, 0, subscribe ? methods : NULL)) < 0) {
 		fprintf(stderr, "sa-client: cannot open a port with an SA agent\n");
 		return 1;
 	}
+	/*
+	 * ibsim hands requests on QP1 (a Report is one) only to clients that
+	 * hold the issm device, so a subscriber holds it (real HCAs need no
+	 * such thing). Then SMs send it SMPs too (SMInfo), and umad2sim crashes
+	 * on a MAD of a class nobody registered: take them, and ignore them.
+	 */
+	char issm[256];
+	long smps[16 / sizeof(long)] = { 1L << IB_MAD_METHOD_GET | 1L << IB_MAD_METHOD_SET };
+	if (subscribe && (umad_register(fd, IB_MCLASS_SUBN_DIR, 1, 0, smps) < 0 ||
+			  umad_register(fd, IB_MCLASS_SUBN_LID, 1, 0, smps) < 0 ||
+			  umad_get_issm_path(port.ca_name, port.portnum, issm, sizeof(issm)) < 0 || open(issm, O_RDWR) < 0))
+		fprintf(stderr, "sa-client: no issm device: Reports may not reach this client\n");
 	uint8_t buf[sizeof(struct ib_user_mad) + 2048] = { 0 };
 	struct ib_user_mad *umad = (struct ib_user_mad *)buf;
 	ib_sa_mad_t *sa = (ib_sa_mad_t *)umad_get_mad(umad);
@@ -44,7 +64,18 @@ int main(int argc, char **argv)
 	sr->service_gid.unicast.interface_id = port.port_guid;	/* network order already */
 	sr->service_pkey = cl_hton16(0xffff);
 	sa->comp_mask = IB_SR_COMPMASK_SID;
-	if (strcmp(argv[1], "set") == 0) {
+	if (subscribe) {
+		ib_inform_info_t *ii = (ib_inform_info_t *)sa->data;
+		memset(ii, 0, sizeof(*ii));
+		sa->attr_id = IB_MAD_ATTR_INFORM_INFO;
+		sa->method = IB_MAD_METHOD_SET;
+		sa->comp_mask = 0;
+		ii->lid_range_begin = 0xffff;
+		ii->is_generic = 1;
+		ii->subscribe = 1;
+		ii->trap_type = 0xffff;
+		ii->g_or_v.generic.trap_num = cl_hton16((uint16_t)strtoul(argv[2], NULL, 0));
+	} else if (strcmp(argv[1], "set") == 0) {
 		sa->method = IB_MAD_METHOD_SET;
 		snprintf((char *)sr->service_name, sizeof(sr->service_name), "%s", argv[3]);
 		sr->service_lease = cl_hton32((uint32_t)strtoul(argv[4], NULL, 0));
@@ -72,5 +103,21 @@ int main(int argc, char **argv)
 	if (!status && strcmp(argv[1], "get") == 0)
 		printf(" name %.64s", (const char *)sr->service_name);
 	printf("\n");
-	return status ? 1 : 0;
+	if (status || !subscribe)
+		return status ? 1 : 0;
+	fflush(stdout);
+	int wait_ms = (int)strtoul(argv[3], NULL, 0) * 1000;
+	while (len = sizeof(buf) - sizeof(struct ib_user_mad), umad_recv(fd, buf, &len, wait_ms) >= 0) {
+		if (sa->method != IB_MAD_METHOD_REPORT || sa->attr_id != IB_MAD_ATTR_NOTICE)
+			continue;
+		const ib_mad_notice_attr_t *ntc = (const ib_mad_notice_attr_t *)sa->data;
+		printf("report trap %u\n", cl_ntoh16(ntc->g_or_v.generic.trap_num));
+		uint16_t from = cl_ntoh16(umad_get_mad_addr(umad)->lid);
+		sa->method = IB_MAD_METHOD_REPORT_RESP;
+		umad_set_addr(umad, from, 1, 0, QKEY);
+		umad_send(fd, agent, umad, sizeof(ib_sa_mad_t), 0, 0);
+		return 0;
+	}
+	fprintf(stderr, "sa-client: no Report within %s s\n", argv[3]);
+	return 1;
 }

@@ -1,0 +1,73 @@
+/*
+ * DOC: InformInfo subscriptions and trap forwarding
+ *
+ * A host subscribes with InformInfo Set (Subscribe 1) to a generic trap
+ * number (0xffff: all) from a LID range (0xffff: any), and unsubscribes
+ * with Subscribe 0. Every trap fabricd receives is then forwarded to the
+ * matching subscribers as an SA Report of the Notice, to the LID the
+ * subscription came from and the QP it names. Reports are sent once: the
+ * ReportResp the host sends back is dropped, a lost Report is not resent.
+ * Subscriptions live in memory, like ServiceRecords.
+ */
+#include "sm/sa.h"
+
+#include <string.h>
+
+#include "sm/log.h"
+#include "sm/sm.h"
+
+#define ANY 0xffff
+
+static bool same(const struct sa_subscription *s, const ib_inform_info_t *ii, uint16_t lid)
+{
+	return s->lid == lid && s->trap == cl_ntoh16(ii->g_or_v.generic.trap_num) &&
+	       memcmp(&s->gid, &ii->gid, sizeof(s->gid)) == 0;
+}
+
+void sa_inform_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
+{
+	struct sa_subscriptions *st = &sm->subscriptions;
+	const ib_inform_info_t *ii = (const ib_inform_info_t *)req->data;
+	if (req->method != IB_MAD_METHOD_SET || !ii->is_generic) {
+		mad_respond_sa(sm->mp, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
+		return;
+	}
+	size_t i = 0;
+	while (i < st->n && !same(&st->s[i], ii, from->slid))
+		i++;
+	ib_net16_t status = 0;
+	if (!ii->subscribe) {
+		if (i < st->n)
+			st->s[i] = st->s[--st->n];
+	} else if (i == st->n && st->n == SA_MAX_SUBSCRIPTIONS) {
+		status = IB_SA_MAD_STATUS_NO_RESOURCES;
+	} else {
+		ib_net32_t qpn;
+		uint8_t resp_time;
+		ib_inform_info_get_qpn_resp_time(ii->g_or_v.generic.qpn_resp_time_val, &qpn, &resp_time);
+		st->s[i] = (struct sa_subscription){ ii->gid, from->slid, cl_ntoh32(qpn) ? cl_ntoh32(qpn) : from->qpn,
+						     cl_ntoh16(ii->g_or_v.generic.trap_num), cl_ntoh16(ii->lid_range_begin),
+						     cl_ntoh16(ii->lid_range_end) };
+		st->n += i == st->n;
+	}
+	log_info("sa: InformInfo from LID %u: %s trap %u%s", from->slid, ii->subscribe ? "subscribe to" : "unsubscribe from",
+		 cl_ntoh16(ii->g_or_v.generic.trap_num), status ? " refused: store full" : "");
+	mad_respond_sa(sm->mp, req, from, status, ii, sizeof(*ii), status ? 0 : 1);
+}
+
+void sa_inform_forward(struct sm *sm, const ib_mad_notice_attr_t *ntc)
+{
+	const struct sa_subscriptions *st = &sm->subscriptions;
+	unsigned num = cl_ntoh16(ntc->g_or_v.generic.trap_num);
+	uint16_t issuer = cl_ntoh16(ntc->issuer_lid);
+	for (size_t i = 0; i < st->n; i++) {
+		const struct sa_subscription *s = &st->s[i];
+		if ((s->trap != ANY && s->trap != num) ||
+		    (s->lid_begin != ANY && (issuer < s->lid_begin || issuer > (s->lid_end == ANY ? s->lid_begin : s->lid_end))))
+			continue;
+		if (mad_send_report(sm->mp, s->lid, s->qpn, ntc, sizeof(*ntc)) < 0)
+			log_warn("sa: Report of trap %u to LID %u not sent", num, s->lid);
+		else
+			log_debug("sa: trap %u reported to LID %u", num, s->lid);
+	}
+}
