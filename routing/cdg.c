@@ -84,6 +84,12 @@ static int find_entries(struct graph *g)
 int cdg_check_layer(const struct fabric *f, const struct routing_tables *t, unsigned layer,
 		    struct cdg_report *r)
 {
+	return cdg_check_layer_with(f, t, layer, NULL, NULL, r);
+}
+
+int cdg_check_layer_with(const struct fabric *f, const struct routing_tables *t, unsigned layer,
+			 int (*extra)(void *arg, struct depgraph *g), void *arg, struct cdg_report *r)
+{
 	struct graph g = { 0 };
 	int rc = -1;
 	memset(r, 0, sizeof(*r));
@@ -99,6 +105,8 @@ int cdg_check_layer(const struct fabric *f, const struct routing_tables *t, unsi
 			    add_destination(&g, t, n->ports[p].lid) < 0)
 				goto done;
 	}
+	if (extra && extra(arg, &g.dg) < 0)
+		goto done;
 	rc = depgraph_check(&g.dg, r);
 	r->vl = layer;
 done:

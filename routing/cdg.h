@@ -20,6 +20,9 @@ int cdg_check(const struct fabric *f, const struct routing_tables *t, struct cdg
 /* The same for one layer only. */
 int cdg_check_layer(const struct fabric *f, const struct routing_tables *t, unsigned layer,
 		    struct cdg_report *r);
+/* The same, with more dependencies (multicast trees) added by extra before the cycle search. */
+int cdg_check_layer_with(const struct fabric *f, const struct routing_tables *t, unsigned layer,
+			 int (*extra)(void *arg, struct depgraph *g), void *arg, struct cdg_report *r);
 /* True if traffic to lid makes channel a depend on channel b. */
 bool cdg_lid_uses(const struct routing_tables *t, uint16_t lid, const struct cdg_channel *a,
 		  const struct cdg_channel *b);

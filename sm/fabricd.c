@@ -304,6 +304,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	sm.state = SM_DISCOVERING;	/* the first sweep's election decides */
+	mcast_init(&sm.mcast, sm.cfg.subnet_prefix);
 	if (ha_init(&sm) < 0) {
 		log_error("out of memory");
 		mad_close(sm.mp);

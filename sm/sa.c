@@ -203,6 +203,11 @@ void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *f
 		answer_class_port_info(sm, req, from);
 		return;
 	}
+	if (req->attr_id == IB_MAD_ATTR_MCMEMBER_RECORD &&
+	    (query || req->method == IB_MAD_METHOD_SET || req->method == IB_MAD_METHOD_DELETE)) {
+		mcast_request(sm, req, from);
+		return;
+	}
 	if (req->attr_id == IB_MAD_ATTR_INFORM_INFO) {
 		sa_inform_request(sm, req, from);
 		return;

@@ -1,9 +1,9 @@
 /*
  * sa.h - the Subnet Administrator on fabricd's port: the queries hosts
  * make (class 0x03): PathRecord, the records of the fabric (nodes,
- * ports, switches, LFTs, links, the SM), ServiceRecords and InformInfo
- * subscriptions (with trap forwarding); other attributes are answered
- * "unsupported".
+ * ports, switches, LFTs, links, the SM), ServiceRecords, InformInfo
+ * subscriptions (with trap forwarding) and MCMemberRecords (sm/mcast.c);
+ * other attributes are answered "unsupported".
  */
 #ifndef SM_SA_H
 #define SM_SA_H

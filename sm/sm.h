@@ -13,6 +13,7 @@
 #include "sm/evloop.h"
 #include "sm/ha.h"
 #include "sm/mad.h"
+#include "sm/mcast.h"
 #include "sm/mkey.h"
 #include "sm/qos.h"
 #include "sm/sa.h"
@@ -38,6 +39,7 @@ struct sm {
 	struct ha ha;			/* the other SMs, and the master when standing by */
 	struct sa_services services;	/* ServiceRecords hosts registered */
 	struct sa_subscriptions subscriptions;	/* InformInfo: who wants which traps */
+	struct mcast mcast;		/* multicast groups and their members */
 	bool have_fabric;
 	bool last_sweep_ok;	/* every Set of that sweep succeeded */
 	struct evl_watch *sweep_timer;

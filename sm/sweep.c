@@ -111,6 +111,7 @@ static void sweep_end(struct sweep *s, const char *result, bool stored)
 		fabric_move(&sm->fabric, &s->f);
 		sm->have_fabric = true;
 		sm->last_sweep_ok = ok;
+		mcast_program(sm);	/* the groups' trees on the fabric as it is now */
 	}
 	if (stored)	/* max LID from sm->tables: s->tables moved there */
 		log_msg(ok ? LOG_INFO : LOG_WARN, "SUBNET UP%s%s: %u nodes (%u switches, %u CAs), %u links, "

@@ -6,7 +6,8 @@
 # and ClassPortInfo match the fabric (ibnetdiscover, ibroute, sminfo); a
 # ServiceRecord a host sets (tests/tools/sa_client.c) is listed, found and
 # deleted; a host subscribed to trap 128 gets a Report when a link goes
-# down;
+# down; hosts join the IPoIB broadcast group, show in MCMemberRecords
+# and in the switches' MFTs (dump_mfts), and a leave takes them out;
 # a table longer than one MAD is refused with "no resources" (RMPP is not
 # written yet) and an unsupported or malformed query gets its status,
 # never a crash. PathRecords are checked in ring.sh (SL) and
@@ -64,13 +65,32 @@ wait "$sub" || fail "no Report of trap 128: $(cat "$WORK/report")"
 grep -q '^report trap 128$' "$WORK/report" || fail "Report: $(cat "$WORK/report")"
 note "InformInfo: H5_0 subscribed to trap 128; Unlink L3[6]: the SA reported the trap to it"
 
+# multicast: H5_0 and H6_1 join the IPoIB broadcast group; the members show, and the MFTs carry
+# the tree (their leaves and the root spine); H5_0 leaves and its leaf drops out
+# mft_switches: the switches whose MFT has MLID 0xc000, as dump_mfts reads them
+mft_switches() {
+	SIM_HOST=H2_0 diag dump_mfts | awk '/^Multicast mlids/ { sw = $NF } /^0xc000/ { print sw }' | tr -d '():' | sort | tr '\n' ' '
+}
+for h in H5_0 H6_1; do
+	[[ $(SIM_HOST=$h diag "$CLIENT" join) == "status 0x0000 mlid 0xc000" ]] || fail "$h join: $(cat "$WORK/diag.err")"
+done
+members=$(sa MCMR | awk -F. '$1 ~ /PortGid$/ && $NF != "::" { print $NF }' | sort | tr '\n' ' ')
+[[ $members == "fe80::10:29 fe80::10:33 " ]] || fail "MCMemberRecords: '$members'"
+tree=$(mft_switches)
+[[ $tree == "L5 L6 S0 " ]] || fail "MFTs of 0xc000 on '$tree', expected the two leaves and the root spine"
+grep -q 'mcast: trees and routes acyclic on VL 0' "$WORK/fabricd.log" || fail "no deadlock proof of the trees"
+[[ $(SIM_HOST=H5_0 diag "$CLIENT" leave) == "status 0x0000 mlid 0xc000" ]] || fail "H5_0 leave"
+tree=$(mft_switches)
+[[ $tree == "L6 S0 " ]] || fail "after H5_0 left, MFTs of 0xc000 on '$tree'"
+note "multicast: joins of H5_0, H6_1 listed (MCMR); MFTs on L5 L6 S0, proven with the unicast routes; after a leave L6 S0"
+
 rc=0; SIM_HOST=H5_0 LD_PRELOAD=$UMAD2SIM saquery NR >"$WORK/out" 2>&1 || rc=$?
 grep -q 'SA_ERR_NO_RESOURCES' "$WORK/out" || fail "a 44-record table: $(head -2 "$WORK/out")"
-rc=0; SIM_HOST=H5_0 LD_PRELOAD=$UMAD2SIM saquery -g >"$WORK/out" 2>&1 || rc=$?
-grep -q '0x000c' "$WORK/out" || fail "MCMemberRecord: $(head -2 "$WORK/out")"
+rc=0; SIM_HOST=H5_0 LD_PRELOAD=$UMAD2SIM saquery GIR >"$WORK/out" 2>&1 || rc=$?
+grep -q "0x000c" "$WORK/out" || fail "GUIDInfoRecord: $(head -2 "$WORK/out")"
 rc=0; SIM_HOST=H5_0 LD_PRELOAD=$UMAD2SIM saquery -p --slid "$H" --dlid 999 >"$WORK/out" 2>&1 || rc=$?
 grep -q 'SA_ERR_REQ_INVALID' "$WORK/out" || fail "PathRecord to LID 999: $(head -2 "$WORK/out")"
 kill -0 "$FD_PID" || fail "fabricd died"
-note "whole table: no resources (no RMPP yet); MCMemberRecord: unsupported; unknown LID: request invalid; fabricd alive"
+note "whole table: no resources (no RMPP yet); GUIDInfoRecord: unsupported; unknown LID: request invalid; fabricd alive"
 fd_stop
 echo "PASS: SA records"

@@ -4,6 +4,7 @@
  *
  *   sa-client set ID NAME LEASE_S | get ID | delete ID NAME
  *   sa-client subscribe TRAP WAIT_S
+ *   sa-client join | leave    (the IPoIB broadcast group, full member)
  *
  * set/get/delete: a ServiceRecord whose GID is this port's (fe80::/64 and
  * the port GUID), P_Key 0xffff; prints the answer's status and, for get,
@@ -24,9 +25,11 @@
 
 int main(int argc, char **argv)
 {
-	if (argc < 3 || (strcmp(argv[1], "set") == 0 && argc != 5) || (strcmp(argv[1], "delete") == 0 && argc != 4) ||
-	    (strcmp(argv[1], "subscribe") == 0 && argc != 4)) {
-		fprintf(stderr, "usage: sa-client set ID NAME LEASE_S | get ID | delete ID NAME | subscribe TRAP WAIT_S\n");
+	bool group = argc == 2 && (strcmp(argv[1], "join") == 0 || strcmp(argv[1], "leave") == 0);
+	if ((argc < 3 && !group) || (strcmp(argv[1], "set") == 0 && argc != 5) ||
+	    (strcmp(argv[1], "delete") == 0 && argc != 4) || (strcmp(argv[1], "subscribe") == 0 && argc != 4)) {
+		fprintf(stderr, "usage: sa-client set ID NAME LEASE_S | get ID | delete ID NAME | subscribe TRAP WAIT_S |"
+				" join | leave\n");
 		return 2;
 	}
 	bool subscribe = strcmp(argv[1], "subscribe") == 0;
@@ -59,12 +62,23 @@ int main(int argc, char **argv)
 	sa->class_ver = 2;
 	sa->trans_id = cl_hton64(0x5a);
 	sa->attr_id = IB_MAD_ATTR_SERVICE_RECORD;
-	sr->service_id = cl_hton64(strtoull(argv[2], NULL, 0));
+	sr->service_id = cl_hton64(group ? 0 : strtoull(argv[2], NULL, 0));
 	sr->service_gid.unicast.prefix = cl_hton64(0xfe80000000000000ULL);
 	sr->service_gid.unicast.interface_id = port.port_guid;	/* network order already */
 	sr->service_pkey = cl_hton16(0xffff);
 	sa->comp_mask = IB_SR_COMPMASK_SID;
-	if (subscribe) {
+	if (group) {
+		static const uint8_t bcast[16] = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
+		ib_member_rec_t *mr = (ib_member_rec_t *)sa->data;
+		memset(mr, 0, sizeof(*mr));
+		sa->attr_id = IB_MAD_ATTR_MCMEMBER_RECORD;
+		sa->method = argv[1][0] == 'j' ? IB_MAD_METHOD_SET : IB_MAD_METHOD_DELETE;
+		memcpy(mr->mgid.raw, bcast, sizeof(bcast));
+		mr->port_gid.unicast.prefix = cl_hton64(0xfe80000000000000ULL);
+		mr->port_gid.unicast.interface_id = port.port_guid;
+		mr->scope_state = 1;	/* full member */
+		sa->comp_mask = IB_MCR_COMPMASK_MGID | IB_MCR_COMPMASK_PORT_GID | IB_MCR_COMPMASK_JOIN_STATE;
+	} else if (subscribe) {
 		ib_inform_info_t *ii = (ib_inform_info_t *)sa->data;
 		memset(ii, 0, sizeof(*ii));
 		sa->attr_id = IB_MAD_ATTR_INFORM_INFO;
@@ -102,6 +116,8 @@ int main(int argc, char **argv)
 	printf("status 0x%04x", status);
 	if (!status && strcmp(argv[1], "get") == 0)
 		printf(" name %.64s", (const char *)sr->service_name);
+	if (!status && group)
+		printf(" mlid 0x%04x", cl_ntoh16(((const ib_member_rec_t *)sa->data)->mlid));
 	printf("\n");
 	if (status || !subscribe)
 		return status ? 1 : 0;

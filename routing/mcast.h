@@ -1,0 +1,36 @@
+/*
+ * mcast.h - multicast forwarding for one group: the tree its members'
+ * packets flood, as the ports each switch forwards them on.
+ */
+#ifndef ROUTING_MCAST_H
+#define ROUTING_MCAST_H
+
+#include <stdbool.h>
+#include "topology/fabric.h"
+
+/* A member: a CA port. */
+struct mcast_member {
+	const struct node *ca;
+	uint8_t port;
+};
+
+/*
+ * The group's tree: the switches on the up-going paths from every
+ * member's switch to one root switch (the best-connected, then lowest
+ * GUID, as up/down ranks from), over the breadth-first tree from that
+ * root, so the tree only ever turns from going up to going down. Sets
+ * on[node index][port] for every switch port the group's packets leave
+ * by (tree links and member ports); on is nnodes arrays of nports + 1
+ * flags, all false on entry. -1 on allocation failure.
+ */
+int mcast_tree(const struct fabric *f, const struct mcast_member *m, size_t n, bool **on);
+
+struct depgraph;
+/*
+ * Adds the channel dependencies a tree (on, as mcast_tree fills it)
+ * creates: a packet that enters a switch over a tree link leaves on every
+ * other tree port. -1 on allocation failure.
+ */
+int mcast_dependencies(const struct fabric *f, bool *const *on, struct depgraph *g);
+
+#endif

@@ -1,0 +1,284 @@
+/*
+ * DOC: multicast groups
+ *
+ * Groups are created at start (the IPoIB broadcast group,
+ * ff12:401b:ffff::ffff:ffff, MLID 0xc000, Q_Key 0x0b1b) or by a join
+ * that names a new MGID with a Q_Key and P_Key. A join adds the port (by
+ * PortGID) with its JoinState bits; a leave clears them and drops the
+ * member when none are left, and the group when it has no members (the
+ * broadcast group stays). After each change, and after each stored
+ * sweep, every switch on the stored fabric gets the MFT blocks of every
+ * group: the ports routing/mcast.c's tree gives, a 16-port mask per
+ * position. Groups live in memory; hosts rejoin after an SM restart.
+ */
+#include "sm/mcast.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/cdg.h"
+#include "routing/mcast.h"
+#include "sm/batch.h"
+#include "sm/log.h"
+#include "sm/sm.h"
+#include "sm/smnode.h"
+
+void mcast_init(struct mcast *mc, uint64_t subnet_prefix)
+{
+	(void)subnet_prefix;
+	memset(mc, 0, sizeof(*mc));
+	ib_member_rec_t *r = &mc->g[mc->n++].rec;
+	static const uint8_t bcast[16] = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
+	memcpy(r->mgid.raw, bcast, sizeof(bcast));
+	r->mlid = cl_hton16(MC_FIRST_MLID);
+	r->qkey = cl_hton32(0x0b1b);
+	r->pkey = cl_hton16(0xffff);
+	r->mtu = 2 << 6 | IB_MTU_LEN_2048;
+	r->rate = 2 << 6 | IB_PATH_RECORD_RATE_10_GBS;
+	r->pkt_life = 2 << 6 | 18;
+	r->scope_state = 2 << 4;	/* link-local */
+}
+
+static struct mc_group *group_by_mgid(struct mcast *mc, const ib_gid_t *mgid)
+{
+	for (unsigned i = 0; i < mc->n; i++)
+		if (memcmp(&mc->g[i].rec.mgid, mgid, sizeof(*mgid)) == 0)
+			return &mc->g[i];
+	return NULL;
+}
+
+static struct mc_group *create(struct mcast *mc, const ib_member_rec_t *q)
+{
+	if (mc->n == MC_MAX_GROUPS)
+		return NULL;
+	uint16_t mlid = MC_FIRST_MLID;	/* the lowest MLID no group has */
+	for (bool taken = true; taken; mlid++) {
+		taken = false;
+		for (unsigned i = 0; i < mc->n; i++)
+			taken |= cl_ntoh16(mc->g[i].rec.mlid) == mlid;
+		if (!taken)
+			break;
+	}
+	struct mc_group *g = &mc->g[mc->n++];
+	memset(g, 0, sizeof(*g));
+	g->rec = *q;
+	g->rec.mlid = cl_hton16(mlid);
+	memset(&g->rec.port_gid, 0, sizeof(g->rec.port_gid));
+	g->rec.scope_state &= 0xf0;	/* the scope; join states are per member */
+	return g;
+}
+
+/* The record answering for member m of g. */
+static ib_member_rec_t member_record(const struct mc_group *g, const struct mc_member *m)
+{
+	ib_member_rec_t r = g->rec;
+	r.port_gid = m->port_gid;
+	r.scope_state = (uint8_t)((g->rec.scope_state & 0xf0) | (m->join_state & 0x0f));
+	return r;
+}
+
+static struct mc_member *member(struct mc_group *g, const ib_gid_t *gid)
+{
+	for (unsigned i = 0; i < g->nm; i++)
+		if (memcmp(&g->m[i].port_gid, gid, sizeof(*gid)) == 0)
+			return &g->m[i];
+	return NULL;
+}
+
+static void join(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
+{
+	const ib_member_rec_t *q = (const ib_member_rec_t *)req->data;
+	struct mc_group *g = group_by_mgid(&sm->mcast, &q->mgid);
+	bool can_create = (req->comp_mask & IB_MCR_COMPMASK_QKEY) && (req->comp_mask & IB_MCR_COMPMASK_PKEY);
+	if (!g && (!can_create || !(g = create(&sm->mcast, q)))) {
+		mad_respond_sa(sm->mp, req, from, can_create ? IB_SA_MAD_STATUS_NO_RESOURCES : IB_SA_MAD_STATUS_REQ_INVALID,
+			       NULL, 0, 0);
+		return;
+	}
+	struct mc_member *m = member(g, &q->port_gid);
+	if (!m) {
+		if (g->nm == MC_MAX_MEMBERS) {
+			mad_respond_sa(sm->mp, req, from, IB_SA_MAD_STATUS_NO_RESOURCES, NULL, 0, 0);
+			return;
+		}
+		m = &g->m[g->nm++];
+		m->port_gid = q->port_gid;
+		m->join_state = 0;
+	}
+	m->join_state |= q->scope_state & 0x0f;
+	ib_member_rec_t r = member_record(g, m);
+	log_info("sa: MCMemberRecord join of MLID 0x%04x by port 0x%016llx (join state 0x%x)", cl_ntoh16(g->rec.mlid),
+		 (unsigned long long)cl_ntoh64(q->port_gid.unicast.interface_id), m->join_state);
+	mad_respond_sa(sm->mp, req, from, 0, &r, sizeof(r), 1);
+	mcast_program(sm);
+}
+
+static void leave(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
+{
+	const ib_member_rec_t *q = (const ib_member_rec_t *)req->data;
+	struct mc_group *g = group_by_mgid(&sm->mcast, &q->mgid);
+	struct mc_member *m = g ? member(g, &q->port_gid) : NULL;
+	if (!m) {
+		mad_respond_sa(sm->mp, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
+		return;
+	}
+	ib_member_rec_t r = member_record(g, m);
+	m->join_state &= (uint8_t)~(q->scope_state & 0x0f);
+	if (!m->join_state)
+		*m = g->m[--g->nm];
+	if (!g->nm && cl_ntoh16(g->rec.mlid) != MC_FIRST_MLID)
+		*g = sm->mcast.g[--sm->mcast.n];
+	mad_respond_sa(sm->mp, req, from, 0, &r, sizeof(r), 1);
+	mcast_program(sm);
+}
+
+static void query(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
+{
+	const ib_member_rec_t *q = (const ib_member_rec_t *)req->data;
+	ib_member_rec_t out[IB_SA_DATA_SIZE / sizeof(ib_member_rec_t)];
+	unsigned n = 0, matched = 0;
+	for (unsigned i = 0; i < sm->mcast.n; i++) {
+		const struct mc_group *g = &sm->mcast.g[i];
+		if (((req->comp_mask & IB_MCR_COMPMASK_MGID) && memcmp(&g->rec.mgid, &q->mgid, sizeof(q->mgid))) ||
+		    ((req->comp_mask & IB_MCR_COMPMASK_MLID) && g->rec.mlid != q->mlid))
+			continue;
+		for (unsigned k = 0; k < g->nm; k++) {
+			if ((req->comp_mask & IB_MCR_COMPMASK_PORT_GID) &&
+			    memcmp(&g->m[k].port_gid, &q->port_gid, sizeof(q->port_gid)))
+				continue;
+			if (++matched <= sizeof(out) / sizeof(out[0]))
+				out[n++] = member_record(g, &g->m[k]);
+		}
+	}
+	ib_net16_t status = matched > n ? IB_SA_MAD_STATUS_NO_RESOURCES
+			    : req->method == IB_MAD_METHOD_GET && n != 1
+				    ? (n ? IB_SA_MAD_STATUS_TOO_MANY_RECORDS : IB_SA_MAD_STATUS_NO_RECORDS)
+				    : 0;
+	mad_respond_sa(sm->mp, req, from, status, out, sizeof(out[0]), status ? 0 : n);
+}
+
+void mcast_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
+{
+	if (req->method == IB_MAD_METHOD_SET)
+		join(sm, req, from);
+	else if (req->method == IB_MAD_METHOD_DELETE)
+		leave(sm, req, from);
+	else
+		query(sm, req, from);
+}
+
+/* The CA ports of g's members in f. */
+static size_t members_of(const struct fabric *f, const struct mc_group *g, struct mcast_member *out)
+{
+	size_t n = 0;
+	for (unsigned k = 0; k < g->nm; k++) {
+		uint64_t guid = cl_ntoh64(g->m[k].port_gid.unicast.interface_id);
+		for (size_t i = 0; i < f->nnodes; i++)
+			for (unsigned p = 1; p <= f->nodes[i]->nports && f->nodes[i]->type != NODE_SWITCH; p++)
+				if (f->nodes[i]->ports[p].guid == guid)
+					out[n++] = (struct mcast_member){ f->nodes[i], (uint8_t)p };
+	}
+	return n;
+}
+
+struct trees {
+	const struct fabric *f;
+	bool ***on;		/* per group, per node, per port */
+	unsigned n;
+};
+
+static int add_trees(void *arg, struct depgraph *g)
+{
+	const struct trees *t = arg;
+	for (unsigned i = 0; i < t->n; i++)
+		if (t->on[i] && mcast_dependencies(t->f, t->on[i], g) < 0)
+			return -1;
+	return 0;
+}
+
+/*
+ * The groups' trees together with the unicast routes of VL layer 0 (the
+ * groups' SL 0) must keep that layer's channel dependency graph acyclic.
+ */
+static bool trees_deadlock_free(struct sm *sm, bool ***on)
+{
+	struct trees t = { &sm->fabric, on, sm->mcast.n };
+	struct cdg_report r;
+	if (cdg_check_layer_with(&sm->fabric, &sm->tables, 0, add_trees, &t, &r) < 0) {
+		log_error("mcast: out of memory proving the trees");
+		return false;
+	}
+	if (r.cycle_len) {
+		char cycle[512];
+		cdg_cycle_text(&r, cycle, sizeof(cycle));
+		log_error("mcast: the multicast trees and the unicast routes close a cycle on VL 0: %s; MFTs not "
+			  "programmed", cycle);
+		return false;
+	}
+	log_debug("mcast: trees and routes acyclic on VL 0 (%zu channels, %zu dependencies)", r.channels,
+		  r.dependencies);
+	return true;
+}
+
+static void on_programmed(void *arg, const struct cfg_result *r)
+{
+	(void)arg;
+	if (r->failed)
+		log_warn("mcast: %u MFT Sets failed", r->failed);
+	else
+		log_debug("mcast: %u MFT blocks sent", r->sent);
+}
+
+void mcast_program(struct sm *sm)
+{
+	struct fabric *f = &sm->fabric;
+	if (!sm->have_fabric || sm->state != SM_MASTER)
+		return;
+	/* per switch, per group: the ports the tree uses */
+	bool ***on = calloc(sm->mcast.n + 1, sizeof(*on));
+	struct mcast_member *mem = malloc(MC_MAX_MEMBERS * sizeof(*mem));
+	struct batch *b = on && mem ? batch_new(sm->mp, on_programmed, sm) : NULL;
+	for (unsigned g = 0; b && g < sm->mcast.n; g++) {
+		if (!(on[g] = calloc(f->nnodes, sizeof(**on))))
+			break;
+		for (size_t i = 0; i < f->nnodes; i++)
+			on[g][i] = calloc((size_t)f->nodes[i]->nports + 1, sizeof(bool));
+		mcast_tree(f, mem, members_of(f, &sm->mcast.g[g], mem), on[g]);
+	}
+	bool proven = b && trees_deadlock_free(sm, on);
+	/* every MLID block that holds a group, on every switch, one Set per 16-port position */
+	for (size_t i = 0; proven && i < f->nnodes; i++) {
+		struct node *n = f->nodes[i];
+		if (n->type != NODE_SWITCH || !n->mft_cap)
+			continue;
+		for (unsigned block = 0; block * 32u < n->mft_cap; block++) {
+			bool used = false;
+			for (unsigned g = 0; g < sm->mcast.n; g++)
+				used |= (cl_ntoh16(sm->mcast.g[g].rec.mlid) - MC_FIRST_MLID) / 32u == block;
+			for (unsigned pos = 0; used && pos * 16u <= n->nports; pos++) {
+				ib_net16_t masks[32] = { 0 };
+				for (unsigned g = 0; g < sm->mcast.n; g++) {
+					unsigned e = cl_ntoh16(sm->mcast.g[g].rec.mlid) - MC_FIRST_MLID;
+					if (e / 32u != block || !on[g] || !on[g][i])
+						continue;
+					uint16_t bits = 0;
+					for (unsigned p = pos * 16u; p < pos * 16u + 16 && p <= n->nports; p++)
+						bits |= on[g][i][p] ? (uint16_t)(1u << (p - pos * 16u)) : 0;
+					masks[e % 32] = cl_hton16(bits);
+				}
+				batch_set(b, n, 0, IB_MAD_ATTR_MCAST_FWD_TBL, pos << 28 | block, masks);
+			}
+		}
+	}
+	if (b)
+		batch_issued(b);	/* empty when the trees were refused */
+	else
+		log_error("mcast: out of memory; MFTs not programmed");
+	for (unsigned g = 0; on && g < sm->mcast.n; g++) {
+		for (size_t i = 0; on[g] && i < f->nnodes; i++)
+			free(on[g][i]);
+		free(on[g]);
+	}
+	free(on);
+	free(mem);
+}

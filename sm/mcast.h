@@ -1,0 +1,40 @@
+/*
+ * mcast.h - multicast groups: MCMemberRecord joins and leaves at the SA,
+ * the IPoIB broadcast group, and the switches' MulticastForwardingTables.
+ */
+#ifndef SM_MCAST_H
+#define SM_MCAST_H
+
+#include <stdbool.h>
+#include <iba/ib_types.h>
+
+#include "sm/mad.h"
+
+#define MC_MAX_GROUPS 64
+#define MC_MAX_MEMBERS 256
+#define MC_FIRST_MLID 0xc000
+
+struct mc_group {
+	ib_member_rec_t rec;	/* the group's parameters (port_gid and join state unused) */
+	struct mc_member {
+		ib_gid_t port_gid;
+		uint8_t join_state;	/* full, non, send-only bits */
+	} m[MC_MAX_MEMBERS];
+	unsigned nm;
+};
+
+struct mcast {
+	struct mc_group g[MC_MAX_GROUPS];
+	unsigned n;
+};
+
+struct sm;
+
+/* The IPoIB broadcast group of the default partition, created at start. */
+void mcast_init(struct mcast *mc, uint64_t subnet_prefix);
+/* MCMemberRecord Set (join), Delete (leave), Get, GetTable. */
+void mcast_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from);
+/* Programs every group's MFT entries on every switch of the stored fabric. */
+void mcast_program(struct sm *sm);
+
+#endif
