@@ -222,18 +222,20 @@ static bool trees_deadlock_free(struct sm *sm, bool ***on)
 
 static void on_programmed(void *arg, const struct cfg_result *r)
 {
-	(void)arg;
+	struct sm *sm = arg;
 	if (r->failed)
 		log_warn("mcast: %u MFT Sets failed", r->failed);
 	else
 		log_debug("mcast: %u MFT blocks sent", r->sent);
+	if (sm->once)
+		evl_stop(sm->loop);
 }
 
-void mcast_program(struct sm *sm)
+bool mcast_program(struct sm *sm)
 {
 	struct fabric *f = &sm->fabric;
 	if (!sm->have_fabric || sm->state != SM_MASTER)
-		return;
+		return false;
 	/* per switch, per group: the ports the tree uses */
 	bool ***on = calloc(sm->mcast.n + 1, sizeof(*on));
 	struct mcast_member *mem = malloc(MC_MAX_MEMBERS * sizeof(*mem));
@@ -270,8 +272,9 @@ void mcast_program(struct sm *sm)
 			}
 		}
 	}
+	bool issued = b != NULL;
 	if (b)
-		batch_issued(b);	/* empty when the trees were refused */
+		batch_issued(b);	/* empty when the trees were refused: done runs at once */
 	else
 		log_error("mcast: out of memory; MFTs not programmed");
 	for (unsigned g = 0; on && g < sm->mcast.n; g++) {
@@ -281,4 +284,5 @@ void mcast_program(struct sm *sm)
 	}
 	free(on);
 	free(mem);
+	return issued;
 }

@@ -34,7 +34,11 @@ struct sm;
 void mcast_init(struct mcast *mc, uint64_t subnet_prefix);
 /* MCMemberRecord Set (join), Delete (leave), Get, GetTable. */
 void mcast_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from);
-/* Programs every group's MFT entries on every switch of the stored fabric. */
-void mcast_program(struct sm *sm);
+/*
+ * Programs every group's MFT entries on every switch of the stored
+ * fabric. Returns true if Sets went out; with --once, their answers end
+ * the run (no MAD may be left in flight at exit).
+ */
+bool mcast_program(struct sm *sm);
 
 #endif

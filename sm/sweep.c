@@ -111,8 +111,9 @@ static void sweep_end(struct sweep *s, const char *result, bool stored)
 		fabric_move(&sm->fabric, &s->f);
 		sm->have_fabric = true;
 		sm->last_sweep_ok = ok;
-		mcast_program(sm);	/* the groups' trees on the fabric as it is now */
 	}
+	/* the groups' trees on the fabric as it is now; --once exits when their Sets are answered */
+	bool programming = stored && mcast_program(sm);
 	if (stored)	/* max LID from sm->tables: s->tables moved there */
 		log_msg(ok ? LOG_INFO : LOG_WARN, "SUBNET UP%s%s: %u nodes (%u switches, %u CAs), %u links, "
 			"max LID %u, %llu ms, %llu MADs (%llu retried)", ok ? "" : " but ", ok ? "" : result,
@@ -125,7 +126,8 @@ static void sweep_end(struct sweep *s, const char *result, bool stored)
 	sweep_free(s);
 	if (sm->once) {
 		sm->exit_code = ok ? 0 : 1;
-		evl_stop(sm->loop);
+		if (!programming)
+			evl_stop(sm->loop);
 		return;
 	}
 	sm_sweep_next(sm);
