@@ -172,11 +172,10 @@ static size_t members_of(const struct fabric *f, const struct mc_group *g, struc
 {
 	size_t n = 0;
 	for (unsigned k = 0; k < g->nm; k++) {
-		uint64_t guid = cl_ntoh64(g->m[k].port_gid.unicast.interface_id);
-		for (size_t i = 0; i < f->nnodes; i++)
-			for (unsigned p = 1; p <= f->nodes[i]->nports && f->nodes[i]->type != NODE_SWITCH; p++)
-				if (f->nodes[i]->ports[p].guid == guid)
-					out[n++] = (struct mcast_member){ f->nodes[i], (uint8_t)p };
+		uint8_t port;
+		const struct node *ca = fabric_find_port_guid(f, cl_ntoh64(g->m[k].port_gid.unicast.interface_id), &port);
+		if (ca && ca->type != NODE_SWITCH)
+			out[n++] = (struct mcast_member){ ca, port };
 	}
 	return n;
 }

@@ -25,37 +25,6 @@
 
 #define SELECTOR_EXACTLY 2
 
-/* The port with LID lid: a CA port, or a switch's port 0; NULL if none. */
-static const struct node *port_of(const struct fabric *f, uint16_t lid, uint8_t *port)
-{
-	for (size_t i = 0; i < f->nnodes; i++) {
-		const struct node *n = f->nodes[i];
-		for (unsigned p = n->type == NODE_SWITCH ? 0 : 1; p <= (n->type == NODE_SWITCH ? 0u : n->nports); p++)
-			if (n->ports[p].lid == lid) {
-				*port = (uint8_t)p;
-				return n;
-			}
-	}
-	return NULL;
-}
-
-static const struct node *port_of_guid(const struct fabric *f, uint64_t guid, uint8_t *port)
-{
-	for (size_t i = 0; i < f->nnodes; i++) {
-		const struct node *n = f->nodes[i];
-		if (n->type == NODE_SWITCH && n->guid == guid) {
-			*port = 0;
-			return n;
-		}
-		for (unsigned p = 1; p <= n->nports && n->type != NODE_SWITCH; p++)
-			if (n->ports[p].guid == guid) {
-				*port = (uint8_t)p;
-				return n;
-			}
-	}
-	return NULL;
-}
-
 /* A P_Key both ports hold, not limited at both ends (IBA: two limited members cannot talk); 0 if none. */
 static uint16_t shared_pkey(const struct partitions *ps, const struct node *a, uint8_t pa, const struct node *b,
 			    uint8_t pb, uint16_t want)
@@ -103,7 +72,7 @@ int sa_path_record(const struct fabric *f, const struct routing_tables *t, const
 		   ib_path_rec_t *out)
 {
 	uint8_t sp, dp;
-	const struct node *src = port_of(f, slid, &sp), *dst = port_of(f, dlid, &dp);
+	const struct node *src = fabric_find_lid(f, slid, &sp), *dst = fabric_find_lid(f, dlid, &dp);
 	if (!src || !dst || dlid > t->max_lid)
 		return -1;
 	uint16_t key = shared_pkey(ps, src, sp, dst, dp, pkey);
@@ -153,7 +122,7 @@ static uint16_t request_lid(const struct fabric *f, const ib_path_rec_t *pr, boo
 		return cl_ntoh16(source ? pr->slid : pr->dlid);
 	if (mask & gid_bit) {
 		uint8_t port;
-		const struct node *n = port_of_guid(f, cl_ntoh64((source ? pr->sgid : pr->dgid).unicast.interface_id), &port);
+		const struct node *n = fabric_find_port_guid(f, cl_ntoh64((source ? pr->sgid : pr->dgid).unicast.interface_id), &port);
 		return n ? fabric_port_lid(n, port) : 0;
 	}
 	return 0;

@@ -44,13 +44,9 @@ static bool means_change(unsigned num)
 /* The node that has LID lid in the last sweep's fabric, or NULL. */
 static const char *name_of(const struct sm *sm, uint16_t lid)
 {
-	for (size_t i = 0; sm->have_fabric && i < sm->fabric.nnodes; i++) {
-		const struct node *n = sm->fabric.nodes[i];
-		for (unsigned p = 0; p <= n->nports; p++)
-			if (n->ports[p].exists && n->ports[p].lid == lid)
-				return n->desc;
-	}
-	return NULL;
+	uint8_t port;
+	const struct node *n = sm->have_fabric ? fabric_find_lid(&sm->fabric, lid, &port) : NULL;
+	return n ? n->desc : NULL;
 }
 
 void trap_handle(struct sm *sm, const ib_smp_t *req, const struct mad_origin *from)

@@ -103,6 +103,34 @@ struct node *fabric_find_desc(const struct fabric *f, const char *desc)
 	return NULL;
 }
 
+/* The end ports of n: port 0 of a switch, ports 1..nports of a CA. */
+#define FOR_END_PORTS(n, p) \
+	for (unsigned p = (n)->type == NODE_SWITCH ? 0 : 1; p <= ((n)->type == NODE_SWITCH ? 0u : (n)->nports); p++)
+
+struct node *fabric_find_lid(const struct fabric *f, uint16_t lid, uint8_t *port)
+{
+	for (size_t i = 0; i < f->nnodes; i++)
+		FOR_END_PORTS(f->nodes[i], p)
+			if (f->nodes[i]->ports[p].lid == lid) {
+				*port = (uint8_t)p;
+				return f->nodes[i];
+			}
+	return NULL;
+}
+
+struct node *fabric_find_port_guid(const struct fabric *f, uint64_t guid, uint8_t *port)
+{
+	for (size_t i = 0; i < f->nnodes; i++) {
+		struct node *n = f->nodes[i];
+		FOR_END_PORTS(n, p)
+			if ((n->type == NODE_SWITCH ? n->guid : n->ports[p].guid) == guid) {
+				*port = (uint8_t)p;
+				return n;
+			}
+	}
+	return NULL;
+}
+
 int fabric_link(struct node *a, uint8_t pa, struct node *b, uint8_t pb)
 {
 	if (pa == 0 || pb == 0 || pa > a->nports || pb > b->nports)

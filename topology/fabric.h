@@ -90,6 +90,13 @@ struct node *fabric_find_guid(const struct fabric *f, uint64_t guid);
 void fabric_sort_by_guid(struct fabric *f);
 /* Finds a node by exact description, or NULL. Linear: for tools, not hot paths. */
 struct node *fabric_find_desc(const struct fabric *f, const char *desc);
+/*
+ * The end port with LID lid (a switch's port 0, or a CA port) and, in
+ * *port, its number; NULL if none. Linear, like fabric_find_desc.
+ */
+struct node *fabric_find_lid(const struct fabric *f, uint16_t lid, uint8_t *port);
+/* The end port with GUID guid (a switch's node GUID, or a CA port's), likewise. */
+struct node *fabric_find_port_guid(const struct fabric *f, uint64_t guid, uint8_t *port);
 /* Connects a.pa <-> b.pb; fails (-1) if either port is out of range or in use. */
 int fabric_link(struct node *a, uint8_t pa, struct node *b, uint8_t pb);
 void fabric_unlink(struct node *a, uint8_t pa);
