@@ -134,14 +134,19 @@ static bool own_port(const struct node *n, unsigned port)
 	return n->hops == 0 && (n->type == NODE_SWITCH ? port == 0 : port == n->local_port);
 }
 
+/* SMInfo Get (what 0) or Set (what: an ha_request) to peer to, carrying our own SMInfo with the SM_Key. */
+static int send_sminfo(struct sm *sm, const struct sm_peer *to, uint8_t method, uint32_t what, mad_done_fn done,
+		       void *ctx)
+{
+	uint8_t data[IB_SMP_DATA_SIZE] = { 0 };
+	ha_own_info(sm, (ib_sm_info_t *)data, true);
+	return mad_send_dr(sm->mp, method, IB_MAD_ATTR_SM_INFO, what, to->route.path, to->route.hops, to->mkey, data,
+			   done, ctx);
+}
+
 static int ask(struct sm *sm, const struct sm_peer *to, mad_done_fn done, void *ctx)
 {
-	ib_sm_info_t si;
-	ha_own_info(sm, &si, true);
-	uint8_t data[IB_SMP_DATA_SIZE] = { 0 };
-	memcpy(data, &si, sizeof(si));
-	return mad_send_dr(sm->mp, IB_MAD_METHOD_GET, IB_MAD_ATTR_SM_INFO, 0, to->route.path, to->route.hops, to->mkey,
-			   data, done, ctx);
+	return send_sminfo(sm, to, IB_MAD_METHOD_GET, 0, done, ctx);
 }
 
 int ha_survey(struct sm *sm, const struct fabric *f, ha_done_fn done, void *arg)
@@ -239,12 +244,7 @@ static void on_handover_answer(void *ctx, int status, const ib_smp_t *reply)
 
 static void hand_over(struct sm *sm, const struct sm_peer *to)
 {
-	ib_sm_info_t si;
-	ha_own_info(sm, &si, true);
-	uint8_t data[IB_SMP_DATA_SIZE] = { 0 };
-	memcpy(data, &si, sizeof(si));
-	if (mad_send_dr(sm->mp, IB_MAD_METHOD_SET, IB_MAD_ATTR_SM_INFO, HA_HANDOVER, to->route.path, to->route.hops,
-			to->mkey, data, on_handover_answer, sm) < 0)
+	if (send_sminfo(sm, to, IB_MAD_METHOD_SET, HA_HANDOVER, on_handover_answer, sm) < 0)
 		return;
 	sm->ha.handover_sent = true;
 	sm->ha.handover_to = to->guid;
@@ -325,12 +325,9 @@ static void on_ack_answer(void *ctx, int status, const ib_smp_t *reply)
 /* ACKNOWLEDGE to the SM that handed over: over our route to it, or back to the LID its request came from. */
 static void send_ack(struct sm *sm, const struct sm_peer *to, const struct mad_origin *from)
 {
-	ib_sm_info_t si;
 	uint8_t data[IB_SMP_DATA_SIZE] = { 0 };
-	ha_own_info(sm, &si, true);
-	memcpy(data, &si, sizeof(si));
-	int rc = to ? mad_send_dr(sm->mp, IB_MAD_METHOD_SET, IB_MAD_ATTR_SM_INFO, HA_ACKNOWLEDGE, to->route.path,
-				  to->route.hops, to->mkey, data, on_ack_answer, sm)
+	ha_own_info(sm, (ib_sm_info_t *)data, true);
+	int rc = to ? send_sminfo(sm, to, IB_MAD_METHOD_SET, HA_ACKNOWLEDGE, on_ack_answer, sm)
 		 : from->slid && from->slid < 0xc000 ? mad_send_lid(sm->mp, IB_MAD_METHOD_SET, IB_MAD_ATTR_SM_INFO,
 							      HA_ACKNOWLEDGE, from->slid, 0, data, on_ack_answer, sm)
 		 : -1;
@@ -390,10 +387,8 @@ void ha_on_request(struct sm *sm, const ib_smp_t *req, const struct mad_origin *
 		ack = obey(sm, what, guid);
 	else
 		log_warn("sm: SMInfo Set %u from SM 0x%016llx with a wrong SM_Key ignored", what, (unsigned long long)guid);
-	ib_sm_info_t own;
 	uint8_t data[IB_SMP_DATA_SIZE] = { 0 };
-	ha_own_info(sm, &own, key_ok);
-	memcpy(data, &own, sizeof(own));
+	ha_own_info(sm, (ib_sm_info_t *)data, key_ok);
 	mad_respond(sm->mp, req, from, 0, data);
 	if (ack)
 		send_ack(sm, peer_by_guid(sm, guid), from);
