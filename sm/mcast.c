@@ -150,10 +150,7 @@ static void query(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin
 				out[n++] = member_record(g, &g->m[k]);
 		}
 	}
-	ib_net16_t status = matched > n ? IB_SA_MAD_STATUS_NO_RESOURCES
-			    : req->method == IB_MAD_METHOD_GET && n != 1
-				    ? (n ? IB_SA_MAD_STATUS_TOO_MANY_RECORDS : IB_SA_MAD_STATUS_NO_RECORDS)
-				    : 0;
+	ib_net16_t status = sa_query_status(req->method, matched, sizeof(out) / sizeof(out[0]));
 	mad_respond_sa(sm->mp, req, from, status, out, sizeof(out[0]), status ? 0 : n);
 }
 

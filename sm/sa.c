@@ -161,9 +161,17 @@ static void answer_class_port_info(struct sm *sm, const ib_sa_mad_t *req, const 
 	mad_respond_sa(sm->mp, req, from, 0, &cpi, sizeof(cpi), 1);
 }
 
+ib_net16_t sa_query_status(uint8_t method, size_t matched, size_t fits)
+{
+	if (method == IB_MAD_METHOD_GET)
+		return matched == 1 ? 0 : matched ? IB_SA_MAD_STATUS_TOO_MANY_RECORDS : IB_SA_MAD_STATUS_NO_RECORDS;
+	return matched > fits ? IB_SA_MAD_STATUS_NO_RESOURCES : 0;
+}
+
 void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
 {
 	bool query = req->method == IB_MAD_METHOD_GET || req->method == IB_MAD_METHOD_GETTABLE;
+	bool query_or_change = query || req->method == IB_MAD_METHOD_SET || req->method == IB_MAD_METHOD_DELETE;
 	if (sm->state != SM_MASTER || !sm->have_fabric) {
 		mad_respond_sa(sm->mp, req, from, IB_MAD_STATUS_BUSY, NULL, 0, 0);
 		return;
@@ -172,8 +180,7 @@ void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *f
 		answer_class_port_info(sm, req, from);
 		return;
 	}
-	if (req->attr_id == IB_MAD_ATTR_MCMEMBER_RECORD &&
-	    (query || req->method == IB_MAD_METHOD_SET || req->method == IB_MAD_METHOD_DELETE)) {
+	if (req->attr_id == IB_MAD_ATTR_MCMEMBER_RECORD && query_or_change) {
 		mcast_request(sm, req, from);
 		return;
 	}
@@ -181,8 +188,7 @@ void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *f
 		sa_inform_request(sm, req, from);
 		return;
 	}
-	if (req->attr_id == IB_MAD_ATTR_SERVICE_RECORD &&
-	    (query || req->method == IB_MAD_METHOD_SET || req->method == IB_MAD_METHOD_DELETE)) {
+	if (req->attr_id == IB_MAD_ATTR_SERVICE_RECORD && query_or_change) {
 		sa_service_request(sm, req, from);
 		return;
 	}
@@ -192,14 +198,10 @@ void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *f
 	}
 	struct sa_answer a;
 	if (query && sa_records(sm, req, &a) == 0) {
-		ib_net16_t status = 0;
-		if (a.overflow) {
+		ib_net16_t status = sa_query_status(req->method, a.overflow ? a.max + 1u : a.n, a.max);
+		if (status == IB_SA_MAD_STATUS_NO_RESOURCES)
 			log_info("sa: query for attribute 0x%04x matches more records than one MAD holds (no RMPP yet)",
 				 cl_ntoh16(req->attr_id));
-			status = IB_SA_MAD_STATUS_NO_RESOURCES;
-		} else if (req->method == IB_MAD_METHOD_GET && a.n != 1) {
-			status = a.n ? IB_SA_MAD_STATUS_TOO_MANY_RECORDS : IB_SA_MAD_STATUS_NO_RECORDS;
-		}
 		mad_respond_sa(sm->mp, req, from, status, a.buf, a.size, status ? 0 : a.n);
 		return;
 	}

@@ -62,6 +62,13 @@ void sa_inform_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_o
 /* Reports a received trap's Notice to every subscriber it matches. */
 void sa_inform_forward(struct sm *sm, const ib_mad_notice_attr_t *ntc);
 
+/*
+ * The status of a Get or GetTable that matched `matched` records, of which
+ * `fits` go in one answer: a Get wants exactly one; a GetTable longer than
+ * one MAD needs RMPP, which does not exist yet.
+ */
+ib_net16_t sa_query_status(uint8_t method, size_t matched, size_t fits);
+
 /* Answers one SA request (the whole MAD as received). */
 void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from);
 

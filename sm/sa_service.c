@@ -102,13 +102,10 @@ void sa_service_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_
 			st->e[first] = st->e[--st->n];
 		}
 		mad_respond_sa(sm->mp, req, from,
-			       n == 1 ? 0 : n ? IB_SA_MAD_STATUS_TOO_MANY_RECORDS : IB_SA_MAD_STATUS_NO_RECORDS, &found,
-			       sizeof(found), n == 1);
+			       sa_query_status(IB_MAD_METHOD_GET, n, 1), &found, sizeof(found), n == 1);	/* one, as a Get */
 		return;
 	}
-	/* a ServiceRecord (176 bytes) fills a MAD: more than one needs RMPP */
-	ib_net16_t status = n > 1 ? (req->method == IB_MAD_METHOD_GET ? IB_SA_MAD_STATUS_TOO_MANY_RECORDS
-						   : IB_SA_MAD_STATUS_NO_RESOURCES)
-			    : !n && req->method == IB_MAD_METHOD_GET ? IB_SA_MAD_STATUS_NO_RECORDS : 0;
+	/* a ServiceRecord (176 bytes) fills a MAD */
+	ib_net16_t status = sa_query_status(req->method, n, 1);
 	mad_respond_sa(sm->mp, req, from, status, &found, sizeof(found), status ? 0 : n);
 }
