@@ -321,6 +321,7 @@ int main(int argc, char **argv)
 	};
 	sm.sweep_timer = evl_timer(sm.loop, on_sweep_timer, &sm);
 	sm.change_timer = evl_timer(sm.loop, on_change_timer, &sm);
+	mcast_attach(&sm);
 	sm_sweep_request(&sm);
 	if (evl_run(sm.loop) < 0) {
 		log_error("event loop failed");
@@ -330,6 +331,7 @@ int main(int argc, char **argv)
 		evl_watch_free(sigs[i]);
 	evl_watch_free(sm.sweep_timer);
 	evl_watch_free(sm.change_timer);
+	evl_watch_free(sm.mcast_timer);
 	ha_free(&sm);
 	control_close(ctl);
 	mad_close(sm.mp);

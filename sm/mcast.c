@@ -6,8 +6,9 @@
  * that names a new MGID with a Q_Key and P_Key. A join adds the port (by
  * PortGID) with its JoinState bits; a leave clears them and drops the
  * member when none are left, and the group when it has no members (the
- * broadcast group stays). After each change, and after each stored
- * sweep, every switch on the stored fabric gets the MFT blocks of every
+ * broadcast group stays). A few milliseconds after a change (so a burst of
+ * joins costs one update), and after each stored sweep, every switch on
+ * the stored fabric gets the MFT blocks of every
  * group: the ports routing/mcast.c's tree gives, a 16-port mask per
  * position. Groups live in memory; hosts rejoin after an SM restart.
  */
@@ -110,7 +111,7 @@ static void join(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin 
 	log_info("sa: MCMemberRecord join of MLID 0x%04x by port 0x%016llx (join state 0x%x)", cl_ntoh16(g->rec.mlid),
 		 (unsigned long long)cl_ntoh64(q->port_gid.unicast.interface_id), m->join_state);
 	mad_respond_sa(sm->mp, req, from, 0, &r, sizeof(r), 1);
-	mcast_program(sm);
+	mcast_program_soon(sm);
 }
 
 static void leave(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
@@ -129,7 +130,7 @@ static void leave(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin
 	if (!g->nm && cl_ntoh16(g->rec.mlid) != MC_FIRST_MLID)
 		*g = sm->mcast.g[--sm->mcast.n];
 	mad_respond_sa(sm->mp, req, from, 0, &r, sizeof(r), 1);
-	mcast_program(sm);
+	mcast_program_soon(sm);
 }
 
 static void query(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
@@ -152,6 +153,33 @@ static void query(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin
 	}
 	ib_net16_t status = sa_query_status(req->method, matched, sizeof(out) / sizeof(out[0]));
 	mad_respond_sa(sm->mp, req, from, status, out, sizeof(out[0]), status ? 0 : n);
+}
+
+/*
+ * Hosts join in bursts (every IPoIB port at boot): one tree computation,
+ * proof and MFT update serves every join and leave of the next few
+ * milliseconds.
+ */
+#define MCAST_COALESCE_MS 10
+
+static void on_mcast_timer(void *arg)
+{
+	struct sm *sm = arg;
+	sm->mcast_pending = false;
+	mcast_program(sm);
+}
+
+void mcast_attach(struct sm *sm)
+{
+	sm->mcast_timer = evl_timer(sm->loop, on_mcast_timer, sm);
+}
+
+void mcast_program_soon(struct sm *sm)
+{
+	if (!sm->mcast_pending) {
+		sm->mcast_pending = true;
+		evl_timer_arm(sm->mcast_timer, MCAST_COALESCE_MS);
+	}
 }
 
 void mcast_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)

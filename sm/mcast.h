@@ -34,6 +34,10 @@ struct sm;
 void mcast_init(struct mcast *mc, uint64_t subnet_prefix);
 /* MCMemberRecord Set (join), Delete (leave), Get, GetTable. */
 void mcast_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from);
+/* Creates the timer that coalesces joins and leaves (like fabricd's other timers). */
+void mcast_attach(struct sm *sm);
+/* mcast_program, once, a few milliseconds from now (after a join or leave). */
+void mcast_program_soon(struct sm *sm);
 /*
  * Programs every group's MFT entries on every switch of the stored
  * fabric. Returns true if Sets went out; with --once, their answers end

@@ -40,6 +40,8 @@ struct sm {
 	struct sa_services services;	/* ServiceRecords hosts registered */
 	struct sa_subscriptions subscriptions;	/* InformInfo: who wants which traps */
 	struct mcast mcast;		/* multicast groups and their members */
+	struct evl_watch *mcast_timer;	/* coalesces joins and leaves */
+	bool mcast_pending;
 	bool have_fabric;
 	bool last_sweep_ok;	/* every Set of that sweep succeeded */
 	struct evl_watch *sweep_timer;
