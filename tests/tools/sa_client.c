@@ -18,10 +18,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <unistd.h>
 #include <infiniband/umad.h>
 #include <iba/ib_types.h>
 
 #define QKEY 0x80010000	/* QP1's well-known Q_Key, host order */
+
+/*
+ * Leaves without running umad2sim's exit handler: it joins its receive
+ * thread, which can deadlock when a MAD is still in flight (our ReportResp,
+ * or an SM's SMInfo Get to a subscriber holding issm).
+ */
+static int finish(int code)
+{
+	fflush(stdout);
+	fflush(stderr);
+	_exit(code);
+}
 
 int main(int argc, char **argv)
 {
@@ -39,7 +52,7 @@ int main(int argc, char **argv)
 	if (umad_init() < 0 || umad_get_port(NULL, 0, &port) < 0 || (fd = umad_open_port(NULL, 0)) < 0 ||
 	    (agent = umad_register(fd, IB_MCLASS_SUBN_ADM, 2, 0, subscribe ? methods : NULL)) < 0) {
 		fprintf(stderr, "sa-client: cannot open a port with an SA agent\n");
-		return 1;
+		return finish(1);
 	}
 	/*
 	 * ibsim hands requests on QP1 (a Report is one) only to clients that
@@ -105,12 +118,12 @@ int main(int argc, char **argv)
 	umad_set_addr(umad, (int)port.sm_lid, 1, 0, QKEY);
 	if (umad_send(fd, agent, umad, sizeof(ib_sa_mad_t), 0, 0) < 0) {
 		fprintf(stderr, "sa-client: send failed\n");
-		return 1;
+		return finish(1);
 	}
 	int len = sizeof(buf) - sizeof(struct ib_user_mad);
 	if (umad_recv(fd, buf, &len, 5000) < 0) {
 		fprintf(stderr, "sa-client: no answer within 5 s\n");
-		return 1;
+		return finish(1);
 	}
 	unsigned status = cl_ntoh16(sa->status);
 	printf("status 0x%04x", status);
@@ -120,7 +133,7 @@ int main(int argc, char **argv)
 		printf(" mlid 0x%04x", cl_ntoh16(((const ib_member_rec_t *)sa->data)->mlid));
 	printf("\n");
 	if (status || !subscribe)
-		return status ? 1 : 0;
+		return finish(status ? 1 : 0);
 	fflush(stdout);
 	int wait_ms = (int)strtoul(argv[3], NULL, 0) * 1000;
 	while (len = sizeof(buf) - sizeof(struct ib_user_mad), umad_recv(fd, buf, &len, wait_ms) >= 0) {
@@ -132,8 +145,8 @@ int main(int argc, char **argv)
 		sa->method = IB_MAD_METHOD_REPORT_RESP;
 		umad_set_addr(umad, from, 1, 0, QKEY);
 		umad_send(fd, agent, umad, sizeof(ib_sa_mad_t), 0, 0);
-		return 0;
+		return finish(0);
 	}
 	fprintf(stderr, "sa-client: no Report within %s s\n", argv[3]);
-	return 1;
+	return finish(1);
 }
