@@ -12,7 +12,9 @@
 # all switches" (LID assignment and routing). Load: dump_fts reads every
 # switch's LFT, ibnetdiscover the topology, and `fabricctl quality` replays
 # every shift permutation and 50 seeded random ones: the busiest link's
-# flow count, worst and mean over permutations.
+# flow count, worst and mean over permutations. Unbalanced: the switches
+# infiniband-diags' check_lft_balance -e flags (ports more than one CA LID
+# apart), of all switches.
 #
 # fabricd programs SL-to-VL maps and VL arbitration on every port; OpenSM
 # does that only with QoS on, so it runs twice: as installed ("opensm")
@@ -34,7 +36,8 @@ if (($# == 0)); then
 fi
 
 # one_run SM NETFILE (SM: fabricd, opensm, opensm-Q): prints
-# "UP_MS SMPS ROUTE_MS SHIFT_MAX SHIFT_MEAN RANDOM_MAX RANDOM_MEAN BROKEN".
+# "UP_MS SMPS ROUTE_MS UNBALANCED/SWITCHES SHIFT_MAX SHIFT_MEAN RANDOM_MAX
+# RANDOM_MEAN BROKEN".
 one_run() {
 	TOP=$top unshare -n bash -s "$1" "$2" "$BUILD" "$(mktemp -d "$out/run.XXXXXX")" <<'RUN'
 set -euo pipefail
@@ -49,8 +52,8 @@ done_re="SUBNET UP"
 [[ $sm == fabricd ]] || done_re="tables configured on all switches"
 deadline=$(( $(date +%s) + 30 ))
 until grep -q "$done_re" "$log" 2>/dev/null; do
-	kill -0 "$FD_PID" 2>/dev/null || { echo "exited - - - - - - -"; exit 0; }
-	(( $(date +%s) < deadline )) || { echo "stuck - - - - - - -"; exit 0; }
+	kill -0 "$FD_PID" 2>/dev/null || { echo "exited - - - - - - - -"; exit 0; }
+	(( $(date +%s) < deadline )) || { echo "stuck - - - - - - - -"; exit 0; }
 	sleep 0.2
 done
 # OpenSM: give it 10 s more to finish (LFT blocks, port states)
@@ -69,17 +72,19 @@ smps=$(sm_smps)
 diag dump_fts >"$WORK/lfts" || true
 diag ibnetdiscover >"$WORK/topo" || true
 q=$("$FABRICCTL" --json quality --lfts "$WORK/lfts" --topology "$WORK/topo" --random 50 || true)
-echo "$up $smps $route $(sed 's/.*"shift": {[^}]*"broken": \([0-9]*\), "max_load": \([0-9]*\), "mean_max_load": \([0-9.]*\).*"random": {[^}]*"broken": \([0-9]*\), "max_load": \([0-9]*\), "mean_max_load": \([0-9.]*\).*/\2 \3 \5 \6 \1+\4/' <<<"$q")"
+diag ibnetdiscover --cache "$WORK/ibnd.cache" >/dev/null || true
+unbalanced=$(diag check_lft_balance -e -l "$WORK/lfts" -i "$WORK/ibnd.cache" | grep -c Unbalanced || true)
+echo "$up $smps $route $unbalanced/$(grep -c '^Switch' "$WORK/topo") $(sed 's/.*"shift": {[^}]*"broken": \([0-9]*\), "max_load": \([0-9]*\), "mean_max_load": \([0-9.]*\).*"random": {[^}]*"broken": \([0-9]*\), "max_load": \([0-9]*\), "mean_max_load": \([0-9.]*\).*/\2 \3 \5 \6 \1+\4/' <<<"$q")"
 RUN
 }
 
-fmt='%-18s %-8s %8s %8s %10s %9s %10s %10s %11s %7s\n'
-printf "$fmt" fabric SM "up (ms)" SMPs "route (ms)" "shift max" "shift mean" "random max" "random mean" broken
+fmt='%-18s %-8s %8s %8s %10s %10s %9s %10s %10s %11s %7s\n'
+printf "$fmt" fabric SM "up (ms)" SMPs "route (ms)" unbalanced "shift max" "shift mean" "random max" "random mean" broken
 for net in "$@"; do
 	name=$(basename "$net" .net)
 	for sm in fabricd opensm opensm-Q; do
-		read -r up smps route smax smean rmax rmean broken < <(one_run "$sm" "$net")
-		printf "$fmt" "$name" "$sm" "$up" "$smps" "$route" "$smax" "$smean" "$rmax" "$rmean" "$broken"
+		read -r up smps route unbalanced smax smean rmax rmean broken < <(one_run "$sm" "$net")
+		printf "$fmt" "$name" "$sm" "$up" "$smps" "$route" "$unbalanced" "$smax" "$smean" "$rmax" "$rmean" "$broken"
 	done
 done
 echo

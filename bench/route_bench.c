@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 		{ "levels", required_argument, NULL, 'l' }, { "radix", required_argument, NULL, 'r' },
 		{ "engine", required_argument, NULL, 'e' }, { "remove-links", required_argument, NULL, 'L' },
 		{ "remove-switches", required_argument, NULL, 'S' }, { "shifts", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
+		{ "seed", required_argument, NULL, 'x' }, { NULL, 0, NULL, 0 },
 	};
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -62,6 +62,7 @@ int main(int argc, char **argv)
 		case 'L': spec.remove_links = number(optarg); break;
 		case 'S': spec.remove_switches = number(optarg); break;
 		case 's': shifts = number(optarg); break;
+		case 'x': spec.seed = number(optarg); break;
 		case 'e':
 			if (routing_engine_parse(optarg, &rq.engine) < 0) {
 				fprintf(stderr, "route-bench: unknown engine '%s'\n", optarg);

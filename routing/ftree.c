@@ -11,7 +11,9 @@
  * permutation of a full tree puts at most one flow on each link. Parallel
  * links to one parent take alternate slots. A switch missing a link of its
  * group has a hole there; where the slot is a hole or not on a legal
- * shortest path (a degraded tree) the least loaded candidate is used.
+ * shortest path (a degraded tree) the least loaded candidate is used, and
+ * destinations then move between equally good ports until each switch's
+ * ports carry CA LID counts within one of each other (updown.c).
  *
  * In a degraded tree some leaves may have no up/down path to the LID of a
  * switch whose column lost its way down. Those switch LIDs are routed by
@@ -234,11 +236,15 @@ static void note(struct route_info *info, const char *engine, unsigned levels, c
 	snprintf(info->note, sizeof(info->note), "%s", why ? why : "");
 }
 
-/* Up/down from one root into out; *r is the ranking used (free it). */
+/*
+ * Up/down from one root into out; *r is the ranking used (free it). With
+ * switch_lids_only, the caller keeps only the switch LIDs' entries, so the
+ * ports are not balanced by CA LIDs.
+ */
 static int updown_tables(const struct fabric *f, const struct swindex *x, struct routing_tables *out,
-			 struct rank *r)
+			 struct rank *r, bool switch_lids_only)
 {
-	struct updown_plan plan = { .x = x, .r = r };
+	struct updown_plan plan = { .x = x, .r = r, .skip_balance = switch_lids_only };
 	struct updown_gaps gaps;
 	if (rank_from_center(r, x) < 0)
 		return -1;
@@ -254,7 +260,7 @@ static int updown_with_note(const struct fabric *f, const struct swindex *x, str
 			    struct route_info *info, const char *why)
 {
 	struct rank r;
-	if (updown_tables(f, x, out, &r) < 0)
+	if (updown_tables(f, x, out, &r, false) < 0)
 		return -1;
 	char text[sizeof(info->note)];
 	snprintf(text, sizeof(text), "%s%s%s", why ? why : "", why ? "; " : "", r.why);
@@ -279,7 +285,7 @@ static int escape_layer(const struct fabric *f, const struct swindex *x, struct 
 {
 	struct routing_tables u;
 	struct rank r;
-	if (updown_tables(f, x, &u, &r) < 0)
+	if (updown_tables(f, x, &u, &r, true) < 0)
 		return -1;
 	for (size_t i = 0; i < gaps->nswitch_lids; i++) {
 		uint16_t lid = gaps->switch_lids[i];

@@ -16,7 +16,9 @@
  * would break the rule.
  *
  * Among candidates: the D-mod-K port if the plan has one and it is a
- * candidate, else the port that carries the fewest CA LIDs so far.
+ * candidate, else the port that carries the fewest CA LIDs so far. Where
+ * that leaves a switch's ports more than one CA LID apart (a degraded
+ * tree), a balancing pass moves destinations between candidates.
  *
  * In a degraded fat tree a switch above the leaves may have no legal path
  * to some destination (its column lost the way down). No host traffic can
@@ -35,6 +37,7 @@
 #include "routing/hostorder.h"
 
 #define DIST_INF UINT16_MAX
+#define BALANCE_PASSES 16	/* a safety bound: degraded trees seen here need 2-4 */
 
 /* A switch-to-switch link as seen from one end. */
 struct nbr {
@@ -201,15 +204,16 @@ static void route_lids(struct ud *u, struct routing_tables *t, size_t d, const u
 	}
 }
 
-static int route_destination(struct ud *u, struct routing_tables *t, size_t d, struct updown_gaps *gaps)
+/*
+ * The LIDs attached to switch d: its CA ports' first (at_port[i]: the
+ * port of d they hang off), then d's own (at_port 0). Returns how many;
+ * *cas: how many of them are CA LIDs.
+ */
+static unsigned attached_lids(const struct ud *u, const struct routing_tables *t, size_t d, uint16_t *lids,
+			      uint8_t *at_port, unsigned *cas)
 {
 	const struct node *sw = u->x->sw[d];
-	uint16_t lids[FABRIC_MAX_PORTS + 1];
-	uint8_t at_port[FABRIC_MAX_PORTS + 1];
-	unsigned n = 0, cas = 0;
-	bfs_to(u, d, u->down, true);
-	updown_distances(u);
-	size_t stranded = candidates(u, d);
+	unsigned n = 0;
 	for (unsigned p = 1; p <= sw->nports; p++) {
 		const struct node *r = sw->ports[p].remote;
 		if (!r || r->type == NODE_SWITCH)
@@ -218,13 +222,31 @@ static int route_destination(struct ud *u, struct routing_tables *t, size_t d, s
 		if (lid && lid <= t->max_lid) {
 			lids[n] = lid;
 			at_port[n++] = (uint8_t)p;
-			cas++;
 		}
 	}
+	*cas = n;
 	if (sw->ports[0].lid && sw->ports[0].lid <= t->max_lid) {
 		lids[n] = sw->ports[0].lid;
 		at_port[n++] = 0;
 	}
+	return n;
+}
+
+/* Distances and every switch's candidate ports towards d; returns the leaves without a legal path. */
+static size_t towards(struct ud *u, size_t d)
+{
+	bfs_to(u, d, u->down, true);
+	updown_distances(u);
+	return candidates(u, d);
+}
+
+static int route_destination(struct ud *u, struct routing_tables *t, size_t d, struct updown_gaps *gaps)
+{
+	uint16_t lids[FABRIC_MAX_PORTS + 1];
+	uint8_t at_port[FABRIC_MAX_PORTS + 1];
+	unsigned cas;
+	size_t stranded = towards(u, d);
+	unsigned n = attached_lids(u, t, d, lids, at_port, &cas);
 	route_lids(u, t, d, lids, at_port, n);
 	gaps->ca_pairs += stranded * cas;
 	if (stranded && n > cas) {
@@ -235,6 +257,153 @@ static int route_destination(struct ud *u, struct routing_tables *t, size_t d, s
 		gaps->switch_lids[gaps->nswitch_lids++] = lids[cas];
 	}
 	return 0;
+}
+
+/*
+ * Whether s's up-ports, or its down-ports, carry CA LID counts more than
+ * one apart. (Up- and down-ports of a middle switch carry different
+ * kinds of traffic and are never compared.)
+ */
+static bool unbalanced(const struct ud *u, size_t s)
+{
+	uint32_t lo[2] = { UINT32_MAX, UINT32_MAX }, hi[2] = { 0, 0 };
+	for (const struct nbr *a = u->adj + u->adj_start[s]; a < u->adj + u->adj_start[s + 1]; a++) {
+		uint32_t load = u->load[u->base[s] + a->port];
+		if (load < lo[a->up])
+			lo[a->up] = load;
+		if (load > hi[a->up])
+			hi[a->up] = load;
+	}
+	return (lo[0] != UINT32_MAX && hi[0] > lo[0] + 1) || (lo[1] != UINT32_MAX && hi[1] > lo[1] + 1);
+}
+
+/*
+ * One balancing step over destination switch d: on each switch in want,
+ * each CA LID of d whose least loaded candidate carries at least two
+ * fewer CA LIDs than the port it is on moves there. Any candidate is as
+ * legal and as short as another, so paths stay up/down and shortest.
+ * With one, only the first such LID per switch moves: in the first pass
+ * the destinations one switch moves then hang off different leaves,
+ * rather than crowding onto one leaf's down-link (measured: worst shift
+ * permutation 9 flows on a link instead of 5). Returns how many moved.
+ */
+static size_t balance_destination(struct ud *u, struct routing_tables *t, size_t d, const bool *want, bool one)
+{
+	uint16_t lids[FABRIC_MAX_PORTS + 1];
+	uint8_t at_port[FABRIC_MAX_PORTS + 1];
+	unsigned cas;
+	size_t moved = 0;
+	towards(u, d);
+	attached_lids(u, t, d, lids, at_port, &cas);
+	for (size_t i = 0; i < u->ndesc; i++) {
+		size_t s = u->desc[i];
+		if (!want[s] || s == d || u->ncand[s] < 2)
+			continue;
+		uint8_t *lft = t->lft[u->x->sw[s]->index];
+		uint32_t *load = u->load + u->base[s];
+		for (unsigned k = 0; k < cas; k++) {
+			uint8_t from = lft[lids[k]], to = least_loaded(u, s);
+			if (load[from] >= load[to] + 2) {
+				lft[lids[k]] = to;
+				load[from]--;
+				load[to]++;
+				moved++;
+				if (one)
+					break;
+			}
+		}
+	}
+	return moved;
+}
+
+struct leaf_at {
+	size_t sw;
+	uint32_t j;	/* its first host's number in host order */
+};
+
+static int cmp_leaf_at(const void *a, const void *b)
+{
+	const struct leaf_at *x = a, *y = b;
+	return x->j < y->j ? -1 : x->j > y->j;
+}
+
+static uint32_t bit_reverse(uint32_t v, unsigned bits)
+{
+	uint32_t r = 0;
+	for (unsigned b = 0; b < bits; b++, v >>= 1)
+		r = (r << 1) | (v & 1);
+	return r;
+}
+
+/*
+ * The leaves in bit-reversed host order (0, n/2, n/4, 3n/4, ...): the
+ * destinations a switch moves first then lie in different pods and
+ * columns, so the moves of different switches do not all land on the
+ * links into one pod.
+ */
+static size_t spread_leaves(const struct ud *u, const struct routing_tables *t, size_t *out)
+{
+	struct leaf_at *at = malloc((u->ndesc + 1) * sizeof(*at));
+	size_t n = 0, k = 0;
+	if (!at)
+		return SIZE_MAX;
+	for (size_t i = 0; i < u->ndesc; i++) {
+		uint16_t lids[FABRIC_MAX_PORTS + 1];
+		uint8_t at_port[FABRIC_MAX_PORTS + 1];
+		unsigned cas;
+		attached_lids(u, t, u->desc[i], lids, at_port, &cas);
+		uint32_t j = UINT32_MAX;
+		for (unsigned c = 0; c < cas; c++)
+			if (u->jpos[lids[c]] < j)
+				j = u->jpos[lids[c]];
+		if (cas)
+			at[n++] = (struct leaf_at){ u->desc[i], j };
+	}
+	qsort(at, n, sizeof(*at), cmp_leaf_at);
+	unsigned bits = 0;
+	while (((size_t)1 << bits) < n)
+		bits++;
+	for (uint32_t v = 0; v < ((uint32_t)1 << bits); v++) {
+		uint32_t i = bit_reverse(v, bits);
+		if (i < n)
+			out[k++] = at[i].sw;
+	}
+	free(at);
+	return k;
+}
+
+/*
+ * Where a degraded tree left a switch's ports unbalanced (a port that
+ * lost legal paths carries fewer destinations, the ports that took them
+ * more), moves destinations between equally good ports until no move
+ * narrows a gap, or after BALANCE_PASSES passes over the leaves. Every
+ * switch sees the leaves in the same order, so switches with the same
+ * gap move the same destinations, which adds one flow to a link, not one
+ * per switch. Full trees are balanced by D-mod-K already and skip this.
+ * (infiniband-diags' check_lft_balance judges this: a switch's ports
+ * within one CA LID of each other.)
+ */
+static int balance(struct ud *u, struct routing_tables *t)
+{
+	bool *want = calloc(u->x->nsw + 1, sizeof(*want));
+	size_t *leaves = malloc((u->ndesc + 1) * sizeof(*leaves)), n;
+	int rc = -1;
+	if (!want || !leaves || (n = spread_leaves(u, t, leaves)) == SIZE_MAX)
+		goto done;
+	for (unsigned pass = 0; pass < BALANCE_PASSES; pass++) {
+		size_t moved = 0, left = 0;
+		for (size_t i = 0; i < u->ndesc; i++)
+			left += want[u->desc[i]] = unbalanced(u, u->desc[i]);
+		for (size_t i = 0; i < n && left; i++)
+			moved += balance_destination(u, t, leaves[i], want, pass == 0);
+		if (!moved)
+			break;
+	}
+	rc = 0;
+done:
+	free(want);
+	free(leaves);
+	return rc;
 }
 
 void updown_gaps_free(struct updown_gaps *g)
@@ -333,7 +502,7 @@ int updown_fill(const struct fabric *f, const struct updown_plan *plan, struct r
 	for (size_t i = u.ndesc; i-- > 0;)
 		if (route_destination(&u, out, u.desc[i], gaps) < 0)
 			goto done;
-	rc = 0;
+	rc = plan->skip_balance ? 0 : balance(&u, out);
 done:
 	if (rc < 0) {
 		updown_gaps_free(gaps);
@@ -355,9 +524,7 @@ int updown_each_destination(const struct fabric *f, const struct updown_plan *pl
 			size_t d = u.desc[i];
 			if (want && !want[d])
 				continue;
-			bfs_to(&u, d, u.down, true);
-			updown_distances(&u);
-			candidates(&u, d);
+			towards(&u, d);
 			rc = fn(arg, d, &next);
 		}
 	}

@@ -21,6 +21,7 @@ struct updown_plan {
 	uint8_t **up_order;
 	uint8_t *n_up;
 	uint64_t *stride;
+	bool skip_balance;	/* leave ports unbalanced by CA LIDs (the caller keeps only switch LIDs) */
 };
 
 /* What up/down could not route legally from every leaf. */

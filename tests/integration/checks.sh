@@ -79,9 +79,9 @@ check_quality() {
 # check_balance STRICT: check_lft_balance -e (infiniband-diags) on the tables
 # dump_fts read and an ibnetdiscover cache: every switch's non-host ports
 # carry host LIDs within one of each other (-e: on a switch with more than
-# 12 ports, half its ports balanced, as for a lineboard's up-ports, will do). With STRICT=1 an unbalanced
-# switch fails the test; otherwise (degraded trees, where a port may serve
-# fewer destinations legally) the result is reported.
+# 12 ports, half its ports balanced, as for a lineboard's up-ports, will do).
+# With STRICT=1 an unbalanced switch fails the test; otherwise (radix-8
+# trees, too small for that heuristic) the result is reported.
 check_balance() {
 	local out
 	rm -f "$WORK/ibnd.cache"
@@ -90,7 +90,7 @@ check_balance() {
 		fail "check_lft_balance failed: $out"
 	if grep -q Unbalanced <<<"$out"; then
 		[[ $1 == 1 ]] && fail "check_lft_balance: $(head -6 <<<"$out" | tr '\n' ' ')"
-		note "check_lft_balance: $(grep -c Unbalanced <<<"$out") switches outside +-1 (degraded tree): $(head -6 <<<"$out" | tr '\n' ' ')"
+		note "check_lft_balance: $(grep -c Unbalanced <<<"$out") switches outside +-1: $(head -6 <<<"$out" | tr '\n' ' ')"
 	else
 		note "check_lft_balance: every switch balanced"
 	fi
