@@ -305,7 +305,13 @@ int main(int argc, char **argv)
 	}
 	sm.state = SM_DISCOVERING;	/* the first sweep's election decides */
 	mcast_init(&sm.mcast, sm.cfg.subnet_prefix);
-	if (ha_init(&sm) < 0) {
+	/*
+	 * An RMPP ACK comes from the receiving host after a whole window, later
+	 * than a switch answers an SMP; a window sent again too soon reaches a
+	 * receiver that may be done with the answer.
+	 */
+	sm.rmpp = rmpp_new(sm.loop, sm.mp, 4 * sm.cfg.mad_timeout_ms, sm.cfg.mad_retries);
+	if (!sm.rmpp || ha_init(&sm) < 0) {
 		log_error("out of memory");
 		mad_close(sm.mp);
 		db_close(sm.db);
@@ -334,6 +340,7 @@ int main(int argc, char **argv)
 	evl_watch_free(sm.mcast_timer);
 	ha_free(&sm);
 	control_close(ctl);
+	rmpp_free(sm.rmpp);
 	mad_close(sm.mp);
 	if (sm.have_fabric) {
 		sm_node_detach_all(&sm.fabric);

@@ -325,56 +325,31 @@ int mad_respond(struct mad_port *mp, const ib_smp_t *req, const struct mad_origi
 	return umad_send(mp->portid, agent, umad, sizeof(ib_smp_t), 0, 0) < 0 ? -1 : 0;
 }
 
-int mad_respond_sa(struct mad_port *mp, const ib_sa_mad_t *req, const struct mad_origin *to, ib_net16_t status,
-		   const void *records, size_t rec_size, size_t n)
+int mad_send_gsi(struct mad_port *mp, const ib_sa_mad_t *mad, uint16_t dlid, uint32_t qpn)
 {
 	uint8_t buf[RECORD_SIZE] = { 0 };
 	struct ib_user_mad *umad = (struct ib_user_mad *)buf;
-	ib_sa_mad_t *sa = (ib_sa_mad_t *)umad_get_mad(umad);
-	if (n * rec_size > IB_SA_DATA_SIZE)
-		return -1;
-	memcpy(sa, req, IB_SA_MAD_HDR_SIZE);
-	sa->status = status;
-	sa->attr_offset = cl_hton16((uint16_t)(rec_size / 8));	/* in 8-byte words */
-	if (n)
-		memcpy(sa->data, records, n * rec_size);
-	if (req->method == IB_MAD_METHOD_GETTABLE) {
-		sa->method = IB_MAD_METHOD_GETTABLE_RESP;
-		sa->rmpp_version = 1;
-		sa->rmpp_type = IB_RMPP_TYPE_DATA;
-		sa->rmpp_flags = IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST;
-		sa->rmpp_status = 0;
-		sa->seg_num = cl_hton32(1);
-		/* the payload after the RMPP header: the SA header's 20 bytes and the records */
-		sa->paylen_newwin = cl_hton32((uint32_t)(IB_SA_MAD_HDR_SIZE - 36 + n * rec_size));
-	} else {
-		sa->method = (uint8_t)(req->method | IB_MAD_METHOD_RESP_MASK);
-		sa->rmpp_version = sa->rmpp_type = sa->rmpp_flags = sa->rmpp_status = 0;
-		sa->seg_num = sa->paylen_newwin = 0;
-	}
-	umad_set_addr(umad, to->slid, (int)to->qpn, 0, GSI_QKEY);
+	memcpy(umad_get_mad(umad), mad, sizeof(*mad));
+	umad_set_addr(umad, dlid, (int)qpn, 0, GSI_QKEY);
 	mp->stats.sent++;
 	return umad_send(mp->portid, mp->agent_sa, umad, sizeof(ib_sa_mad_t), 0, 0) < 0 ? -1 : 0;
 }
 
 int mad_send_report(struct mad_port *mp, uint16_t dlid, uint32_t qpn, const void *notice, size_t len)
 {
-	uint8_t buf[RECORD_SIZE] = { 0 };
-	struct ib_user_mad *umad = (struct ib_user_mad *)buf;
-	ib_sa_mad_t *sa = (ib_sa_mad_t *)umad_get_mad(umad);
+	ib_sa_mad_t sa;
 	if (len > IB_SA_DATA_SIZE)
 		return -1;
-	sa->base_ver = 1;
-	sa->mgmt_class = IB_MCLASS_SUBN_ADM;
-	sa->class_ver = 2;
-	sa->method = IB_MAD_METHOD_REPORT;
+	memset(&sa, 0, sizeof(sa));
+	sa.base_ver = 1;
+	sa.mgmt_class = IB_MCLASS_SUBN_ADM;
+	sa.class_ver = 2;
+	sa.method = IB_MAD_METHOD_REPORT;
 	/* a TID of their own ("RP" on top): the ReportResp matches no SMP and is dropped */
-	sa->trans_id = cl_hton64(++mp->next_report_tid | 0x5250000000000000ULL);
-	sa->attr_id = IB_MAD_ATTR_NOTICE;
-	memcpy(sa->data, notice, len);
-	umad_set_addr(umad, dlid, (int)qpn, 0, GSI_QKEY);
-	mp->stats.sent++;
-	return umad_send(mp->portid, mp->agent_sa, umad, sizeof(ib_sa_mad_t), 0, 0) < 0 ? -1 : 0;
+	sa.trans_id = cl_hton64(++mp->next_report_tid | 0x5250000000000000ULL);
+	sa.attr_id = IB_MAD_ATTR_NOTICE;
+	memcpy(sa.data, notice, len);
+	return mad_send_gsi(mp, &sa, dlid, qpn);
 }
 
 int mad_repress(struct mad_port *mp, const ib_smp_t *trap, const struct mad_origin *to)
@@ -473,11 +448,13 @@ static int register_agents(struct mad_port *mp, char err[MAD_ERR_LEN])
 	/*
 	 * SA queries come to the SM's port too (iblinkinfo, saquery, RDMA CM):
 	 * sm/sa.c answers them, with "unsupported" for what it does not serve.
+	 * No RMPP from the kernel: sm/rmpp.c does it, and the receivers' ACKs
+	 * come as GetTable and GetMulti requests.
 	 */
 	long sa_methods[16 / sizeof(long)] = { 0 };
 	uint32_t *sa_mask = (uint32_t *)sa_methods;
 	sa_mask[0] = (1u << IB_MAD_METHOD_GET) | (1u << IB_MAD_METHOD_SET) | (1u << IB_MAD_METHOD_GETTABLE) |
-		     (1u << IB_MAD_METHOD_DELETE);
+		     (1u << IB_MAD_METHOD_GETMULTI) | (1u << IB_MAD_METHOD_DELETE);
 	mp->agent_sa = umad_register(mp->portid, IB_MCLASS_SUBN_ADM, 2, 0, sa_methods);
 	if (mp->agent_dr < 0 || mp->agent_lid < 0 || mp->agent_sa < 0) {
 		snprintf(err, MAD_ERR_LEN, "cannot register SMI agents on %s port %d: %s "

@@ -71,13 +71,8 @@ int mad_respond(struct mad_port *mp, const ib_smp_t *req, const struct mad_origi
 		const void *data);
 /* Sends an SA Report (unsolicited) of a Notice to (dlid, qpn); its ReportResp is dropped. */
 int mad_send_report(struct mad_port *mp, uint16_t dlid, uint32_t qpn, const void *notice, size_t len);
-/*
- * Answers an SA request with n records of rec_size bytes (at most one
- * MAD's worth): GetResp, or GetTableResp as a single RMPP segment.
- * status is in network order (IB_SA_MAD_STATUS_*, IB_MAD_STATUS_*).
- */
-int mad_respond_sa(struct mad_port *mp, const ib_sa_mad_t *req, const struct mad_origin *to, ib_net16_t status,
-		   const void *records, size_t rec_size, size_t n);
+/* Sends one SA-class MAD, as it is, to (dlid, qpn) from the SA's agent. */
+int mad_send_gsi(struct mad_port *mp, const ib_sa_mad_t *mad, uint16_t dlid, uint32_t qpn);
 
 /* Transactions queued or in flight. */
 /* Answers a LID-routed trap with TrapRepress (same TID and notice). */

@@ -92,14 +92,14 @@ static void join(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin 
 	struct mc_group *g = group_by_mgid(&sm->mcast, &q->mgid);
 	bool can_create = (req->comp_mask & IB_MCR_COMPMASK_QKEY) && (req->comp_mask & IB_MCR_COMPMASK_PKEY);
 	if (!g && (!can_create || !(g = create(&sm->mcast, q)))) {
-		mad_respond_sa(sm->mp, req, from, can_create ? IB_SA_MAD_STATUS_NO_RESOURCES : IB_SA_MAD_STATUS_REQ_INVALID,
+		sa_respond(sm, req, from, can_create ? IB_SA_MAD_STATUS_NO_RESOURCES : IB_SA_MAD_STATUS_REQ_INVALID,
 			       NULL, 0, 0);
 		return;
 	}
 	struct mc_member *m = member(g, &q->port_gid);
 	if (!m) {
 		if (g->nm == MC_MAX_MEMBERS) {
-			mad_respond_sa(sm->mp, req, from, IB_SA_MAD_STATUS_NO_RESOURCES, NULL, 0, 0);
+			sa_respond(sm, req, from, IB_SA_MAD_STATUS_NO_RESOURCES, NULL, 0, 0);
 			return;
 		}
 		m = &g->m[g->nm++];
@@ -110,7 +110,7 @@ static void join(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin 
 	ib_member_rec_t r = member_record(g, m);
 	log_info("sa: MCMemberRecord join of MLID 0x%04x by port 0x%016llx (join state 0x%x)", cl_ntoh16(g->rec.mlid),
 		 (unsigned long long)cl_ntoh64(q->port_gid.unicast.interface_id), m->join_state);
-	mad_respond_sa(sm->mp, req, from, 0, &r, sizeof(r), 1);
+	sa_respond(sm, req, from, 0, &r, sizeof(r), 1);
 	mcast_program_soon(sm);
 }
 
@@ -120,7 +120,7 @@ static void leave(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin
 	struct mc_group *g = group_by_mgid(&sm->mcast, &q->mgid);
 	struct mc_member *m = g ? member(g, &q->port_gid) : NULL;
 	if (!m) {
-		mad_respond_sa(sm->mp, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
+		sa_respond(sm, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
 		return;
 	}
 	ib_member_rec_t r = member_record(g, m);
@@ -129,15 +129,15 @@ static void leave(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin
 		*m = g->m[--g->nm];
 	if (!g->nm && cl_ntoh16(g->rec.mlid) != MC_FIRST_MLID)
 		*g = sm->mcast.g[--sm->mcast.n];
-	mad_respond_sa(sm->mp, req, from, 0, &r, sizeof(r), 1);
+	sa_respond(sm, req, from, 0, &r, sizeof(r), 1);
 	mcast_program_soon(sm);
 }
 
 static void query(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
 {
 	const ib_member_rec_t *q = (const ib_member_rec_t *)req->data;
-	ib_member_rec_t out[IB_SA_DATA_SIZE / sizeof(ib_member_rec_t)];
-	unsigned n = 0, matched = 0;
+	struct sa_answer a;
+	sa_answer_init(&a, sizeof(ib_member_rec_t));
 	for (unsigned i = 0; i < sm->mcast.n; i++) {
 		const struct mc_group *g = &sm->mcast.g[i];
 		if (((req->comp_mask & IB_MCR_COMPMASK_MGID) && memcmp(&g->rec.mgid, &q->mgid, sizeof(q->mgid))) ||
@@ -147,12 +147,12 @@ static void query(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin
 			if ((req->comp_mask & IB_MCR_COMPMASK_PORT_GID) &&
 			    memcmp(&g->m[k].port_gid, &q->port_gid, sizeof(q->port_gid)))
 				continue;
-			if (++matched <= sizeof(out) / sizeof(out[0]))
-				out[n++] = member_record(g, &g->m[k]);
+			ib_member_rec_t *r = sa_answer_add(&a);
+			if (r)
+				*r = member_record(g, &g->m[k]);
 		}
 	}
-	ib_net16_t status = sa_query_status(req->method, matched, sizeof(out) / sizeof(out[0]));
-	mad_respond_sa(sm->mp, req, from, status, out, sizeof(out[0]), status ? 0 : n);
+	sa_answer_send(sm, req, from, &a);
 }
 
 /*

@@ -13,9 +13,14 @@
  * links on it, the packet lifetime the configured one. Ports that share
  * no partition get no path. Get answers one record; GetTable the same
  * record in a single-segment RMPP answer.
+ *
+ * Every GetTable answer goes out by RMPP (sm/rmpp.c), however many MADs
+ * it takes; the receiver's ACKs, STOPs and ABORTs come back here as
+ * requests and go to the sender.
  */
 #include "sm/sa.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "sm/log.h"
@@ -139,15 +144,75 @@ static void answer_path(struct sm *sm, const ib_sa_mad_t *req, const struct mad_
 					       (uint8_t)sm->cfg.subnet_timeout, slid, dlid, pkey, &rec)
 			      : -1;
 	if (rc < 0) {
-		mad_respond_sa(sm->mp, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
+		sa_respond(sm, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
 		return;
 	}
 	log_debug("sa: PathRecord %u -> %u: %s", slid, dlid, rc ? "no path" : "answered");
 	if (rc)
-		mad_respond_sa(sm->mp, req, from, req->method == IB_MAD_METHOD_GET ? IB_SA_MAD_STATUS_NO_RECORDS : 0, NULL,
+		sa_respond(sm, req, from, req->method == IB_MAD_METHOD_GET ? IB_SA_MAD_STATUS_NO_RECORDS : 0, NULL,
 			       sizeof(rec), 0);
 	else
-		mad_respond_sa(sm->mp, req, from, 0, &rec, sizeof(rec), 1);
+		sa_respond(sm, req, from, 0, &rec, sizeof(rec), 1);
+}
+
+/* The LID of the end port a MultiPathRecord GID names: 0 if none, -1 if the GID is not of this subnet. */
+static int gid_lid(const struct sm *sm, const ib_gid_t *gid)
+{
+	uint64_t prefix = cl_ntoh64(gid->unicast.prefix);
+	if (prefix != sm->cfg.subnet_prefix && prefix != 0xfe80000000000000ULL)
+		return -1;
+	uint8_t port;
+	const struct node *n = fabric_find_port_guid(&sm->fabric, cl_ntoh64(gid->unicast.interface_id), &port);
+	return n ? fabric_port_lid(n, port) : 0;
+}
+
+/*
+ * MultiPathRecord (GetMulti, a one-segment RMPP request): the PathRecord
+ * of every (source GID, destination GID) pair in order, up to NumbPath
+ * records, only those of the P_Key and SL asked for, answered as
+ * PathRecords by RMPP. One path per pair: every port has one LID (LMC 0).
+ */
+static void answer_multipath(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
+{
+	const ib_multipath_rec_t *q = (const ib_multipath_rec_t *)req->data;
+	ib_net64_t need = IB_MPR_COMPMASK_SGIDCOUNT | IB_MPR_COMPMASK_DGIDCOUNT;
+	if (!(req->rmpp_flags & IB_RMPP_FLAG_ACTIVE)) {	/* GetMulti is an RMPP request by definition */
+		sa_respond(sm, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
+		return;
+	}
+	if (!rmpp_accept_request(sm->rmpp, req, from))
+		return;
+	unsigned ns = q->sgid_count, nd = q->dgid_count;
+	if ((req->comp_mask & need) != need || !ns || !nd || ns + nd > IB_MULTIPATH_MAX_GIDS) {
+		sa_respond(sm, req, from, IB_SA_MAD_STATUS_INSUF_COMPS, NULL, 0, 0);
+		return;
+	}
+	int lid[IB_MULTIPATH_MAX_GIDS];
+	for (unsigned i = 0; i < ns + nd; i++)
+		if ((lid[i] = gid_lid(sm, &q->gids[i])) <= 0) {
+			sa_respond(sm, req, from, IB_SA_MAD_STATUS_INVALID_GID, NULL, 0, 0);
+			return;
+		}
+	unsigned max = req->comp_mask & IB_MPR_COMPMASK_NUMBPATH ? q->num_path & 0x7f : 127u;
+	uint16_t pkey = req->comp_mask & IB_MPR_COMPMASK_PKEY ? cl_ntoh16(q->pkey) : 0;
+	struct sa_answer a;
+	sa_answer_init(&a, sizeof(ib_path_rec_t));
+	for (unsigned s = 0; s < ns; s++)
+		for (unsigned d = ns; d < ns + nd && a.n < max; d++) {
+			ib_path_rec_t rec;
+			if (sa_path_record(&sm->fabric, &sm->tables, &sm->parts, sm->cfg.subnet_prefix,
+					   (uint8_t)sm->cfg.subnet_timeout, (uint16_t)lid[s], (uint16_t)lid[d], pkey, &rec) ||
+			    ((req->comp_mask & IB_MPR_COMPMASK_SL) &&
+			     ib_path_rec_sl(&rec) != ib_multipath_rec_sl(q)))
+				continue;
+			ib_path_rec_t *r = sa_answer_add(&a);
+			if (r)
+				*r = rec;
+		}
+	log_debug("sa: MultiPathRecord from LID %u: %u sources, %u destinations, %zu paths", from->slid, ns, nd, a.n);
+	ib_sa_mad_t hdr = *req;
+	hdr.attr_id = IB_MAD_ATTR_PATH_RECORD;	/* IBA o15-0.2.7: the answer is PathRecords */
+	sa_answer_send(sm, &hdr, from, &a);
 }
 
 /* ClassPortInfo: the SA's versions and response time; no redirection, no optional features. */
@@ -158,22 +223,87 @@ static void answer_class_port_info(struct sm *sm, const ib_sa_mad_t *req, const 
 	cpi.base_ver = 1;
 	cpi.class_ver = 2;
 	ib_class_set_resp_time_val(&cpi, (uint8_t)sm->cfg.subnet_timeout);
-	mad_respond_sa(sm->mp, req, from, 0, &cpi, sizeof(cpi), 1);
+	sa_respond(sm, req, from, 0, &cpi, sizeof(cpi), 1);
 }
 
-ib_net16_t sa_query_status(uint8_t method, size_t matched, size_t fits)
+ib_net16_t sa_get_status(size_t matched)
 {
-	if (method == IB_MAD_METHOD_GET)
-		return matched == 1 ? 0 : matched ? IB_SA_MAD_STATUS_TOO_MANY_RECORDS : IB_SA_MAD_STATUS_NO_RECORDS;
-	return matched > fits ? IB_SA_MAD_STATUS_NO_RESOURCES : 0;
+	return matched == 1 ? 0 : matched ? IB_SA_MAD_STATUS_TOO_MANY_RECORDS : IB_SA_MAD_STATUS_NO_RECORDS;
+}
+
+void sa_answer_init(struct sa_answer *a, size_t rec_size)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = (rec_size + 7) & ~(size_t)7;	/* records are spaced in 8-byte words */
+}
+
+void *sa_answer_add(struct sa_answer *a)
+{
+	if (a->failed)
+		return NULL;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 16;
+		uint8_t *buf = realloc(a->buf, cap * a->size);
+		if (!buf) {
+			a->failed = true;
+			return NULL;
+		}
+		a->buf = buf;
+		a->cap = cap;
+	}
+	void *r = a->buf + a->n++ * a->size;
+	memset(r, 0, a->size);
+	return r;
+}
+
+void sa_answer_send(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from, struct sa_answer *a)
+{
+	ib_net16_t status = a->failed ? IB_SA_MAD_STATUS_NO_RESOURCES
+			    : req->method == IB_MAD_METHOD_GET ? sa_get_status(a->n) : 0;
+	if (a->failed)
+		log_warn("sa: out of memory answering a query for attribute 0x%04x", cl_ntoh16(req->attr_id));
+	sa_respond(sm, req, from, status, a->buf, a->size, status ? 0 : a->n);
+	free(a->buf);
+	a->buf = NULL;
+}
+
+void sa_respond(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from, ib_net16_t status,
+		const void *records, size_t rec_size, size_t n)
+{
+	ib_sa_mad_t m;
+	memcpy(&m, req, IB_SA_MAD_HDR_SIZE);
+	memset(m.data, 0, sizeof(m.data));
+	m.status = status;
+	m.attr_offset = cl_hton16((uint16_t)(rec_size / 8));	/* in 8-byte words */
+	m.rmpp_version = m.rmpp_type = m.rmpp_flags = m.rmpp_status = 0;
+	m.seg_num = m.paylen_newwin = 0;
+	if (req->method == IB_MAD_METHOD_GETTABLE || req->method == IB_MAD_METHOD_GETMULTI) {
+		m.method = (uint8_t)(req->method | IB_MAD_METHOD_RESP_MASK);
+		if (rmpp_send(sm->rmpp, &m, from, records, n * rec_size) == 0)
+			return;
+		log_warn("sa: cannot start an RMPP answer to LID %u (%zu records): too many at once", from->slid, n);
+		m.status = IB_SA_MAD_STATUS_NO_RESOURCES;
+		rmpp_send(sm->rmpp, &m, from, NULL, 0);	/* one segment: needs no transfer state */
+		return;
+	}
+	m.method = (uint8_t)(req->method | IB_MAD_METHOD_RESP_MASK);
+	if (n * rec_size > sizeof(m.data))
+		n = 0;	/* a caller's bug: never more than one MAD here */
+	if (n)
+		memcpy(m.data, records, n * rec_size);
+	mad_send_gsi(sm->mp, &m, from->slid, from->qpn);
 }
 
 void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
 {
 	bool query = req->method == IB_MAD_METHOD_GET || req->method == IB_MAD_METHOD_GETTABLE;
 	bool query_or_change = query || req->method == IB_MAD_METHOD_SET || req->method == IB_MAD_METHOD_DELETE;
+	if (rmpp_is_control(req)) {	/* a receiver pacing one of our RMPP answers */
+		rmpp_receive(sm->rmpp, req, from);
+		return;
+	}
 	if (sm->state != SM_MASTER || !sm->have_fabric) {
-		mad_respond_sa(sm->mp, req, from, IB_MAD_STATUS_BUSY, NULL, 0, 0);
+		sa_respond(sm, req, from, IB_MAD_STATUS_BUSY, NULL, 0, 0);
 		return;
 	}
 	if (req->method == IB_MAD_METHOD_GET && req->attr_id == IB_MAD_ATTR_CLASS_PORT_INFO) {
@@ -196,16 +326,16 @@ void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *f
 		answer_path(sm, req, from);
 		return;
 	}
+	if (req->method == IB_MAD_METHOD_GETMULTI && req->attr_id == IB_MAD_ATTR_MULTIPATH_RECORD) {
+		answer_multipath(sm, req, from);
+		return;
+	}
 	struct sa_answer a;
 	if (query && sa_records(sm, req, &a) == 0) {
-		ib_net16_t status = sa_query_status(req->method, a.overflow ? a.max + 1u : a.n, a.max);
-		if (status == IB_SA_MAD_STATUS_NO_RESOURCES)
-			log_info("sa: query for attribute 0x%04x matches more records than one MAD holds (no RMPP yet)",
-				 cl_ntoh16(req->attr_id));
-		mad_respond_sa(sm->mp, req, from, status, a.buf, a.size, status ? 0 : a.n);
+		sa_answer_send(sm, req, from, &a);
 		return;
 	}
 	log_debug("sa: unsupported query (method 0x%02x attribute 0x%04x) from LID %u", req->method,
 		  cl_ntoh16(req->attr_id), from->slid);
-	mad_respond_sa(sm->mp, req, from, IB_MAD_STATUS_UNSUP_METHOD_ATTR, NULL, 0, 0);
+	sa_respond(sm, req, from, IB_MAD_STATUS_UNSUP_METHOD_ATTR, NULL, 0, 0);
 }

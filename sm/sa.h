@@ -14,19 +14,38 @@
 #include "routing/routing.h"
 #include "sm/mad.h"
 #include "sm/partition.h"
+#include "sm/rmpp.h"
 
 struct sm;
 
-/* Records for one answer: as many as one MAD holds. */
+/* The records of one answer, grown as they are added: a GetTable answer goes out by RMPP, however long. */
 struct sa_answer {
-	uint8_t buf[IB_SA_DATA_SIZE];
+	uint8_t *buf;
 	size_t size;		/* one record, rounded up to 8 bytes */
-	unsigned n, max;
-	bool overflow;		/* more matched than fit */
+	size_t n, cap;
+	bool failed;		/* a record could not be stored: out of memory */
 };
+void sa_answer_init(struct sa_answer *a, size_t rec_size);
+/* A zeroed record at the end of a, or NULL (and a->failed) when memory runs out. */
+void *sa_answer_add(struct sa_answer *a);
+/*
+ * Answers a Get, GetTable or GetMulti with the records in a, and frees
+ * them: a Get wants exactly one (else NO_RECORDS or TOO_MANY_RECORDS),
+ * the others get every one.
+ */
+void sa_answer_send(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from, struct sa_answer *a);
 
 /*
- * The records of the fabric a NodeRecord, PortInfoRecord,
+ * Answers req with status and n records of rec_size bytes: a GetTable or
+ * GetMulti by RMPP, whatever the length; any other method in one MAD (at most
+ * IB_SA_DATA_SIZE bytes of records). status is in network order
+ * (IB_SA_MAD_STATUS_*, IB_MAD_STATUS_*).
+ */
+void sa_respond(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from, ib_net16_t status,
+		const void *records, size_t rec_size, size_t n);
+
+/*
+ * Fills a with the records of the fabric a NodeRecord, PortInfoRecord,
  * SwitchInfoRecord, LFTRecord, LinkRecord or SMInfoRecord query asks
  * for, filtered by its component mask; -1 for other attributes.
  */
@@ -62,12 +81,8 @@ void sa_inform_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_o
 /* Reports a received trap's Notice to every subscriber it matches. */
 void sa_inform_forward(struct sm *sm, const ib_mad_notice_attr_t *ntc);
 
-/*
- * The status of a Get or GetTable that matched `matched` records, of which
- * `fits` go in one answer: a Get wants exactly one; a GetTable longer than
- * one MAD needs RMPP, which does not exist yet.
- */
-ib_net16_t sa_query_status(uint8_t method, size_t matched, size_t fits);
+/* The status of a Get (or Delete) that matched `matched` records: it wants exactly one. */
+ib_net16_t sa_get_status(size_t matched);
 
 /* Answers one SA request (the whole MAD as received). */
 void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from);

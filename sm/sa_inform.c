@@ -29,7 +29,7 @@ void sa_inform_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_o
 	struct sa_subscriptions *st = &sm->subscriptions;
 	const ib_inform_info_t *ii = (const ib_inform_info_t *)req->data;
 	if (req->method != IB_MAD_METHOD_SET || !ii->is_generic) {
-		mad_respond_sa(sm->mp, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
+		sa_respond(sm, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
 		return;
 	}
 	size_t i = 0;
@@ -52,7 +52,7 @@ void sa_inform_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_o
 	}
 	log_info("sa: InformInfo from LID %u: %s trap %u%s", from->slid, ii->subscribe ? "subscribe to" : "unsubscribe from",
 		 cl_ntoh16(ii->g_or_v.generic.trap_num), status ? " refused: store full" : "");
-	mad_respond_sa(sm->mp, req, from, status, ii, sizeof(*ii), status ? 0 : 1);
+	sa_respond(sm, req, from, status, ii, sizeof(*ii), status ? 0 : 1);
 }
 
 void sa_inform_forward(struct sm *sm, const ib_mad_notice_attr_t *ntc)

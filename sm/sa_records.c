@@ -5,10 +5,8 @@
  * LinkRecord and SMInfoRecord, built from the last stored sweep's fabric
  * (and the attributes the nodes reported, kept in sm_node) and filtered by
  * the component mask's LID, port, block and GUID fields (and, for
- * PortInfoRecord, the capability mask bits). Every record goes
- * through add(), which stops at what one MAD holds: longer answers need
- * RMPP segmentation, not written yet, and are refused with "no resources"
- * rather than cut short.
+ * PortInfoRecord, the capability mask bits). A GetTable answer of any
+ * length goes out by RMPP (sm/rmpp.c).
  */
 #include "sm/sa.h"
 
@@ -18,17 +16,6 @@
 #include "sm/smnode.h"
 
 #define BIT(n) cl_hton64(1ULL << (n))
-
-static void *add(struct sa_answer *a)
-{
-	if (a->n == a->max) {
-		a->overflow = true;
-		return NULL;
-	}
-	void *r = a->buf + a->n++ * a->size;
-	memset(r, 0, a->size);
-	return r;
-}
 
 static bool want(const ib_sa_mad_t *req, unsigned bit, uint64_t asked, uint64_t have)
 {
@@ -52,7 +39,7 @@ static void node_records(const struct fabric *f, const ib_sa_mad_t *req, struct 
 			    !want(req, 7, cl_ntoh64(q->node_info.node_guid), n->guid) ||
 			    !want(req, 8, cl_ntoh64(q->node_info.port_guid), port_guid))
 				continue;
-			ib_node_record_t *r = add(a);
+			ib_node_record_t *r = sa_answer_add(a);
 			if (!r)
 				return;
 			r->lid = cl_hton16(end_lid(n, p));
@@ -86,7 +73,7 @@ static void port_info_records(const struct fabric *f, const ib_sa_mad_t *req, st
 			    !want(req, 1, q->port_num, p) ||
 			    ((req->comp_mask & BIT(7)) && (s->port_info[p].capability_mask & caps) != caps))
 				continue;
-			ib_portinfo_record_t *r = add(a);
+			ib_portinfo_record_t *r = sa_answer_add(a);
 			if (!r)
 				return;
 			r->lid = cl_hton16(end_lid(n, p));
@@ -109,7 +96,7 @@ static void switch_records(const struct sm *sm, const ib_sa_mad_t *req, struct s
 		if (n->type != NODE_SWITCH || !lid || !want(req, 0, cl_ntoh16(lft ? ql->lid : qs->lid), lid))
 			continue;
 		if (!lft) {
-			ib_switch_info_record_t *r = s->have_switch_info ? add(a) : NULL;
+			ib_switch_info_record_t *r = s->have_switch_info ? sa_answer_add(a) : NULL;
 			if (r) {
 				r->lid = cl_hton16(lid);
 				r->switch_info = s->switch_info;
@@ -120,7 +107,7 @@ static void switch_records(const struct sm *sm, const ib_sa_mad_t *req, struct s
 		for (unsigned block = 0; t && block <= sm->tables.max_lid / 64u; block++) {
 			if (!want(req, 1, cl_ntoh16(ql->block_num), block))
 				continue;
-			ib_lft_record_t *r = add(a);
+			ib_lft_record_t *r = sa_answer_add(a);
 			if (!r)
 				return;
 			r->lid = cl_hton16(lid);
@@ -147,7 +134,7 @@ static void link_records(const struct fabric *f, const ib_sa_mad_t *req, struct 
 			    !want(req, 1, q->from_port_num, p) || !want(req, 2, q->to_port_num, rp) ||
 			    !want(req, 3, cl_ntoh16(q->to_lid), to))
 				continue;
-			ib_link_record_t *lr = add(a);
+			ib_link_record_t *lr = sa_answer_add(a);
 			if (!lr)
 				return;
 			*lr = (ib_link_record_t){ cl_hton16(from), (uint8_t)p, rp, cl_hton16(to), { 0 } };
@@ -161,7 +148,7 @@ static void sminfo_records(const struct sm *sm, const ib_sa_mad_t *req, struct s
 	uint16_t lid = sm_node_own_lid(&sm->fabric);
 	if (!want(req, 0, cl_ntoh16(q->lid), lid))
 		return;
-	ib_sminfo_record_t *r = add(a);
+	ib_sminfo_record_t *r = sa_answer_add(a);
 	if (r) {
 		r->lid = cl_hton16(lid);
 		ha_own_info(sm, &r->sm_info, false);	/* the SA is not an SM: no SM_Key */
@@ -186,9 +173,7 @@ int sa_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a)
 		size = sizeof(ib_sminfo_record_t);
 	else
 		return -1;
-	memset(a, 0, sizeof(*a));
-	a->size = (size + 7) & ~(size_t)7;	/* records are spaced in 8-byte words */
-	a->max = (unsigned)(IB_SA_DATA_SIZE / a->size);
+	sa_answer_init(a, size);
 	if (id == IB_MAD_ATTR_NODE_RECORD)
 		node_records(&sm->fabric, req, a);
 	else if (id == IB_MAD_ATTR_PORTINFO_RECORD)

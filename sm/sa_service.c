@@ -74,7 +74,7 @@ void sa_service_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_
 	struct sa_services *st = &sm->services;
 	const ib_service_record_t *q = (const ib_service_record_t *)req->data;
 	if (!st->e && !(st->e = calloc(SA_MAX_SERVICES, sizeof(*st->e)))) {
-		mad_respond_sa(sm->mp, req, from, IB_SA_MAD_STATUS_NO_RESOURCES, NULL, 0, 0);
+		sa_respond(sm, req, from, IB_SA_MAD_STATUS_NO_RESOURCES, NULL, 0, 0);
 		return;
 	}
 	expire(st);
@@ -82,30 +82,30 @@ void sa_service_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_
 		ib_net16_t status = set(st, q);
 		log_info("sa: ServiceRecord 0x%016llx \"%.64s\" %s", (unsigned long long)cl_ntoh64(q->service_id),
 			 (const char *)q->service_name, status ? "refused: store full" : "registered");
-		mad_respond_sa(sm->mp, req, from, status, q, sizeof(*q), status ? 0 : 1);
+		sa_respond(sm, req, from, status, q, sizeof(*q), status ? 0 : 1);
 		return;
 	}
-	ib_service_record_t found;	/* the first match */
-	size_t n = 0, first = SIZE_MAX;
-	for (size_t i = 0; i < st->n; i++)
-		if (matches(req, q, &st->e[i].rec)) {
-			if (first == SIZE_MAX)
-				first = i;
-			n++;
-		}
-	if (first != SIZE_MAX)
-		found = st->e[first].rec;
 	if (req->method == IB_MAD_METHOD_DELETE) {
+		size_t n = 0, first = SIZE_MAX;
+		for (size_t i = 0; i < st->n; i++)
+			if (matches(req, q, &st->e[i].rec) && n++ == 0)
+				first = i;
+		ib_service_record_t found = n ? st->e[first].rec : *q;
 		if (n == 1) {
 			log_info("sa: ServiceRecord 0x%016llx \"%.64s\" deleted",
 				 (unsigned long long)cl_ntoh64(found.service_id), (const char *)found.service_name);
 			st->e[first] = st->e[--st->n];
 		}
-		mad_respond_sa(sm->mp, req, from,
-			       sa_query_status(IB_MAD_METHOD_GET, n, 1), &found, sizeof(found), n == 1);	/* one, as a Get */
+		ib_net16_t status = sa_get_status(n);	/* one, as for a Get */
+		sa_respond(sm, req, from, status, &found, sizeof(found), status ? 0 : 1);
 		return;
 	}
-	/* a ServiceRecord (176 bytes) fills a MAD */
-	ib_net16_t status = sa_query_status(req->method, n, 1);
-	mad_respond_sa(sm->mp, req, from, status, &found, sizeof(found), status ? 0 : n);
+	struct sa_answer a;
+	sa_answer_init(&a, sizeof(ib_service_record_t));
+	for (size_t i = 0; i < st->n; i++) {
+		ib_service_record_t *r = matches(req, q, &st->e[i].rec) ? sa_answer_add(&a) : NULL;
+		if (r)
+			*r = st->e[i].rec;
+	}
+	sa_answer_send(sm, req, from, &a);
 }

@@ -25,6 +25,7 @@ struct sm {
 	struct fabricd_config cfg;
 	struct evloop *loop;
 	struct mad_port *mp;
+	struct rmpp_sender *rmpp;	/* the SA's answers longer than one MAD */
 	struct db *db;
 	enum sm_state state;
 	uint32_t act_count;	/* SMInfo ActCount: bumped by each sweep */

@@ -1,0 +1,52 @@
+/*
+ * rmpp.h - the sending side of RMPP (IBA 13.6): an SA answer longer than
+ * one MAD goes out as numbered segments, a window at a time, each window
+ * opened by the receiver's ACK.
+ */
+#ifndef SM_RMPP_H
+#define SM_RMPP_H
+
+#include <iba/ib_types.h>
+
+#include "sm/evloop.h"
+#include "sm/mad.h"
+
+struct rmpp_sender;
+
+/*
+ * A sender on mp. A window not acknowledged within timeout_ms is sent
+ * again from the first segment not acknowledged, up to retries times,
+ * then the transfer is aborted.
+ */
+struct rmpp_sender *rmpp_new(struct evloop *loop, struct mad_port *mp, unsigned timeout_ms, unsigned retries);
+void rmpp_free(struct rmpp_sender *rs);
+
+/*
+ * Sends len bytes of data after hdr (the answer's MAD and SA headers:
+ * method, status, TID, attribute, offset) to `to`, in as many segments
+ * as it takes; an answer that fits one MAD is one segment. A repeated
+ * request (same requester, same TID) while its answer is still going out
+ * is ignored. -1 when no transfer can be started (out of memory, or too
+ * many at once): answer NO_RESOURCES instead.
+ */
+int rmpp_send(struct rmpp_sender *rs, const ib_sa_mad_t *hdr, const struct mad_origin *to, const void *data,
+	      size_t len);
+
+/*
+ * A request that came by RMPP (a GetMulti): acknowledges it, as its
+ * receiver must before the answer goes back, when it came whole in one
+ * segment, and returns true. A request of several segments is aborted
+ * (fabricd takes one-segment requests: a MultiPathRecord of up to 11
+ * GIDs) and false returned.
+ */
+bool rmpp_accept_request(struct rmpp_sender *rs, const ib_sa_mad_t *req, const struct mad_origin *from);
+
+/* Whether mad is an RMPP ACK, STOP or ABORT (for rmpp_receive), not a request. */
+bool rmpp_is_control(const ib_sa_mad_t *mad);
+/* Takes a receiver's ACK, STOP or ABORT for one of the transfers. */
+void rmpp_receive(struct rmpp_sender *rs, const ib_sa_mad_t *mad, const struct mad_origin *from);
+
+/* Transfers still going out. */
+size_t rmpp_active(const struct rmpp_sender *rs);
+
+#endif
