@@ -5,6 +5,10 @@
 # Needs: BUILD (the build directory) and WORK (a scratch directory).
 
 UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
+# An SA client on umad2sim needs what a host's kernel does and umad2sim
+# does not: RMPP reassembly in front of it, and the last 32 bytes of each
+# MAD, which it loses, kept behind it (tests/tools/rmpp_shim.c).
+SA_PRELOAD="$BUILD/tests/librmpp-shim.so $UMAD2SIM $BUILD/tests/libumad2sim-tail.so"
 FABRICD="$BUILD/sm/fabricd"
 FABRICCTL="$BUILD/cli/fabricctl"
 DB="$WORK/fabricd.db"
@@ -35,15 +39,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# diag CMD...: runs a libibumad program against the simulator, again when
-# the simulator had no client slot free: ibsim has ten, and frees a slot
-# only once it notices the client is gone, so hundreds of short-lived tools
-# in a row sometimes find none. Any other failure is returned at once;
-# stderr is in $WORK/diag.err.
+# diag CMD...: runs a libibumad program against the simulator (preloading
+# $DIAG_PRELOAD if set, else umad2sim), again when the simulator had no
+# client slot free: ibsim has ten, and frees a slot only once it notices
+# the client is gone, so hundreds of short-lived tools in a row sometimes
+# find none. Any other failure is returned at once; stderr is in
+# $WORK/diag.err.
 diag() {
 	local try
 	for try in 1 2 3 4 5; do
-		LD_PRELOAD=$UMAD2SIM "$@" 2>"$WORK/diag.err" && return 0
+		LD_PRELOAD=${DIAG_PRELOAD:-$UMAD2SIM} "$@" 2>"$WORK/diag.err" && return 0
 		grep -q "can't open UMAD port" "$WORK/diag.err" || return 1
 		sleep 0.5
 	done
@@ -84,9 +89,12 @@ sim_stop() {
 # sim_cmd TEXT: one ibsim console command, e.g. 'Unlink "L0"[5]'.
 sim_cmd() { echo "$1" >&7; sleep 0.2; }
 
+# ups: how many SUBNET UP lines fabricd's log holds (0 before it exists).
+ups() { cat "$WORK/fabricd.log" 2>/dev/null | grep -c "SUBNET UP" || true; }
+
 # fd_start [ARGS]: starts fabricd in the foreground, in the background.
 fd_start() {
-	UP_SEEN=$(grep -c "SUBNET UP" "$WORK/fabricd.log" 2>/dev/null || true)
+	UP_SEEN=$(ups)
 	LD_PRELOAD=$UMAD2SIM "$FABRICD" -f -d "$DB" -S "$SOCK" --log-file "$WORK/fabricd.log" "$@" &
 	FD_PID=$!
 }
@@ -104,7 +112,7 @@ fd_wait_ups() {
 fd_wait_up() {
 	local limit=$(( ${1:-60} * 10 ))
 	for _ in $(seq "$limit"); do
-		(( $(grep -c "SUBNET UP" "$WORK/fabricd.log" 2>/dev/null || true) > ${UP_SEEN:-0} )) && return 0
+		(( $(ups) > ${UP_SEEN:-0} )) && return 0
 		kill -0 "$FD_PID" 2>/dev/null || fail "fabricd exited: $(tail -3 "$WORK/fabricd.log")"
 		sleep 0.1
 	done

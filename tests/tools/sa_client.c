@@ -5,14 +5,20 @@
  *   sa-client set ID NAME LEASE_S | get ID | delete ID NAME
  *   sa-client subscribe TRAP WAIT_S
  *   sa-client join | leave    (the IPoIB broadcast group, full member)
+ *   sa-client multipath SGUID[,SGUID...] DGUID[,DGUID...] [NUMBPATH]
  *
  * set/get/delete: a ServiceRecord whose GID is this port's (fe80::/64 and
  * the port GUID), P_Key 0xffff; prints the answer's status and, for get,
  * the name. subscribe: InformInfo for generic trap TRAP from any LID,
  * then waits up to WAIT_S seconds for the SA's Report of one, prints
- * "report trap N" and answers ReportResp. Exits 0 when the SA said 0
- * (and, for subscribe, a Report came).
+ * "report trap N" and answers ReportResp. multipath: a GetMulti of a
+ * MultiPathRecord for those port GUIDs (fe80::/64), sent as the
+ * one-segment RMPP request it must be; prints the status, the count and a
+ * line "SLID DLID SL" per PathRecord of the answer (run it with the RMPP
+ * shim in front of umad2sim: the answer is RMPP). Exits 0 when the SA said
+ * 0 (and, for subscribe, a Report came).
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,13 +42,80 @@ static int finish(int code)
 	_exit(code);
 }
 
+/* Puts the comma-separated port GUIDs of list into gids as link-local GIDs; returns how many. */
+static unsigned parse_gids(char *list, ib_gid_t *gids, unsigned room)
+{
+	unsigned n = 0;
+	for (char *g = strtok(list, ","); g && n < room; g = strtok(NULL, ","), n++) {
+		gids[n].unicast.prefix = cl_hton64(0xfe80000000000000ULL);
+		gids[n].unicast.interface_id = cl_hton64(strtoull(g, NULL, 0));
+	}
+	return n;
+}
+
+static int multipath(int fd, int agent, uint16_t sm_lid, char **argv, int argc)
+{
+	uint8_t req[sizeof(struct ib_user_mad) + sizeof(ib_sa_mad_t)] = { 0 };
+	ib_sa_mad_t *sa = (ib_sa_mad_t *)umad_get_mad(req);
+	ib_multipath_rec_t *mpr = (ib_multipath_rec_t *)sa->data;
+	sa->base_ver = 1;
+	sa->mgmt_class = IB_MCLASS_SUBN_ADM;
+	sa->class_ver = 2;
+	sa->method = IB_MAD_METHOD_GETMULTI;
+	sa->trans_id = cl_hton64(0x5b);
+	sa->attr_id = IB_MAD_ATTR_MULTIPATH_RECORD;
+	mpr->sgid_count = (uint8_t)parse_gids(argv[2], mpr->gids, IB_MULTIPATH_MAX_GIDS);
+	mpr->dgid_count = (uint8_t)parse_gids(argv[3], mpr->gids + mpr->sgid_count,
+					      IB_MULTIPATH_MAX_GIDS - mpr->sgid_count);
+	sa->comp_mask = IB_MPR_COMPMASK_SGIDCOUNT | IB_MPR_COMPMASK_DGIDCOUNT;
+	if (argc == 5) {
+		mpr->num_path = (uint8_t)strtoul(argv[4], NULL, 0);
+		sa->comp_mask |= IB_MPR_COMPMASK_NUMBPATH;
+	}
+	/* GetMulti goes as RMPP: one segment, first and last */
+	sa->rmpp_version = 1;
+	sa->rmpp_type = IB_RMPP_TYPE_DATA;
+	sa->rmpp_flags = IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST;
+	sa->seg_num = cl_hton32(1);
+	sa->paylen_newwin = cl_hton32(20 + 24 + 16u * (mpr->sgid_count + mpr->dgid_count));
+	umad_set_addr(req, sm_lid, 1, 0, QKEY);
+	if (umad_send(fd, agent, req, sizeof(ib_sa_mad_t), 0, 0) < 0) {
+		fprintf(stderr, "sa-client: send failed\n");
+		return 1;
+	}
+	int len = sizeof(ib_sa_mad_t);
+	uint8_t *buf = malloc(sizeof(struct ib_user_mad) + (size_t)len);
+	for (;;) {
+		int rc = buf ? umad_recv(fd, buf, &len, 5000) : -1;
+		if (rc < 0 && errno == ENOSPC && (buf = realloc(buf, sizeof(struct ib_user_mad) + (size_t)len)))
+			continue;
+		if (rc < 0) {
+			fprintf(stderr, "sa-client: no answer within 5 s\n");
+			return 1;
+		}
+		sa = (ib_sa_mad_t *)umad_get_mad(buf);
+		if (!(sa->rmpp_flags & IB_RMPP_FLAG_ACTIVE) || sa->rmpp_type == IB_RMPP_TYPE_DATA)
+			break;	/* not the SA's ACK of the request: the answer */
+		len = sizeof(ib_sa_mad_t);
+	}
+	size_t size = (size_t)cl_ntoh16(sa->attr_offset) * 8;
+	size_t n = size && len > (int)IB_SA_MAD_HDR_SIZE ? (len - IB_SA_MAD_HDR_SIZE) / size : 0;
+	printf("status 0x%04x paths %zu\n", cl_ntoh16(sa->status), n);
+	for (size_t i = 0; i < n; i++) {
+		const ib_path_rec_t *pr = (const ib_path_rec_t *)(sa->data + i * size);
+		printf("%u %u %u\n", cl_ntoh16(pr->slid), cl_ntoh16(pr->dlid), ib_path_rec_sl(pr));
+	}
+	return sa->status ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	bool group = argc == 2 && (strcmp(argv[1], "join") == 0 || strcmp(argv[1], "leave") == 0);
 	if ((argc < 3 && !group) || (strcmp(argv[1], "set") == 0 && argc != 5) ||
-	    (strcmp(argv[1], "delete") == 0 && argc != 4) || (strcmp(argv[1], "subscribe") == 0 && argc != 4)) {
+	    (strcmp(argv[1], "delete") == 0 && argc != 4) || (strcmp(argv[1], "subscribe") == 0 && argc != 4) ||
+	    (strcmp(argv[1], "multipath") == 0 && argc != 4 && argc != 5)) {
 		fprintf(stderr, "usage: sa-client set ID NAME LEASE_S | get ID | delete ID NAME | subscribe TRAP WAIT_S |"
-				" join | leave\n");
+				" join | leave | multipath SGUID[,...] DGUID[,...] [NUMBPATH]\n");
 		return 2;
 	}
 	bool subscribe = strcmp(argv[1], "subscribe") == 0;
@@ -66,6 +139,8 @@ int main(int argc, char **argv)
 			  umad_register(fd, IB_MCLASS_SUBN_LID, 1, 0, smps) < 0 ||
 			  umad_get_issm_path(port.ca_name, port.portnum, issm, sizeof(issm)) < 0 || open(issm, O_RDWR) < 0))
 		fprintf(stderr, "sa-client: no issm device: Reports may not reach this client\n");
+	if (strcmp(argv[1], "multipath") == 0)
+		return finish(multipath(fd, agent, (uint16_t)port.sm_lid, argv, argc));
 	uint8_t buf[sizeof(struct ib_user_mad) + 2048] = { 0 };
 	struct ib_user_mad *umad = (struct ib_user_mad *)buf;
 	ib_sa_mad_t *sa = (ib_sa_mad_t *)umad_get_mad(umad);
