@@ -109,6 +109,8 @@ static void sweep_end(struct sweep *s, const char *result, bool stored)
 		sm->nevents = 0;	/* stored with this sweep */
 		sm->events_unlogged = 0;
 		fabric_move(&sm->fabric, &s->f);
+		if (fabric_index_end_ports(&sm->fabric) < 0)	/* for the SA, which looks up ends per query */
+			log_warn("out of memory indexing the fabric's ports: the SA scans instead");
 		sm->have_fabric = true;
 		sm->last_sweep_ok = ok;
 	}

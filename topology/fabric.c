@@ -10,6 +10,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An end port, in the index by LID (position = LID) and by GUID (sorted). */
+struct end_ref {
+	uint64_t guid;
+	struct node *node;
+	uint8_t port;
+};
+
+struct fabric_end_ports {
+	struct end_ref *by_lid;
+	uint16_t max_lid;
+	struct end_ref *by_guid;
+	size_t n;
+};
+
+static void drop_index(struct fabric *f)
+{
+	if (f->ends) {
+		free(f->ends->by_lid);
+		free(f->ends->by_guid);
+		free(f->ends);
+		f->ends = NULL;
+	}
+}
+
 void fabric_init(struct fabric *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -23,6 +47,7 @@ void fabric_free(struct fabric *f)
 		free(f->nodes[i]);
 	}
 	free(f->nodes);
+	drop_index(f);
 	fabric_init(f);
 }
 
@@ -46,6 +71,7 @@ struct node *fabric_add_node(struct fabric *f, enum node_type type, uint64_t gui
 		f->nodes = n;
 		f->cap = cap;
 	}
+	drop_index(f);
 	struct node *n = calloc(1, sizeof(*n));
 	if (!n)
 		return NULL;
@@ -107,8 +133,20 @@ struct node *fabric_find_desc(const struct fabric *f, const char *desc)
 #define FOR_END_PORTS(n, p) \
 	for (unsigned p = (n)->type == NODE_SWITCH ? 0 : 1; p <= ((n)->type == NODE_SWITCH ? 0u : (n)->nports); p++)
 
+static uint64_t end_guid(const struct node *n, unsigned p)
+{
+	return n->type == NODE_SWITCH ? n->guid : n->ports[p].guid;
+}
+
 struct node *fabric_find_lid(const struct fabric *f, uint16_t lid, uint8_t *port)
 {
+	if (f->ends) {
+		const struct end_ref *e = lid <= f->ends->max_lid ? &f->ends->by_lid[lid] : NULL;
+		if (!e || !e->node)
+			return NULL;
+		*port = e->port;
+		return e->node;
+	}
 	for (size_t i = 0; i < f->nnodes; i++)
 		FOR_END_PORTS(f->nodes[i], p)
 			if (f->nodes[i]->ports[p].lid == lid) {
@@ -118,17 +156,65 @@ struct node *fabric_find_lid(const struct fabric *f, uint16_t lid, uint8_t *port
 	return NULL;
 }
 
+static int cmp_end_guid(const void *a, const void *b)
+{
+	const struct end_ref *x = a, *y = b;
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
 struct node *fabric_find_port_guid(const struct fabric *f, uint64_t guid, uint8_t *port)
 {
+	if (f->ends) {
+		const struct end_ref key = { guid, NULL, 0 };
+		const struct end_ref *e = bsearch(&key, f->ends->by_guid, f->ends->n, sizeof(key), cmp_end_guid);
+		if (!e)
+			return NULL;
+		*port = e->port;
+		return e->node;
+	}
 	for (size_t i = 0; i < f->nnodes; i++) {
 		struct node *n = f->nodes[i];
 		FOR_END_PORTS(n, p)
-			if ((n->type == NODE_SWITCH ? n->guid : n->ports[p].guid) == guid) {
+			if (end_guid(n, p) == guid) {
 				*port = (uint8_t)p;
 				return n;
 			}
 	}
 	return NULL;
+}
+
+int fabric_index_end_ports(struct fabric *f)
+{
+	drop_index(f);
+	struct fabric_end_ports *x = calloc(1, sizeof(*x));
+	size_t ends = 0;
+	uint16_t max_lid = 0;
+	for (size_t i = 0; i < f->nnodes; i++)
+		FOR_END_PORTS(f->nodes[i], p) {
+			ends++;
+			if (f->nodes[i]->ports[p].lid > max_lid)
+				max_lid = f->nodes[i]->ports[p].lid;
+		}
+	if (!x || !(x->by_lid = calloc((size_t)max_lid + 1, sizeof(*x->by_lid))) ||
+	    !(x->by_guid = malloc((ends + 1) * sizeof(*x->by_guid)))) {
+		if (x)
+			free(x->by_lid);
+		free(x);
+		return -1;
+	}
+	x->max_lid = max_lid;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		struct node *n = f->nodes[i];
+		FOR_END_PORTS(n, p) {
+			struct end_ref e = { end_guid(n, p), n, (uint8_t)p };
+			x->by_guid[x->n++] = e;
+			if (n->ports[p].lid && !x->by_lid[n->ports[p].lid].node)	/* the first, as the scan finds */
+				x->by_lid[n->ports[p].lid] = e;
+		}
+	}
+	qsort(x->by_guid, x->n, sizeof(*x->by_guid), cmp_end_guid);
+	f->ends = x;
+	return 0;
 }
 
 int fabric_link(struct node *a, uint8_t pa, struct node *b, uint8_t pb)

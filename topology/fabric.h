@@ -64,10 +64,13 @@ struct node {
 	void *user;		/* per-module scratch pointer */
 };
 
+struct fabric_end_ports;
+
 struct fabric {
 	struct node **nodes;
 	size_t nnodes, cap;
 	cl_qmap_t by_guid;
+	struct fabric_end_ports *ends;	/* fabric_index_end_ports(), or NULL */
 };
 
 void fabric_init(struct fabric *f);
@@ -92,11 +95,20 @@ void fabric_sort_by_guid(struct fabric *f);
 struct node *fabric_find_desc(const struct fabric *f, const char *desc);
 /*
  * The end port with LID lid (a switch's port 0, or a CA port) and, in
- * *port, its number; NULL if none. Linear, like fabric_find_desc.
+ * *port, its number; NULL if none. From the index if f has one (constant
+ * time), else by a scan of the fabric.
  */
 struct node *fabric_find_lid(const struct fabric *f, uint16_t lid, uint8_t *port);
-/* The end port with GUID guid (a switch's node GUID, or a CA port's), likewise. */
+/* The end port with GUID guid (a switch's node GUID, or a CA port's), likewise (log time indexed). */
 struct node *fabric_find_port_guid(const struct fabric *f, uint64_t guid, uint8_t *port);
+/*
+ * Indexes the end ports by LID and by GUID for the two lookups above: for
+ * a fabric whose LIDs are final (the SM's stored one, which the SA asks
+ * for every query). The index keeps the LIDs as they were: build it again
+ * after changing any. Adding a node drops it. -1 when memory runs out
+ * (the lookups then scan).
+ */
+int fabric_index_end_ports(struct fabric *f);
 /* Connects a.pa <-> b.pb; fails (-1) if either port is out of range or in use. */
 int fabric_link(struct node *a, uint8_t pa, struct node *b, uint8_t pb);
 void fabric_unlink(struct node *a, uint8_t pa);

@@ -140,6 +140,42 @@ static void check_routes(struct fabric *f, int host_hops)
 	routing_tables_free(&t);
 }
 
+/* The end-port index answers every LID and port GUID as the scan does, and "none" alike. */
+static void test_fabric_end_port_index_finds_what_the_scan_finds(void **state)
+{
+	struct fabric f;
+	generate((struct fattree_spec){ .levels = 3, .radix = 8, .remove_links = 4, .remove_switches = 1, .seed = 3 },
+		 &f);
+	number_lids(&f);
+	uint16_t max_lid = routing_max_lid(&f);
+	const struct node *scan_lid[1024], *scan_guid[1024];
+	uint8_t scan_lport[1024], scan_gport[1024], port;
+	assert_true(max_lid + 2 < 1024);
+	for (uint16_t lid = 1; lid <= max_lid + 1; lid++)
+		scan_lid[lid] = fabric_find_lid(&f, lid, &scan_lport[lid]);
+	for (size_t i = 0; i < f.nnodes; i++)
+		scan_guid[i] = fabric_find_port_guid(&f, f.nodes[i]->ports[f.nodes[i]->type == NODE_SWITCH ? 0 : 1].guid,
+						     &scan_gport[i]);
+	assert_int_equal(fabric_index_end_ports(&f), 0);
+	assert_non_null(f.ends);
+	for (uint16_t lid = 1; lid <= max_lid + 1; lid++) {
+		const struct node *n = fabric_find_lid(&f, lid, &port);
+		assert_ptr_equal(n, scan_lid[lid]);
+		if (n)
+			assert_int_equal(port, scan_lport[lid]);
+	}
+	assert_null(scan_lid[max_lid + 1]);
+	for (size_t i = 0; i < f.nnodes; i++) {
+		const struct node *n = f.nodes[i];
+		assert_ptr_equal(fabric_find_port_guid(&f, n->ports[n->type == NODE_SWITCH ? 0 : 1].guid, &port),
+				 scan_guid[i]);
+		assert_ptr_equal(scan_guid[i], n);
+		assert_int_equal(port, scan_gport[i]);
+	}
+	assert_null(fabric_find_port_guid(&f, 0xdead, &port));
+	fabric_free(&f);
+}
+
 static void test_minhop_routes_every_lid_on_shortest_paths(void **state)
 {
 	struct fabric f;
@@ -192,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_fattree_three_levels_radix_16_has_1024_hosts),
 		cmocka_unit_test(test_fattree_removals_are_seeded_and_keep_uplinks),
 		cmocka_unit_test(test_fattree_rejects_odd_radix),
+		cmocka_unit_test(test_fabric_end_port_index_finds_what_the_scan_finds),
 		cmocka_unit_test(test_minhop_routes_every_lid_on_shortest_paths),
 		cmocka_unit_test(test_minhop_degraded_tree_stays_connected),
 		cmocka_unit_test(test_minhop_leaf_uplinks_carry_equal_destinations),
