@@ -51,7 +51,6 @@ struct transfer {
 };
 
 struct rmpp_sender {
-	struct evloop *loop;
 	struct mad_port *mp;
 	struct evl_watch *timer;
 	unsigned timeout_ms, retries;
@@ -138,6 +137,13 @@ static void drop(struct rmpp_sender *rs, struct transfer *t)
 	free(t);
 }
 
+/* Ends a transfer that will not go on (aborted, stopped). */
+static void finish(struct rmpp_sender *rs, struct transfer *t)
+{
+	drop(rs, t);
+	arm(rs);
+}
+
 static void on_timer(void *arg)
 {
 	struct rmpp_sender *rs = arg;
@@ -167,7 +173,7 @@ struct rmpp_sender *rmpp_new(struct evloop *loop, struct mad_port *mp, unsigned 
 	struct rmpp_sender *rs = calloc(1, sizeof(*rs));
 	if (!rs)
 		return NULL;
-	*rs = (struct rmpp_sender){ loop, mp, evl_timer(loop, on_timer, rs), timeout_ms, retries, NULL, 0 };
+	*rs = (struct rmpp_sender){ mp, evl_timer(loop, on_timer, rs), timeout_ms, retries, NULL, 0 };
 	if (!rs->timer) {
 		free(rs);
 		return NULL;
@@ -259,14 +265,12 @@ void rmpp_receive(struct rmpp_sender *rs, const ib_sa_mad_t *mad, const struct m
 		log_info("sa: LID %u %s the RMPP answer at segment %u of %u (status %u)", t->dlid,
 			 mad->rmpp_type == IB_RMPP_TYPE_STOP ? "stopped" : "aborted", t->acked, t->nseg,
 			 mad->rmpp_status);
-		drop(rs, t);
-		arm(rs);
+		finish(rs, t);
 		return;
 	}
 	if (mad->rmpp_type != IB_RMPP_TYPE_ACK) {
 		send_abort(rs, t, IB_RMPP_STATUS_BADT);
-		drop(rs, t);
-		arm(rs);
+		finish(rs, t);
 		return;
 	}
 	uint32_t seg = cl_ntoh32(mad->seg_num), window_last = cl_ntoh32(mad->paylen_newwin);
@@ -274,8 +278,7 @@ void rmpp_receive(struct rmpp_sender *rs, const ib_sa_mad_t *mad, const struct m
 		log_info("sa: LID %u acknowledged RMPP segment %u (window to %u) of %u sent up to %u: aborted", t->dlid,
 			 seg, window_last, t->nseg, t->next_seg - 1);
 		send_abort(rs, t, window_last < seg ? IB_RMPP_STATUS_W2S : IB_RMPP_STATUS_S2B);
-		drop(rs, t);
-		arm(rs);
+		finish(rs, t);
 		return;
 	}
 	if (seg < t->acked)
@@ -293,9 +296,4 @@ void rmpp_receive(struct rmpp_sender *rs, const ib_sa_mad_t *mad, const struct m
 	else
 		t->deadline = evl_now_ms() + rs->timeout_ms;
 	arm(rs);
-}
-
-size_t rmpp_active(const struct rmpp_sender *rs)
-{
-	return rs->n;
 }

@@ -46,7 +46,4 @@ bool rmpp_is_control(const ib_sa_mad_t *mad);
 /* Takes a receiver's ACK, STOP or ABORT for one of the transfers. */
 void rmpp_receive(struct rmpp_sender *rs, const ib_sa_mad_t *mad, const struct mad_origin *from);
 
-/* Transfers still going out. */
-size_t rmpp_active(const struct rmpp_sender *rs);
-
 #endif
