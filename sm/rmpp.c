@@ -204,29 +204,23 @@ int rmpp_send(struct rmpp_sender *rs, const ib_sa_mad_t *hdr, const struct mad_o
 {
 	if (find(rs, to->slid, hdr->trans_id))
 		return 0;	/* the requester asked again: its answer is on the way */
-	if (rs->n == RMPP_MAX_TRANSFERS)
-		return -1;
-	struct transfer *t = calloc(1, sizeof(*t));
-	if (!t || (len && !(t->data = malloc(len)))) {
+	struct transfer one = { .hdr = *hdr, .data = (uint8_t *)data, .len = len, .dlid = to->slid, .qpn = to->qpn,
+				.nseg = len ? (uint32_t)((len + IB_SA_DATA_SIZE - 1) / IB_SA_DATA_SIZE) : 1 };
+	if (one.nseg == 1) {	/* nothing to pace: its ACK, if any, finds no transfer */
+		send_segment(rs, &one, 1);
+		return 0;
+	}
+	struct transfer *t = rs->n < RMPP_MAX_TRANSFERS ? malloc(sizeof(*t)) : NULL;
+	if (!t || !(one.data = malloc(len))) {
 		free(t);
 		return -1;
 	}
-	t->hdr = *hdr;
-	if (len)
-		memcpy(t->data, data, len);
-	t->len = len;
-	t->dlid = to->slid;
-	t->qpn = to->qpn;
-	t->nseg = len ? (uint32_t)((len + IB_SA_DATA_SIZE - 1) / IB_SA_DATA_SIZE) : 1;
+	memcpy(one.data, data, len);
+	*t = one;
 	t->window_last = 1;	/* until the receiver's first ACK */
 	t->next_seg = 1;
 	t->retries_left = rs->retries;
 	send_window(rs, t);
-	if (t->nseg == 1) {	/* nothing to pace: its ACK, if any, finds no transfer */
-		free(t->data);
-		free(t);
-		return 0;
-	}
 	t->next = rs->list;
 	rs->list = t;
 	rs->n++;

@@ -27,7 +27,8 @@ void rmpp_free(struct rmpp_sender *rs);
  * as it takes; an answer that fits one MAD is one segment. A repeated
  * request (same requester, same TID) while its answer is still going out
  * is ignored. -1 when no transfer can be started (out of memory, or too
- * many at once): answer NO_RESOURCES instead.
+ * many at once): answer NO_RESOURCES instead, in one segment, which
+ * needs no transfer and always goes.
  */
 int rmpp_send(struct rmpp_sender *rs, const ib_sa_mad_t *hdr, const struct mad_origin *to, const void *data,
 	      size_t len);
