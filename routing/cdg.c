@@ -1,16 +1,20 @@
 /*
  * DOC: channel dependency graph
  *
- * For each destination LID, the paths from every CA to it are the union
- * of the switches' next hops, a tree towards the destination. Walking from
- * each CA's switch marks the switches on those paths; each marked switch
- * whose next hop is another switch that forwards further adds the
- * dependency (its out channel -> the next switch's out channel). CA
- * injection channels have no incoming dependency, so they can never close
- * a cycle and are left out.
+ * For each destination LID, the paths to it are the union of the
+ * switches' next hops, a tree towards the destination (or, in a mixture
+ * of two tables during a change, a graph where each switch has up to two
+ * next hops). Walking from each place where traffic on the layer starts
+ * marks the switches on those paths; each marked switch whose next hop is
+ * another switch that forwards further adds the dependency (its out
+ * channel -> the next switch's out channel). CA injection channels have no
+ * incoming dependency, so they can never close a cycle and are left out.
  *
- * Walks start at the switches that have CAs, once per switch; the
- * dependencies go into a depgraph, which finds the cycle.
+ * Walks start at the switches that have CAs, for the destinations whose
+ * SL (in any of the mixture's SL sets) is the layer. A forwarding loop
+ * met on the way closes a cycle too. Each switch is walked once per
+ * destination; the dependencies go into a depgraph, which finds the
+ * cycle. (Loops in entries no CA traffic uses: routing/loops.c.)
  */
 #include "routing/cdg.h"
 
@@ -19,12 +23,22 @@
 #include <string.h>
 
 struct graph {
+	const struct fabric *f;
+	const struct cdg_mix *m;
+	unsigned layer;
 	struct depgraph dg;
-	const struct node **entry;	/* switches with CAs: where traffic enters */
+	const struct node **entry;	/* switches with CAs: where CA traffic enters */
 	size_t nentry;
+	const struct node **stack;
 	uint32_t *mark;		/* per node: the walk generation that passed it */
 	uint32_t generation;
+	uint16_t max_lid;
 };
+
+struct cdg_mix cdg_mix_of(const struct routing_tables *t)
+{
+	return (struct cdg_mix){ .lft = { t }, .nlft = 1, .sl = { t }, .nsl = 1 };
+}
 
 /* The switch that (n, port) leads to, or NULL. */
 static const struct node *next_switch(const struct node *n, uint8_t port)
@@ -38,39 +52,80 @@ static uint8_t out_port(const struct routing_tables *t, const struct node *sw, u
 	return lid <= t->max_lid && t->lft[sw->index] ? t->lft[sw->index][lid] : LFT_NO_PATH;
 }
 
-/* Adds the dependencies of the traffic to lid. */
-static int add_destination(struct graph *g, const struct routing_tables *t, uint16_t lid)
+static bool forwards(uint8_t port)
 {
-	uint32_t *mark = g->mark, gen = ++g->generation;
-	for (size_t i = 0; i < g->nentry; i++) {
-		const struct node *sw = g->entry[i];
-		/* walk until the path joins one already walked */
-		for (unsigned hops = 0; sw && mark[sw->index] != gen && hops < FABRIC_MAX_HOPS; hops++) {
-			mark[sw->index] = gen;
-			uint8_t out = out_port(t, sw, lid);
-			if (out == 0 || out == LFT_NO_PATH)
-				break;
-			const struct node *next = next_switch(sw, out);
-			uint8_t next_out = next ? out_port(t, next, lid) : LFT_NO_PATH;
-			if (next && next_out != 0 && next_out != LFT_NO_PATH &&
-			    depgraph_add(&g->dg, sw, out, next, next_out) < 0)
-				return -1;
-			sw = next;
+	return port != 0 && port != LFT_NO_PATH;
+}
+
+static bool on_layer(const struct cdg_mix *m, uint16_t lid, unsigned layer)
+{
+	for (unsigned k = 0; k < m->nsl; k++)
+		if (lid <= m->sl[k]->max_lid && m->sl[k]->sl[lid] == layer)
+			return true;
+	return false;
+}
+
+/* Pushes sw unless this destination's walk has passed it already. */
+static void visit(struct graph *g, const struct node *sw, size_t *top)
+{
+	if (g->mark[sw->index] != g->generation) {
+		g->mark[sw->index] = g->generation;
+		g->stack[(*top)++] = sw;
+	}
+}
+
+/* Adds the dependencies of the traffic to lid that starts at the switches on the stack. */
+static int walk(struct graph *g, uint16_t lid, size_t top)
+{
+	const struct cdg_mix *m = g->m;
+	while (top) {
+		const struct node *sw = g->stack[--top];
+		for (unsigned k = 0; k < m->nlft; k++) {
+			uint8_t out = out_port(m->lft[k], sw, lid);
+			const struct node *next = forwards(out) ? next_switch(sw, out) : NULL;
+			if (!next)
+				continue;
+			for (unsigned j = 0; j < m->nlft; j++) {
+				uint8_t next_out = out_port(m->lft[j], next, lid);
+				if (forwards(next_out) && depgraph_add(&g->dg, sw, out, next, next_out) < 0)
+					return -1;
+			}
+			visit(g, next, &top);
 		}
 	}
 	return 0;
 }
 
-/* Switches with a CA attached, each once: where CA traffic enters. */
-static int find_entries(struct graph *g)
+/* Adds the dependencies of the CAs' traffic to lid, if that is on the layer. */
+static int add_destination(struct graph *g, uint16_t lid)
 {
-	const struct fabric *f = g->dg.f;
-	if (!(g->entry = malloc((f->nnodes + 1) * sizeof(*g->entry))))
+	size_t top = 0;
+	if (!on_layer(g->m, lid, g->layer))
+		return 0;
+	g->generation++;
+	for (size_t i = 0; i < g->nentry; i++)
+		visit(g, g->entry[i], &top);
+	return walk(g, lid, top);
+}
+
+static int graph_init(struct graph *g, const struct fabric *f, const struct cdg_mix *m, unsigned layer)
+{
+	memset(g, 0, sizeof(*g));
+	g->f = f;
+	g->m = m;
+	g->layer = layer;
+	for (unsigned k = 0; k < m->nlft; k++)
+		if (m->lft[k]->max_lid > g->max_lid)
+			g->max_lid = m->lft[k]->max_lid;
+	g->mark = calloc(f->nnodes + 1, sizeof(*g->mark));
+	g->entry = malloc((f->nnodes + 1) * sizeof(*g->entry));
+	g->stack = malloc((f->nnodes + 1) * sizeof(*g->stack));
+	if (depgraph_init(&g->dg, f) < 0 || !g->mark || !g->entry || !g->stack)
 		return -1;
 	for (size_t i = 0; i < f->nnodes; i++) {
-		const struct node *ca = f->nodes[i];
-		for (unsigned p = 1; p <= ca->nports && ca->type != NODE_SWITCH; p++) {
-			const struct node *sw = ca->ports[p].remote;
+		const struct node *n = f->nodes[i];
+		for (unsigned p = 1; p <= n->nports && n->type != NODE_SWITCH; p++) {
+			const struct node *sw = n->ports[p].remote;
 			if (sw && sw->type == NODE_SWITCH && g->mark[sw->index] != 1) {
 				g->mark[sw->index] = 1;
 				g->entry[g->nentry++] = sw;
@@ -81,46 +136,54 @@ static int find_entries(struct graph *g)
 	return 0;
 }
 
-int cdg_check_layer(const struct fabric *f, const struct routing_tables *t, unsigned layer,
-		    struct cdg_report *r)
+static void graph_free(struct graph *g)
 {
-	return cdg_check_layer_with(f, t, layer, NULL, NULL, r);
+	free(g->mark);
+	free(g->entry);
+	free(g->stack);
+	depgraph_free(&g->dg);
 }
 
-int cdg_check_layer_with(const struct fabric *f, const struct routing_tables *t, unsigned layer,
+int cdg_check_layer_with(const struct fabric *f, const struct cdg_mix *m, unsigned layer,
 			 int (*extra)(void *arg, struct depgraph *g), void *arg, struct cdg_report *r)
 {
-	struct graph g = { 0 };
+	struct graph g;
 	int rc = -1;
 	memset(r, 0, sizeof(*r));
-	r->vl = layer;
-	g.mark = calloc(f->nnodes + 1, sizeof(*g.mark));
-	if (depgraph_init(&g.dg, f) < 0 || !g.mark || find_entries(&g) < 0)
+	if (graph_init(&g, f, m, layer) < 0)
 		goto done;
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];
 		for (unsigned p = 0; p <= n->nports; p++)
 			if (n->ports[p].lid && (n->type == NODE_SWITCH ? p == 0 : p > 0) &&
-			    n->ports[p].lid <= t->max_lid && t->sl[n->ports[p].lid] == layer &&
-			    add_destination(&g, t, n->ports[p].lid) < 0)
+			    n->ports[p].lid <= g.max_lid && add_destination(&g, n->ports[p].lid) < 0)
 				goto done;
 	}
 	if (extra && extra(arg, &g.dg) < 0)
 		goto done;
 	rc = depgraph_check(&g.dg, r);
-	r->vl = layer;
 done:
-	free(g.mark);
-	free(g.entry);
-	depgraph_free(&g.dg);
+	r->vl = layer;
+	graph_free(&g);
 	return rc;
 }
 
-int cdg_check(const struct fabric *f, const struct routing_tables *t, struct cdg_report *r)
+int cdg_check_layer(const struct fabric *f, const struct routing_tables *t, unsigned layer,
+		    struct cdg_report *r)
+{
+	struct cdg_mix m = cdg_mix_of(t);
+	return cdg_check_layer_with(f, &m, layer, NULL, NULL, r);
+}
+
+int cdg_check_mix(const struct fabric *f, const struct cdg_mix *m, struct cdg_report *r)
 {
 	struct cdg_report sum = { 0 };
-	for (unsigned l = 0; l < t->layers; l++) {
-		if (cdg_check_layer(f, t, l, r) < 0)
+	unsigned layers = 1;
+	for (unsigned k = 0; k < m->nsl; k++)
+		if (m->sl[k]->layers > layers)
+			layers = m->sl[k]->layers;
+	for (unsigned l = 0; l < layers; l++) {
+		if (cdg_check_layer_with(f, m, l, NULL, NULL, r) < 0)
 			return -1;
 		if (r->cycle_len)
 			return 0;
@@ -129,6 +192,12 @@ int cdg_check(const struct fabric *f, const struct routing_tables *t, struct cdg
 	}
 	*r = sum;
 	return 0;
+}
+
+int cdg_check(const struct fabric *f, const struct routing_tables *t, struct cdg_report *r)
+{
+	struct cdg_mix m = cdg_mix_of(t);
+	return cdg_check_mix(f, &m, r);
 }
 
 bool cdg_lid_uses(const struct routing_tables *t, uint16_t lid, const struct cdg_channel *a,

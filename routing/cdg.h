@@ -2,6 +2,8 @@
  * cdg.h - the channel dependency graph of a set of forwarding tables, and
  * the deadlock check on it (Dally & Seitz: a routing is deadlock-free on
  * one virtual lane if its channel dependency graph has no cycle).
+ * Traffic to a LID travels on that LID's layer (t->sl[lid]) from every
+ * CA.
  */
 #ifndef CDG_H
 #define CDG_H
@@ -9,20 +11,41 @@
 #include "routing/depgraph.h"
 #include "routing/routing.h"
 
+#define CDG_MAX_SETS 3
+
 /*
- * Builds the dependencies that CA-to-LID traffic creates through the
- * tables on each VL layer (traffic to lid travels on layer t->sl[lid]) and
- * looks for a cycle. The report is the first cyclic layer's, or, when all
- * are acyclic, the sums over layers. Returns 0, or -1 on allocation
- * failure.
+ * A state of the fabric during a change: at each switch a packet may
+ * take the entry of any of lft[] (switches hold one table or the other,
+ * and a switch being programmed may hold either), and traffic to a LID
+ * may use the SL any of sl[] gives it (hosts that have not asked for the
+ * new PathRecord still use the old one). One table and its own SLs is a
+ * steady state.
+ */
+struct cdg_mix {
+	const struct routing_tables *lft[CDG_MAX_SETS];
+	unsigned nlft;
+	const struct routing_tables *sl[CDG_MAX_SETS];
+	unsigned nsl;
+};
+
+/* The steady state of t: its own entries and SLs. */
+struct cdg_mix cdg_mix_of(const struct routing_tables *t);
+
+/*
+ * Builds the dependencies of every layer's CA traffic through t and looks
+ * for a cycle. The report is the first cyclic layer's, or, when all are
+ * acyclic, the sums over layers. Returns 0, or -1 on allocation failure.
  */
 int cdg_check(const struct fabric *f, const struct routing_tables *t, struct cdg_report *r);
-/* The same for one layer only. */
+/* The same for every layer of a mixture of states (a transition). */
+int cdg_check_mix(const struct fabric *f, const struct cdg_mix *m, struct cdg_report *r);
+/* The same for one layer of t only. */
 int cdg_check_layer(const struct fabric *f, const struct routing_tables *t, unsigned layer,
 		    struct cdg_report *r);
-/* The same, with more dependencies (multicast trees) added by extra before the cycle search. */
-int cdg_check_layer_with(const struct fabric *f, const struct routing_tables *t, unsigned layer,
+/* One layer of a mixture, with more dependencies (multicast trees) added by extra before the cycle search. */
+int cdg_check_layer_with(const struct fabric *f, const struct cdg_mix *m, unsigned layer,
 			 int (*extra)(void *arg, struct depgraph *g), void *arg, struct cdg_report *r);
+
 /* True if traffic to lid makes channel a depend on channel b. */
 bool cdg_lid_uses(const struct routing_tables *t, uint16_t lid, const struct cdg_channel *a,
 		  const struct cdg_channel *b);

@@ -3,8 +3,9 @@
  *
  * What the SM calls: run the configured engine, then prove the result
  * deadlock-free with the channel dependency graph, splitting it into VL
- * layers when one VL is not enough. Nothing cyclic leaves this function
- * as a success.
+ * layers when one VL is not enough, and free of forwarding loops from
+ * every switch. Nothing cyclic or looping leaves this function as a
+ * success.
  */
 #include "routing/engine.h"
 
@@ -52,9 +53,12 @@ int routing_compute(const struct fabric *f, const struct routing_request *rq, st
 	if (run_engine(f, rq, out, &res->info) < 0)
 		return -1;
 	int rc = layers_assign(f, out, rq->max_layers ? rq->max_layers : 1, &res->layers);
-	if (rc < 0)
+	if (rc >= 0 && loops_find(f, out, &res->loops) < 0)
+		rc = -1;
+	if (rc < 0) {
 		routing_tables_free(out);
-	else
-		res->cdg = res->layers.cdg;
-	return rc;
+		return -1;
+	}
+	res->cdg = res->layers.cdg;
+	return rc || res->loops.entries ? 1 : 0;
 }

@@ -6,6 +6,7 @@
 #define ROUTING_ENGINE_H
 
 #include "routing/layers.h"
+#include "routing/loops.h"
 #include "routing/routing.h"
 
 enum routing_engine { ENGINE_FTREE, ENGINE_UPDOWN, ENGINE_MINHOP };
@@ -21,6 +22,7 @@ struct routing_result {
 	struct route_info info;
 	struct layers_report layers;
 	struct cdg_report cdg;	/* acyclic: sums over layers; cyclic: the cycle */
+	struct loops_report loops;	/* switch entries (for any source) that loop */
 };
 
 /* 0 and *e set, or -1 for an unknown name. */
@@ -29,8 +31,9 @@ const char *routing_engine_name(enum routing_engine e);
 
 /*
  * Runs the engine and layers the result. Returns 0 (out filled, every
- * layer acyclic), 1 (out filled but a cycle remains within max_layers:
- * res->cdg names it; do not program it), or -1 on allocation failure.
+ * layer acyclic and no switch entry loops), 1 (out filled but a cycle
+ * remains within max_layers, res->cdg names it, or some entry loops,
+ * res->loops names it: do not program it), or -1 on allocation failure.
  */
 int routing_compute(const struct fabric *f, const struct routing_request *rq, struct routing_tables *out,
 		    struct routing_result *res);

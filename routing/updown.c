@@ -54,7 +54,7 @@ struct ud {
 	size_t *desc;		/* ranked switches, top of the order first */
 	size_t ndesc;
 	uint16_t *down, *dist;	/* per switch, for the current D */
-	uint16_t *hops;		/* plain shortest distance, for escape routes */
+	uint16_t *hops;		/* escape distance, for switches without a legal path */
 	bool *leaf;		/* per switch: has hosts */
 	size_t *queue;
 	size_t *adj_start;	/* per switch: its links to ranked switches in adj[] */
@@ -78,11 +78,8 @@ static bool ranked(const struct ud *u, size_t s)
 	return s != SW_NONE && u->r->level[s] != RANK_NONE;
 }
 
-/*
- * BFS distances to D into dist: with up_only, along links walked upward
- * from D (so the distances are down-only paths to D); else along all.
- */
-static void bfs_to(struct ud *u, size_t d, uint16_t *dist, bool up_only)
+/* BFS distances to D into dist along links walked upward from D: the down-only paths to D. */
+static void down_distances(struct ud *u, size_t d, uint16_t *dist)
 {
 	size_t head = 0, tail = 0;
 	for (size_t s = 0; s < u->x->nsw; s++)
@@ -92,7 +89,7 @@ static void bfs_to(struct ud *u, size_t d, uint16_t *dist, bool up_only)
 	while (head < tail) {
 		size_t v = u->queue[head++];
 		for (const struct nbr *a = u->adj + u->adj_start[v]; a < u->adj + u->adj_start[v + 1]; a++)
-			if ((a->up || !up_only) && dist[a->sw] == DIST_INF) {
+			if (a->up && dist[a->sw] == DIST_INF) {
 				dist[a->sw] = (uint16_t)(dist[v] + 1);
 				u->queue[tail++] = a->sw;
 			}
@@ -125,20 +122,47 @@ static bool escape_step(const struct ud *u, size_t s, const struct nbr *a)
 	return u->hops[a->sw] != DIST_INF && u->hops[a->sw] + 1 == u->hops[s];
 }
 
+/*
+ * Escape distances into hops: a switch with a legal path keeps its legal
+ * distance; one without takes the shortest way to a switch that has one,
+ * plus that switch's legal distance. So an escape route is a way into the
+ * legal region followed by the legal path the tables give there, and its
+ * length is the length the tables really give (a plain shortest path
+ * would not be, once it meets switches that go their own legal way).
+ */
+static void escape_distances(struct ud *u)
+{
+	for (size_t i = 0; i < u->ndesc; i++)
+		u->hops[u->desc[i]] = u->dist[u->desc[i]];
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (size_t i = 0; i < u->ndesc; i++) {
+			size_t s = u->desc[i];
+			if (u->dist[s] != DIST_INF)
+				continue;
+			for (const struct nbr *a = u->adj + u->adj_start[s]; a < u->adj + u->adj_start[s + 1]; a++)
+				if (u->hops[a->sw] != DIST_INF && u->hops[a->sw] + 1 < u->hops[s]) {
+					u->hops[s] = (uint16_t)(u->hops[a->sw] + 1);
+					changed = true;
+				}
+		}
+	}
+}
+
 /* Candidate ports of every switch for D; returns the leaves without a legal path. */
 static size_t candidates(struct ud *u, size_t d)
 {
 	size_t stranded = 0;
-	bool have_plain = false;
+	bool have_escapes = false;
 	for (size_t i = 0; i < u->ndesc; i++) {
 		size_t s = u->desc[i];
 		uint8_t *c = u->cand + u->base[s], k = 0;
 		bool legal = u->dist[s] != DIST_INF;
 		if (!legal) {
 			stranded += u->leaf[s];
-			if (!have_plain) {
-				bfs_to(u, d, u->hops, false);	/* plain distances, for escape routes */
-				have_plain = true;
+			if (!have_escapes) {
+				escape_distances(u);
+				have_escapes = true;
 			}
 		}
 		for (const struct nbr *a = u->adj + u->adj_start[s]; a < u->adj + u->adj_start[s + 1] && s != d; a++)
@@ -164,7 +188,8 @@ static uint8_t dmodk_port(const struct ud *u, size_t s, uint16_t lid)
 {
 	const struct updown_plan *p = u->p;
 	uint32_t j = u->jpos[lid];
-	if (!p->up_order || j == UINT32_MAX || u->down[s] != DIST_INF || !p->n_up[s])
+	/* only a switch that goes up legally: an escape route's candidates may be down-ports */
+	if (!p->up_order || j == UINT32_MAX || u->down[s] != DIST_INF || u->dist[s] == DIST_INF || !p->n_up[s])
 		return 0;
 	uint8_t port = p->up_order[s][(j / p->stride[u->r->level[s]]) % p->n_up[s]];
 	if (!port)	/* a hole: this switch lacks that link */
@@ -235,7 +260,7 @@ static unsigned attached_lids(const struct ud *u, const struct routing_tables *t
 /* Distances and every switch's candidate ports towards d; returns the leaves without a legal path. */
 static size_t towards(struct ud *u, size_t d)
 {
-	bfs_to(u, d, u->down, true);
+	down_distances(u, d, u->down);
 	updown_distances(u);
 	return candidates(u, d);
 }

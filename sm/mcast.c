@@ -228,7 +228,8 @@ static bool trees_deadlock_free(struct sm *sm, bool ***on)
 {
 	struct trees t = { &sm->fabric, on, sm->mcast.n };
 	struct cdg_report r;
-	if (cdg_check_layer_with(&sm->fabric, &sm->tables, 0, add_trees, &t, &r) < 0) {
+	struct cdg_mix m = cdg_mix_of(&sm->tables);
+	if (cdg_check_layer_with(&sm->fabric, &m, 0, add_trees, &t, &r) < 0) {
 		log_error("mcast: out of memory proving the trees");
 		return false;
 	}

@@ -377,7 +377,8 @@ static bool route(struct sweep *s)
 	}
 	snprintf(detail, sizeof(detail), "engine %s (%u levels), max LID %u, %u of %u VLs, %zu channels, "
 		 "%zu dependencies, %s", res.info.engine, res.info.levels, s->tables.max_lid, s->tables.layers,
-		 rq.max_layers, res.cdg.channels, res.cdg.dependencies, rc ? "CYCLIC" : "acyclic");
+		 rq.max_layers, res.cdg.channels, res.cdg.dependencies,
+		 res.loops.entries ? "LOOPING" : rc ? "CYCLIC" : "acyclic, no loop from any switch");
 	phase_end(s, detail);
 	if (res.info.note[0])
 		log_warn("route: %s", res.info.note);
@@ -386,9 +387,15 @@ static bool route(struct sweep *s)
 		 res.info.note);
 	if (rc == 1) {
 		char cycle[512], why[600];
-		cdg_cycle_text(&res.cdg, cycle, sizeof(cycle));
-		snprintf(why, sizeof(why), "routing refused: credit loop on VL %u even with %u VLs: %s",
-			 res.cdg.vl, rq.max_layers, cycle);
+		if (res.loops.entries) {
+			loops_text(&res.loops, cycle, sizeof(cycle));
+			snprintf(why, sizeof(why), "routing refused: %zu switch entries for %zu LIDs loop, %s",
+				 res.loops.entries, res.loops.lids, cycle);
+		} else {
+			cdg_cycle_text(&res.cdg, cycle, sizeof(cycle));
+			snprintf(why, sizeof(why), "routing refused: credit loop on VL %u even with %u VLs: %s",
+				 res.cdg.vl, rq.max_layers, cycle);
+		}
 		sweep_end(s, why, false);
 		return false;
 	}

@@ -164,8 +164,9 @@ static unsigned widest_port_gap(const struct fabric *f, const struct routing_tab
  * Links and switches lost: the ports that lost legal paths would carry
  * fewer destinations, so destinations move between equally good ports
  * until every switch's ports are within one CA LID of each other, and
- * the worst shift permutation stays at most 5 flows on a link (OpenSM's
- * ftree leaves 9-10 on these trees: docs/benchmarks.md).
+ * the worst shift permutation stays at most 6 flows on a link (OpenSM's
+ * ftree leaves 9-10 on these trees: docs/benchmarks.md). It was 5 while
+ * switches without a legal path took D-mod-K up-ports, which looped.
  */
 static void degraded_ports_within_one(unsigned levels, unsigned radix, unsigned links, unsigned switches,
 				      uint64_t seed)
@@ -178,7 +179,7 @@ static void degraded_ports_within_one(unsigned levels, unsigned radix, unsigned 
 	route_checked(&f, &t, &info, &q);
 	assert_string_equal(info.engine, "ftree");
 	assert_int_equal(widest_port_gap(&f, &t), 1);
-	assert_in_range(q.max_load, 2, 5);
+	assert_in_range(q.max_load, 2, 6);
 	routing_tables_free(&t);
 	fabric_free(&f);
 }

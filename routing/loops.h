@@ -1,0 +1,28 @@
+/*
+ * loops.h - forwarding loops in a set of tables: a switch entry that,
+ * followed hop by hop, comes back to a switch it passed. The deadlock
+ * proof (cdg.h) sees loops only in routes CA traffic takes; this looks at
+ * every switch's entry for every LID, so a switch's own packets (replies,
+ * traps) never circle either.
+ */
+#ifndef ROUTING_LOOPS_H
+#define ROUTING_LOOPS_H
+
+#include "routing/routing.h"
+
+#define LOOPS_MAX_SHOWN 16
+
+struct loops_report {
+	size_t entries;		/* switch entries whose path loops */
+	size_t lids;		/* LIDs with at least one such entry */
+	uint16_t first_lid;	/* the first looping LID, 0 when none */
+	const struct node *cycle[LOOPS_MAX_SHOWN];	/* the switches of its loop, in order */
+	size_t cycle_len;
+};
+
+/* Looks at every switch entry of t for every LID; -1 on allocation failure. */
+int loops_find(const struct fabric *f, const struct routing_tables *t, struct loops_report *r);
+/* "LID 2: A2 -> C8 -> A2" into buf. */
+void loops_text(const struct loops_report *r, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * Forwarding loops from every switch: the fat-tree engine leaves none on
+ * the degraded 3-level trees where switches without a legal path once
+ * took D-mod-K up-ports back into their own column; a planted loop is
+ * found and named.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "routing/engine.h"
+#include "routing/loops.h"
+#include "topology/fattree_gen.h"
+#include "fixtures.h"
+
+static void route_degraded(struct fabric *f, struct routing_tables *t, struct routing_result *res,
+			   unsigned radix, unsigned links, unsigned switches, uint64_t seed)
+{
+	char err[256];
+	struct fattree_spec spec = { .levels = 3, .radix = radix, .remove_links = links, .remove_switches = switches,
+				     .seed = seed };
+	struct routing_request rq = { .engine = ENGINE_FTREE, .max_layers = 8 };
+	assert_int_equal(fattree_generate(&spec, f, err), 0);
+	number_lids(f);
+	assert_int_equal(routing_compute(f, &rq, t, res), 0);
+}
+
+static void test_loops_none_on_degraded_r8_trees_seeds_1_to_20(void **state)
+{
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		struct fabric f;
+		struct routing_tables t;
+		struct routing_result res;
+		struct loops_report r;
+		route_degraded(&f, &t, &res, 8, 6, 1, seed);
+		assert_int_equal(loops_find(&f, &t, &r), 0);
+		assert_int_equal(r.entries, 0);
+		assert_int_equal(res.loops.entries, 0);
+		routing_tables_free(&t);
+		fabric_free(&f);
+	}
+}
+
+static void test_loops_none_on_degraded_r16_seed_7(void **state)
+{
+	struct fabric f;
+	struct routing_tables t;
+	struct routing_result res;
+	route_degraded(&f, &t, &res, 16, 24, 4, 7);
+	assert_string_equal(res.info.engine, "ftree");
+	assert_int_equal(res.loops.entries, 0);
+	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
+/* R0 and R1 sending LID 5 (H4's, on R4) at each other: both entries loop, the rest arrive. */
+static void test_loops_planted_loop_is_found_and_named(void **state)
+{
+	struct fabric f;
+	struct routing_tables t;
+	struct loops_report r;
+	char text[128];
+	ring(&f);
+	assert_int_equal(minhop_route(&f, &t), 0);
+	assert_int_equal(loops_find(&f, &t, &r), 0);
+	assert_int_equal(r.entries, 0);
+	const struct node *r0 = fabric_find_desc(&f, "R0"), *r1 = fabric_find_desc(&f, "R1");
+	uint16_t lid = fabric_find_desc(&f, "H3")->ports[1].lid;
+	t.lft[r0->index][lid] = 1;	/* clockwise, to R1 */
+	t.lft[r1->index][lid] = 2;	/* counter-clockwise, back to R0 */
+	assert_int_equal(loops_find(&f, &t, &r), 0);
+	assert_int_equal(r.lids, 1);
+	assert_true(r.entries >= 2);
+	assert_int_equal(r.first_lid, lid);
+	loops_text(&r, text, sizeof(text));
+	assert_true(strstr(text, "R0 -> R1 -> R0") || strstr(text, "R1 -> R0 -> R1"));
+	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_loops_none_on_degraded_r8_trees_seeds_1_to_20),
+		cmocka_unit_test(test_loops_none_on_degraded_r16_seed_7),
+		cmocka_unit_test(test_loops_planted_loop_is_found_and_named),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
