@@ -1,0 +1,227 @@
+/*
+ * DOC: staged table transitions
+ *
+ * A step from tables A to tables B is safe when no mixture of them can
+ * deadlock: the channel dependency graph with both entries at every
+ * switch (a packet may meet an updated switch, then one not yet updated,
+ * in any order) and both the original and the new SL of every LID is
+ * acyclic per VL. That graph holds every dependency of every mixture, so
+ * its being acyclic proves them all, whatever order the SMPs land in.
+ *
+ * Planning: try the whole change as one step. If its mixture has a
+ * cycle, change entries (switch, LID) in batches: from the entries still
+ * to change, in switch order, take all, and halve until the step from the
+ * current tables to "current with that batch changed" is acyclic;
+ * program that batch as a stage, and go on from there. An entry whose
+ * change alone closes a cycle waits at the back until others have moved.
+ * Every step is checked by the same CDG code as the steady state. When
+ * no entry left can move, the rest goes as one stage and the plan says
+ * it is not proven (and which cycle).
+ */
+#include "routing/transition.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int copy_tables(const struct fabric *f, const struct routing_tables *src, struct routing_tables *dst)
+{
+	if (routing_tables_alloc(dst, f, src->max_lid) < 0)
+		return -1;
+	for (size_t i = 0; i < f->nnodes; i++)
+		if (dst->lft[i] && src->lft[i])
+			memcpy(dst->lft[i], src->lft[i], (size_t)src->max_lid + 1);
+	memcpy(dst->sl, src->sl, (size_t)src->max_lid + 1);
+	memcpy(dst->vl_by_sl, src->vl_by_sl, sizeof(dst->vl_by_sl));
+	dst->layers = src->layers;
+	return 0;
+}
+
+int transition_remap(const struct fabric *from_f, const struct routing_tables *from, const struct fabric *f,
+		     const struct routing_tables *like, struct routing_tables *out)
+{
+	if (copy_tables(f, like, out) < 0)
+		return -1;
+	uint16_t max = from && from->lft ? from->max_lid : 0;
+	if (max > like->max_lid)
+		max = like->max_lid;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *o = from && from->lft ? fabric_find_guid(from_f, f->nodes[i]->guid) : NULL;
+		if (!out->lft[i])
+			continue;
+		memset(out->lft[i], LFT_NO_PATH, (size_t)like->max_lid + 1);
+		if (o && from->lft[o->index])
+			memcpy(out->lft[i], from->lft[o->index], (size_t)max + 1);
+	}
+	if (from && from->sl) {
+		memcpy(out->sl, from->sl, (size_t)max + 1);
+		if (from->layers > out->layers)
+			out->layers = from->layers;
+	}
+	return 0;
+}
+
+int transition_check_step(const struct fabric *f, const struct routing_tables *from, const struct routing_tables *to,
+			  const struct routing_tables *sl_old, struct cdg_report *r)
+{
+	struct cdg_mix m = { .lft = { from, to }, .nlft = 2, .sl = { sl_old, to }, .nsl = 2 };
+	return cdg_check_mix(f, &m, r);
+}
+
+static bool differs(const struct routing_tables *a, const struct routing_tables *b, size_t i)
+{
+	return a->lft[i] && memcmp(a->lft[i], b->lft[i], (size_t)a->max_lid + 1) != 0;
+}
+
+static int push_stage(struct transition_plan *p, const struct fabric *f, const struct routing_tables *t)
+{
+	struct routing_tables *more = realloc(p->stage, (p->nstages + 1) * sizeof(*more));
+	if (!more)
+		return -1;
+	p->stage = more;
+	if (copy_tables(f, t, &p->stage[p->nstages]) < 0)
+		return -1;
+	p->nstages++;
+	return 0;
+}
+
+/* One entry to change: switch node index and LID. */
+struct entry {
+	uint32_t node;
+	uint16_t lid;
+};
+
+/* cur with the entries item[0..n) set to new's, into next (same shape as cur). */
+static void apply(const struct routing_tables *cur, const struct routing_tables *new, const struct entry *item, size_t n,
+		  struct routing_tables *next)
+{
+	for (size_t i = 0; i < cur->nnodes; i++)
+		if (cur->lft[i])
+			memcpy(next->lft[i], cur->lft[i], (size_t)cur->max_lid + 1);
+	for (size_t k = 0; k < n; k++)
+		next->lft[item[k].node][item[k].lid] = new->lft[item[k].node][item[k].lid];
+	memcpy(next->sl, new->sl, (size_t)cur->max_lid + 1);
+	next->layers = new->layers > cur->layers ? new->layers : cur->layers;
+}
+
+/*
+ * The largest leading batch of item[0..n) whose step from cur is
+ * acyclic, halving from all; 0 when not even the first entry's is (r then
+ * holds that cycle). -1 on allocation failure.
+ */
+static long proven_batch(const struct fabric *f, const struct routing_tables *cur, const struct routing_tables *new,
+			 const struct routing_tables *old, const struct entry *item, size_t n,
+			 struct routing_tables *next, struct cdg_report *r, size_t *checks)
+{
+	for (;; n /= 2) {
+		apply(cur, new, item, n, next);
+		++*checks;
+		if (transition_check_step(f, cur, next, old, r) < 0)
+			return -1;
+		if (!r->cycle_len)
+			return (long)n;
+		if (n == 1)
+			return 0;
+	}
+}
+
+/*
+ * Batches of entries, each step proven, from old towards new. Entries go
+ * in switch order, so the first batches tried are whole switches. An
+ * entry that cannot change yet waits at the back of the queue; when a
+ * whole round of the queue makes no progress (or after `STAGE_CHECKS`
+ * checks), what is left goes as one unproven stage.
+ */
+#define STAGE_CHECKS 400
+
+static int stage_by_entries(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
+			    struct entry *item, size_t n, struct transition_plan *p)
+{
+	struct routing_tables cur, next;
+	struct cdg_report r;
+	size_t checks = 0, stuck = 0;
+	int rc = -1;
+	if (copy_tables(f, old, &cur) < 0)
+		return -1;
+	if (copy_tables(f, old, &next) < 0)
+		goto done;
+	while (n) {
+		long k = stuck < n && checks < STAGE_CHECKS ? proven_batch(f, &cur, new, old, item, n, &next, &r, &checks) : 0;
+		if (k < 0)
+			goto done;
+		if (k == 0 && stuck < n && checks < STAGE_CHECKS) {	/* this entry waits: try the next first */
+			struct entry e = item[0];
+			memmove(item, item + 1, (n - 1) * sizeof(*item));
+			item[n - 1] = e;
+			stuck++;
+			continue;
+		}
+		if (k == 0) {	/* nothing can move alone: the rest in one unproven stage */
+			if (p->proven) {
+				p->proven = false;
+				p->cycle = r;
+				p->failed_step = p->nstages + 1;
+			}
+			k = (long)n;
+			apply(&cur, new, item, n, &next);
+		}
+		if (push_stage(p, f, &next) < 0)
+			goto done;
+		struct routing_tables swap = cur;
+		cur = next;
+		next = swap;
+		memmove(item, item + k, (n - (size_t)k) * sizeof(*item));
+		n -= (size_t)k;
+		stuck = 0;
+	}
+	rc = 0;
+done:
+	routing_tables_free(&cur);
+	routing_tables_free(&next);
+	return rc;
+}
+
+int transition_plan(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
+		    struct transition_plan *p)
+{
+	struct cdg_report r;
+	struct entry *item = NULL;
+	size_t n = 0, cap = 0;
+	int rc = -1;
+	memset(p, 0, sizeof(*p));
+	p->proven = true;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		if (!differs(old, new, i))
+			continue;
+		p->switches++;
+		for (uint32_t lid = 1; lid <= new->max_lid; lid++) {
+			if (old->lft[i][lid] == new->lft[i][lid])
+				continue;
+			if (n == cap) {
+				struct entry *more = realloc(item, (cap = cap ? 2 * cap : 1024) * sizeof(*item));
+				if (!more)
+					goto done;
+				item = more;
+			}
+			item[n++] = (struct entry){ (uint32_t)i, (uint16_t)lid };
+		}
+	}
+	if (transition_check_step(f, old, new, old, &r) < 0)
+		goto done;
+	if (!r.cycle_len)
+		rc = push_stage(p, f, new);
+	else
+		rc = stage_by_entries(f, old, new, item, n, p);
+done:
+	free(item);
+	if (rc < 0)
+		transition_plan_free(p);
+	return rc;
+}
+
+void transition_plan_free(struct transition_plan *p)
+{
+	for (size_t i = 0; i < p->nstages; i++)
+		routing_tables_free(&p->stage[i]);
+	free(p->stage);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,48 @@
+/*
+ * transition.h - going from the tables the switches hold to new ones
+ * without a moment of deadlock. While LFT blocks are rewritten one SMP at
+ * a time, any switch may hold its old or its new entry, and hosts that
+ * have not asked for a new PathRecord still send on the old SL. A
+ * transition is proven when the channel dependency graph of that whole
+ * mixture (cdg_mix: both tables' entries at every switch, both SLs for
+ * every LID) is acyclic on every VL. When it is not, the change is split
+ * into stages, each programmed and acknowledged before the next starts,
+ * so that every step's mixture is acyclic.
+ */
+#ifndef ROUTING_TRANSITION_H
+#define ROUTING_TRANSITION_H
+
+#include "routing/cdg.h"
+
+struct transition_plan {
+	struct routing_tables *stage;	/* tables to program, in order; the last is the new ones */
+	size_t nstages;
+	size_t switches;		/* switches whose tables change */
+	bool proven;			/* every step's mixture is acyclic */
+	struct cdg_report cycle;	/* not proven: the cycle of the step that is not */
+	size_t failed_step;		/* not proven: which step (1 = into stage[0]) */
+};
+
+/*
+ * The tables `from` (of fabric from_f, matched to f by GUID; NULL or
+ * empty: nothing held) as they would be on f, sized like `like`: the
+ * entries of switches absent from from_f, and LIDs past its max, drop;
+ * their SL is like's. -1 on allocation failure.
+ */
+int transition_remap(const struct fabric *from_f, const struct routing_tables *from, const struct fabric *f,
+		     const struct routing_tables *like, struct routing_tables *out);
+/*
+ * Plans old -> new on f (both sized alike, old remapped): one stage when
+ * the mixture of both is acyclic, else entries changed in batches (the
+ * largest that keep each step acyclic, halving from all that remain).
+ * When no entry left can change acyclically, the rest is one last stage
+ * and p->proven is false. -1 on allocation failure.
+ */
+int transition_plan(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
+		    struct transition_plan *p);
+void transition_plan_free(struct transition_plan *p);
+/* Proves one step: from -> to, with SLs of sl_old and to. 0, or -1 on allocation failure. */
+int transition_check_step(const struct fabric *f, const struct routing_tables *from, const struct routing_tables *to,
+			  const struct routing_tables *sl_old, struct cdg_report *r);
+
+#endif
