@@ -31,6 +31,7 @@
 #include "sm/config.h"
 
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "routing/engine.h"
@@ -57,6 +58,10 @@ void config_defaults(struct fabricd_config *c)
 	c->mad_window = 64;
 	c->mad_timeout_ms = 200;
 	c->mad_retries = 3;
+	c->hoq_life = 0x12;	/* OpenSM's head_of_queue_lifetime and leaf_ twin */
+	c->leaf_hoq_life = 0x10;
+	c->vl_stall_count = 7;
+	c->leaf_vl_stall_count = 7;
 }
 
 uint8_t config_mtu_code(unsigned bytes)
@@ -200,13 +205,30 @@ static int qos_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 		return arb_list(d, "qos.vlarb_high", v, c->vlarb_high, sizeof(c->vlarb_high));
 	if (strcmp(key, "vlarb_low") == 0)
 		return arb_list(d, "qos.vlarb_low", v, c->vlarb_low, sizeof(c->vlarb_low));
-	if (strcmp(key, "vl_high_limit") == 0) {
-		if (ydoc_uint(d, "qos.vl_high_limit", v, 0, 255, &n) < 0)
+	static const struct {
+		const char *key;
+		unsigned max;
+		size_t at;
+	} numbers[] = {
+		{ "vl_high_limit", 255, offsetof(struct fabricd_config, vl_high_limit) },
+		{ "head_of_queue_lifetime", 31, offsetof(struct fabricd_config, hoq_life) },
+		{ "leaf_head_of_queue_lifetime", 31, offsetof(struct fabricd_config, leaf_hoq_life) },
+		{ "vl_stall_count", 7, offsetof(struct fabricd_config, vl_stall_count) },
+		{ "leaf_vl_stall_count", 7, offsetof(struct fabricd_config, leaf_vl_stall_count) },
+	};
+	for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
+		char name[48];
+		if (strcmp(key, numbers[i].key) != 0)
+			continue;
+		snprintf(name, sizeof(name), "qos.%s", key);
+		if (ydoc_uint(d, name, v, 0, numbers[i].max, &n) < 0)
 			return -1;
-		c->vl_high_limit = (unsigned)n;
+		*(unsigned *)((char *)c + numbers[i].at) = (unsigned)n;
 		return 0;
 	}
-	return ydoc_fail(d, v, "unknown key 'qos.%s' (expected vlarb_high, vlarb_low or vl_high_limit)", key);
+	return ydoc_fail(d, v, "unknown key 'qos.%s' (expected vlarb_high, vlarb_low, vl_high_limit, "
+			 "head_of_queue_lifetime, leaf_head_of_queue_lifetime, vl_stall_count or leaf_vl_stall_count)",
+			 key);
 }
 
 static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void *arg)

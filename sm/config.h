@@ -36,6 +36,9 @@ struct fabricd_config {
 	unsigned mad_window, mad_timeout_ms, mad_retries;
 	char vlarb_high[256], vlarb_low[256];	/* "VL:weight,..."; "" = defaults */
 	unsigned vl_high_limit;
+	/* switch ports' deadlock breakers, as OpenSM's; leaf_*: ports facing CAs */
+	unsigned hoq_life, leaf_hoq_life;	/* HOQLife: 4.096 us x 2^n, 20..31 infinite */
+	unsigned vl_stall_count, leaf_vl_stall_count;	/* 0..7 */
 	struct mkey_config mkey;	/* M_Keys: off unless m_key: is configured */
 	uint64_t sm_key;	/* SMInfo SM_Key, shown only to SMs that present it */
 	struct partitions partitions;

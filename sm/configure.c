@@ -54,6 +54,12 @@ bool cfg_wanted_port_info(const struct node *n, unsigned port, const struct cfg_
 		ib_port_info_set_timeout(pi, p->subnet_timeout);
 		cfg_mkey_port_info(pi, p, sm_node_mkey(n, (uint8_t)port));
 	}
+	/* the last resort against a credit loop: packets stuck this long are dropped */
+	if (n->type == NODE_SWITCH && port > 0 && pt->remote) {
+		bool leaf = pt->remote->type != NODE_SWITCH;
+		ib_port_info_set_hoq_lifetime(pi, leaf ? p->leaf_hoq_life : p->hoq_life);
+		ib_port_info_set_vl_stall_count(pi, leaf ? p->leaf_vl_stall : p->vl_stall);
+	}
 	/* MTU and VLs are link properties: set them while the link trains (INIT) */
 	if (pt->remote && pt->state == PORT_INIT) {
 		const struct sm_node *rs = sm_node(pt->remote);

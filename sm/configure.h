@@ -16,6 +16,8 @@ struct cfg_params {
 	uint8_t max_op_vls;	/* IB encoding: 1=VL0, 2=VL0-1, 3=VL0-3, 4=VL0-7, 5=VL0-14 */
 	uint8_t subnet_timeout;
 	uint8_t vl_high_limit;
+	uint8_t hoq_life, leaf_hoq_life;	/* switch ports; leaf_: facing a CA */
+	uint8_t vl_stall, leaf_vl_stall;
 	bool mkey;		/* give each node its M_Key (sm_node->mkey) */
 	uint8_t mkey_protect;	/* M_KeyProtectBits */
 	uint16_t mkey_lease;	/* M_KeyLeasePeriod, seconds */

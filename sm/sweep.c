@@ -4,8 +4,9 @@
  * One sweep walks these phases, each started by the previous one's
  * completion, and logs each with its duration and MAD count:
  *
- *   discover -> sms (election) -> assign LIDs -> route -> program (LFTs) -> vls
- *   -> pkeys -> arm -> activate -> store
+ *   discover -> sms (election) -> assign LIDs -> route -> program (LFTs, in
+ *   the stages of a proven transition) -> vls -> pkeys -> arm -> activate
+ *   -> store
  *
  * An SM the election puts in standby stops after "sms": nothing is
  * programmed or stored.
@@ -22,6 +23,7 @@
 #include <sys/time.h>
 
 #include "routing/engine.h"
+#include "routing/transition.h"
 #include "topology/fabric_diff.h"
 #include "sm/configure.h"
 #include "sm/discover.h"
@@ -38,6 +40,9 @@ struct sweep {
 	struct disc_report disc;
 	struct lid_result lids;
 	struct routing_tables tables;
+	struct transition_plan plan;	/* the stages from the stored tables to these */
+	size_t stage;			/* the next stage to program */
+	struct cfg_result programmed;	/* summed over the stages */
 	struct qos_tables qos;
 	struct partitions parts;	/* as configured when the pkeys phase began */
 	struct db_sweep rec;
@@ -47,6 +52,7 @@ struct sweep {
 	/* event texts, kept until the sweep is stored */
 	struct fabric_change *changes;	/* since the stored sweep */
 	char routing_change[64];
+	char transition[400];
 	char traps_dropped[48];
 };
 
@@ -83,6 +89,7 @@ static void sweep_free(struct sweep *s)
 	fabric_free(&s->f);
 	lid_result_free(&s->lids);
 	routing_tables_free(&s->tables);
+	transition_plan_free(&s->plan);
 	free(s->changes);
 	free(s);
 }
@@ -211,7 +218,7 @@ static int collect_events(struct sweep *s, struct db_new_event **out, size_t *n)
 			goto done;
 		tables = changed_tables(prev, prev_tables, &s->f, &s->tables);
 	}
-	if (!(*out = calloc(nch + 2 + sm->nevents, sizeof(**out))))
+	if (!(*out = calloc(nch + 3 + sm->nevents, sizeof(**out))))
 		goto done;
 	/* the events since the last stored sweep come first: they came first */
 	for (size_t i = 0; i < sm->nevents; i++)
@@ -225,6 +232,8 @@ static int collect_events(struct sweep *s, struct db_new_event **out, size_t *n)
 		(*out)[(*n)++] = (struct db_new_event){ fabric_change_name(ch->kind), ch->text };
 		log_info("change: %s %s", fabric_change_name(ch->kind), ch->text);
 	}
+	if (s->transition[0])
+		(*out)[(*n)++] = (struct db_new_event){ "transition", s->transition };
 	if (tables) {
 		snprintf(s->routing_change, sizeof(s->routing_change), "forwarding tables changed on %u switches",
 			 tables);
@@ -325,14 +334,23 @@ static void on_vls(void *arg, const struct cfg_result *r)
 		sweep_end(s, "out of memory", false);
 }
 
+static void program_stage(struct sweep *s);
+
 static void on_programmed(void *arg, const struct cfg_result *r)
 {
 	struct sweep *s = arg;
 	struct sm *sm = s->sm;
 	char detail[96];
 	s->cfg_failed += r->failed;
-	snprintf(detail, sizeof(detail), "%u LFT blocks sent, %u unchanged and skipped", r->lft_blocks_sent,
-		 r->lft_blocks_skipped);
+	s->programmed.lft_blocks_sent += r->lft_blocks_sent;
+	s->programmed.lft_blocks_skipped += r->lft_blocks_skipped;
+	if (s->stage < s->plan.nstages) {	/* the next stage only once this one is answered */
+		program_stage(s);
+		return;
+	}
+	snprintf(detail, sizeof(detail), "%u LFT blocks sent, %u unchanged and skipped, %zu stage%s",
+		 s->programmed.lft_blocks_sent, s->programmed.lft_blocks_skipped, s->plan.nstages,
+		 s->plan.nstages == 1 ? "" : "s");
 	phase_end(s, detail);
 	phase_begin(s, "vls");
 	bool clean = sm->have_fabric && sm->last_sweep_ok;
@@ -459,10 +477,46 @@ static void on_read_back(void *arg, const struct cfg_result *r)
 	program(s);
 }
 
-static void program(struct sweep *s)
+/*
+ * Plans the transition from the tables the switches hold (the stored
+ * clean sweep's) to the new ones and says how it is proven; without such
+ * tables (a first sweep, a takeover) there is no traffic to protect yet
+ * that fabricd knows of, and the tables go in one stage.
+ */
+static bool plan_transition(struct sweep *s)
 {
 	struct sm *sm = s->sm;
-	phase_begin(s, "program");
+	struct routing_tables old;
+	bool known = sm->have_fabric && sm->last_sweep_ok && sm->tables.lft;
+	int rc = transition_remap(&sm->fabric, known ? &sm->tables : NULL, &s->f, &s->tables, &old);
+	if (rc == 0)
+		rc = transition_plan(&s->f, &old, &s->tables, &s->plan);
+	routing_tables_free(&old);
+	if (rc < 0) {
+		sweep_end(s, "out of memory", false);
+		return false;
+	}
+	const struct transition_plan *p = &s->plan;
+	if (!known) {
+		snprintf(s->transition, sizeof(s->transition), "no tables known in the switches: programmed in one "
+			 "stage");
+	} else if (p->proven) {
+		snprintf(s->transition, sizeof(s->transition), "%zu switches change; every mixture of old and new "
+			 "tables (and old and new SLs) proven deadlock-free in %zu stage%s", p->switches, p->nstages,
+			 p->nstages == 1 ? "" : "s");
+	} else {
+		char cycle[256];
+		cdg_cycle_text(&p->cycle, cycle, sizeof(cycle));
+		snprintf(s->transition, sizeof(s->transition), "%zu switches change in %zu stages; step %zu NOT "
+			 "proven: cycle on VL %u: %s", p->switches, p->nstages, p->failed_step, p->cycle.vl, cycle);
+	}
+	log_msg(p->proven || !known ? LOG_INFO : LOG_WARN, "transition: %s", s->transition);
+	return true;
+}
+
+static void program_stage(struct sweep *s)
+{
+	struct sm *sm = s->sm;
 	struct cfg_params p = {
 		.sm_lid = sm_node_own_lid(&s->f),
 		.subnet_prefix = sm->cfg.subnet_prefix,
@@ -470,13 +524,31 @@ static void program(struct sweep *s)
 		.max_op_vls = config_vls_code(sm->cfg.max_op_vls),
 		.subnet_timeout = (uint8_t)sm->cfg.subnet_timeout,
 		.vl_high_limit = (uint8_t)sm->cfg.vl_high_limit,
+		.hoq_life = (uint8_t)sm->cfg.hoq_life,
+		.leaf_hoq_life = (uint8_t)sm->cfg.leaf_hoq_life,
+		.vl_stall = (uint8_t)sm->cfg.vl_stall_count,
+		.leaf_vl_stall = (uint8_t)sm->cfg.leaf_vl_stall_count,
 		.mkey = sm->mkeys.cfg.enabled,
 		.mkey_protect = (uint8_t)sm->mkeys.cfg.protect,
 		.mkey_lease = (uint16_t)sm->mkeys.cfg.lease_s,
 	};
+	/* the first stage against what the switches hold, each later one against the stage before */
 	const struct fabric *prev = sm->have_fabric && sm->last_sweep_ok ? &sm->fabric : NULL;
-	if (cfg_program(sm->mp, &s->f, &s->tables, prev, prev ? &sm->tables : NULL, &p, on_programmed, s) < 0)
+	const struct routing_tables *prev_t = prev ? &sm->tables : NULL;
+	if (s->stage > 0) {
+		prev = &s->f;
+		prev_t = &s->plan.stage[s->stage - 1];
+	}
+	const struct routing_tables *t = &s->plan.stage[s->stage++];
+	if (cfg_program(sm->mp, &s->f, t, prev, prev_t, &p, on_programmed, s) < 0)
 		sweep_end(s, "out of memory", false);
+}
+
+static void program(struct sweep *s)
+{
+	phase_begin(s, "program");
+	if (plan_transition(s))
+		program_stage(s);
 }
 
 /* The election put this SM in standby: the sweep ends without touching the fabric or the database. */

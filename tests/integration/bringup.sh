@@ -44,6 +44,7 @@ note "fabricctl credits: $links links, 4xSDR on 5 m: 70 credits per VL"
 check_master
 check_links_active "$links"
 check_vls 8
+check_hoq
 check_lids
 nlids=$(diag ibnetdiscover -p | awk '$1 == "CA" {print $4} $1 == "SW" {print $4}' | sort -u | wc -l)
 assigned=$(grep -m1 'sweep: lids' "$WORK/fabricd.log" | grep -o '[0-9]* kept, [0-9]* taken over from the ports, [0-9]* new' |

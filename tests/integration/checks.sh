@@ -172,3 +172,19 @@ check_vls() {
 	done
 	note "smpquery: SL2VL (SL s -> VL s % $1) and VL arbitration programmed on switch LID $swlid port $swport and CA LID $calid"
 }
+
+# check_hoq: a switch port facing a CA holds HOQLife 16 and VLStallCount 7,
+# one facing a switch HOQLife 18 and VLStallCount 7 (OpenSM's defaults,
+# fabricd's too), as smpquery portinfo reads them.
+check_hoq() {
+	local lid port want kind out
+	while read -r kind lid port; do
+		[[ -n $lid ]] || continue
+		want=$([[ $kind == CA ]] && echo 16 || echo 18)
+		out=$(diag smpquery portinfo "$lid" "$port") || fail "smpquery portinfo $lid $port failed"
+		grep -q "^HoqLife:\.*$want\$" <<<"$out" || fail "switch LID $lid port $port HoqLife is not $want: $(grep HoqLife <<<"$out")"
+		grep -q '^VLStallCount:\.*7$' <<<"$out" || fail "switch LID $lid port $port VLStallCount is not 7"
+	done < <(diag ibnetdiscover -p | awk '$1 == "SW" && $8 == "CA" && !ca {print "CA", $2, $3; ca = 1}
+		$1 == "SW" && $8 == "SW" && !sw {print "SW", $2, $3; sw = 1}')
+	note "smpquery portinfo: HOQLife 16 towards CAs, 18 between switches, VLStallCount 7"
+}

@@ -25,6 +25,9 @@ grep -q 'trap: trap 128 (link state change) from LID' "$WORK/fabricd.log" || fai
 "$FABRICCTL" -d "$DB" events | grep -q 'trap 128 (link state change)' || fail "fabricctl events shows no trap"
 "$FABRICCTL" -d "$DB" events | grep -q 'link_down.*L1\[5\]' || fail "fabricctl events shows no link_down at L1[5]"
 note "Unlink L1[5]: $(grep -m1 -o 'trap: trap 128.*' "$WORK/fabricd.log"), swept and rerouted"
+"$FABRICCTL" -d "$DB" events | grep -q 'transition.*switches change; every mixture of old and new tables.*proven deadlock-free in [0-9]* stage' ||
+	fail "fabricctl events names no proven transition after Unlink"
+note "transition: $(grep 'transition: .*switches change' "$WORK/fabricd.log" | tail -1 | sed 's/.*transition: //')"
 "$FABRICCTL" -d "$DB" --json check | grep -q '"unreachable": 0,.*"credit_loop": null' || fail "check after Unlink"
 for dst in $(diag ibnetdiscover -p | awk '$1 == "CA" {print $2}' | head -32); do
 	out=$(diag ibtracert 5 "$dst" 2>/dev/null || true)
