@@ -1,11 +1,17 @@
 /*
  * DOC: fabricctl check
  *
- * Two proofs on the stored tables: connectivity (every CA port reaches
- * every LID in the fabric, walking the LFTs) and deadlock freedom (the
- * channel dependency graph of those routes has no cycle). Exit 0 when
- * both hold, 1 with the failures (at most 10 unreachable pairs are named)
- * or the credit loop otherwise.
+ * Three proofs on a set of tables: connectivity (every CA port reaches
+ * every LID in the fabric, walking the LFTs), no forwarding loop in any
+ * switch's entry for any LID, and deadlock freedom (the channel
+ * dependency graph of the CAs' routes has no cycle on any VL). The tables
+ * are the stored ones, or any SM's: a dump_lfts file with the topology
+ * from an ibnetdiscover file, and optionally each LID's SL (a file of
+ * "LID SL" lines, as the SA's PathRecords give them; without it, all on
+ * VL 0). With --before and --after (two dumps of one fabric) it judges
+ * the transition between them: every mixture of the two tables, with
+ * both SLs, must be acyclic. Exit 0 when all hold, 1 with the failures
+ * (at most 10 unreachable pairs are named) or the cycle otherwise.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +20,11 @@
 #include "cli/fabricctl.h"
 #include "cli/output.h"
 #include "cli/walk.h"
+#include "cli/lftdump.h"
 #include "routing/cdg.h"
+#include "routing/loops.h"
+#include "routing/transition.h"
+#include "topology/netfile.h"
 
 #define SHOW_FAILURES 10
 
@@ -42,22 +52,171 @@ static size_t targets(const struct fabric *f, struct target *out)
 	return n;
 }
 
-int cmd_check(struct ctl *c, int argc, char **argv)
+struct check_args {
+	const char *lfts, *topology, *sl, *before, *after;
+};
+
+static int parse_args(int argc, char **argv, struct check_args *a)
 {
-	if (argc > 1) {
-		fprintf(stderr, "fabricctl check: unexpected argument '%s'\n", argv[1]);
+	memset(a, 0, sizeof(*a));
+	for (int i = 1; i < argc; i += 2) {
+		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		const char **slot = strcmp(opt, "--lfts") == 0 ? &a->lfts : strcmp(opt, "--topology") == 0 ? &a->topology
+				    : strcmp(opt, "--sl") == 0 ? &a->sl : strcmp(opt, "--before") == 0 ? &a->before
+				    : strcmp(opt, "--after") == 0 ? &a->after : NULL;
+		if (!slot) {
+			fprintf(stderr, "fabricctl check: unknown option '%s'\n", opt);
+			return -1;
+		}
+		if (!val) {
+			fprintf(stderr, "fabricctl check: %s needs a file\n", opt);
+			return -1;
+		}
+		*slot = val;
+	}
+	bool files = a->lfts || a->before || a->after;
+	if (files != !!a->topology || (a->lfts && (a->before || a->after)) || !a->before != !a->after ||
+	    (a->sl && !files)) {
+		fprintf(stderr, "fabricctl check: use --lfts F --topology F [--sl F], or --before F --after F "
+			"--topology F [--sl F]\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads "LID SL" lines into t->sl (and t->layers); -1 with the error printed. */
+static int read_sls(const char *path, struct routing_tables *t)
+{
+	FILE *fp = fopen(path, "r");
+	char line[128];
+	unsigned lineno = 0;
+	if (!fp) {
+		fprintf(stderr, "fabricctl: %s: cannot open\n", path);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		unsigned long lid, sl;
+		char *end, *p = line;
+		lineno++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '#' || *p == '\n' || *p == '\0')
+			continue;
+		lid = strtoul(p, &end, 0);
+		sl = end != p ? strtoul(end, &p, 0) : 16;
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (end == line || lid == 0 || lid > t->max_lid || sl > 15 || *p) {
+			fprintf(stderr, "fabricctl: %s:%u: expected 'LID SL' with a LID up to %u and an SL up to 15\n",
+				path, lineno, t->max_lid);
+			fclose(fp);
+			return -1;
+		}
+		t->sl[lid] = (uint8_t)sl;
+		if (sl + 1 > t->layers)
+			t->layers = (unsigned)sl + 1;
+	}
+	fclose(fp);
+	return 0;
+}
+
+/* The tables of a dump (with SLs from a file, if given) on f; EXIT_OK or EXIT_USAGE with the error printed. */
+static int read_dump(const char *lfts, const char *sl, const struct fabric *f, struct routing_tables *t)
+{
+	char err[NETFILE_ERR_LEN];
+	if (lftdump_read(lfts, f, t, err, sizeof(err)) < 0) {
+		fprintf(stderr, "fabricctl: %s\n", err);
 		return EXIT_USAGE;
 	}
+	if (sl && read_sls(sl, t) < 0) {
+		routing_tables_free(t);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+/* The tables to judge: stored, or from files (the --after ones for a transition; *before too). */
+static int load(struct ctl *c, const struct check_args *a, struct fabric *f, struct routing_tables *t,
+		struct routing_tables *before)
+{
+	char err[NETFILE_ERR_LEN];
+	if (!a->topology) {
+		int rc = ctl_open_db(c);
+		if (rc != EXIT_OK)
+			return rc;
+		return ctl_load_routed(c, f, t) < 0 ? EXIT_DB : EXIT_OK;
+	}
+	if (netfile_read(a->topology, f, err) < 0) {
+		fprintf(stderr, "fabricctl: %s\n", err);
+		return EXIT_USAGE;
+	}
+	int rc = read_dump(a->lfts ? a->lfts : a->after, a->sl, f, t);
+	if (rc == EXIT_OK && a->before && (rc = read_dump(a->before, a->sl, f, before)) != EXIT_OK)
+		routing_tables_free(t);
+	if (rc == EXIT_OK && a->before && before->max_lid != t->max_lid) {
+		fprintf(stderr, "fabricctl: %s and %s cover different LIDs (up to %u and %u)\n", a->before, a->after,
+			before->max_lid, t->max_lid);
+		routing_tables_free(t);
+		routing_tables_free(before);
+		rc = EXIT_USAGE;
+	}
+	if (rc != EXIT_OK)
+		fabric_free(f);
+	return rc;
+}
+
+static void print_transition(const struct check_args *a, const struct cdg_report *r, bool json)
+{
+	char cycle[1024] = "";
+	cdg_cycle_text(r, cycle, sizeof(cycle));
+	if (json) {
+		printf("{\"transition\": {\"channels\": %zu, \"dependencies\": %zu, \"credit_loop\": ", r->channels,
+		       r->dependencies);
+		if (r->cycle_len)
+			json_string(stdout, cycle);
+		else
+			printf("null");
+		printf("}}\n");
+	} else if (r->cycle_len) {
+		printf("transition:   CYCLE on VL%u in a mixture of %s and %s:\n  %s\n", r->vl, a->before, a->after,
+		       cycle);
+	} else {
+		printf("transition:   ok, every mixture of %s and %s (both SLs) is acyclic (%zu channels, %zu "
+		       "dependencies)\n", a->before, a->after, r->channels, r->dependencies);
+	}
+}
+
+int cmd_check(struct ctl *c, int argc, char **argv)
+{
+	struct check_args a;
 	struct fabric f;
-	struct routing_tables t;
-	if (ctl_load_routed(c, &f, &t) < 0)
-		return EXIT_DB;
+	struct routing_tables t, before = { 0 };
+	if (parse_args(argc, argv, &a) < 0)
+		return EXIT_USAGE;
+	int rc = load(c, &a, &f, &t, &before);
+	if (rc != EXIT_OK)
+		return rc;
+	struct cdg_report step = { 0 };
+	bool step_failed = false;
+	if (a.before) {
+		if (transition_check_step(&f, &before, &t, &before, &step) < 0) {
+			fprintf(stderr, "fabricctl: out of memory\n");
+			step_failed = true;
+		}
+		routing_tables_free(&before);
+		if (!step_failed)
+			print_transition(&a, &step, c->json);
+		routing_tables_free(&t);
+		fabric_free(&f);
+		return step_failed ? EXIT_DB : step.cycle_len ? EXIT_NOT_FOUND : EXIT_OK;
+	}
 	size_t nports = 0;
 	for (size_t i = 0; i < f.nnodes; i++)
 		nports += (size_t)f.nodes[i]->nports + 1;
 	struct target *tg = malloc(nports * sizeof(*tg));
 	struct cdg_report cdg;
-	if (!tg || cdg_check(&f, &t, &cdg) < 0) {
+	struct loops_report loops;
+	if (!tg || cdg_check(&f, &t, &cdg) < 0 || loops_find(&f, &t, &loops) < 0) {
 		fprintf(stderr, "fabricctl: out of memory\n");
 		free(tg);
 		routing_tables_free(&t);
@@ -85,12 +244,19 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 			failed++;
 		}
 	}
-	char loop[1024] = "";
+	char loop[1024] = "", looping[512] = "";
 	cdg_cycle_text(&cdg, loop, sizeof(loop));
+	loops_text(&loops, looping, sizeof(looping));
 	if (c->json) {
 		printf("{\"sources\": %zu, \"destinations\": %zu, \"routes\": %zu, \"unreachable\": %zu, "
-		       "\"vls\": %u, \"channels\": %zu, \"dependencies\": %zu, \"credit_loop\": ", sources, nt,
-		       routes, failed, t.layers, cdg.channels, cdg.dependencies);
+		       "\"looping_entries\": %zu, \"looping_lids\": %zu, \"first_loop\": ", sources, nt, routes, failed,
+		       loops.entries, loops.lids);
+		if (loops.entries)
+			json_string(stdout, looping);
+		else
+			printf("null");
+		printf(", \"vls\": %u, \"channels\": %zu, \"dependencies\": %zu, \"credit_loop\": ", t.layers,
+		       cdg.channels, cdg.dependencies);
 		if (cdg.cycle_len)
 			json_string(stdout, loop);
 		else
@@ -103,6 +269,11 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 			printf("connectivity: FAILED, %zu of %zu routes do not arrive\n", failed, routes);
 		for (size_t i = 0; i < failed && i < SHOW_FAILURES; i++)
 			printf("  %s\n", failures[i]);
+		if (loops.entries)
+			printf("loops:        FAILED, %zu switch entries for %zu LIDs loop, %s\n", loops.entries,
+			       loops.lids, looping);
+		else
+			printf("loops:        ok, no switch entry loops for any LID\n");
 		if (cdg.cycle_len)
 			printf("deadlock:     CREDIT LOOP on VL%u (%zu channels, %zu dependencies):\n  %s\n",
 			       cdg.vl, cdg.channels, cdg.dependencies, loop);
@@ -114,5 +285,5 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 	free(tg);
 	routing_tables_free(&t);
 	fabric_free(&f);
-	return failed || cdg.cycle_len ? EXIT_NOT_FOUND : EXIT_OK;
+	return failed || cdg.cycle_len || loops.entries ? EXIT_NOT_FOUND : EXIT_OK;
 }

@@ -30,7 +30,9 @@ static const struct ctl_command commands[] = {
 	{ "sweeps", "[--last N]", "the sweep history (default: the last 20)", cmd_sweeps },
 	{ "events", "[--since T]", "the event log (T: Unix seconds, or -SECONDS ago)", cmd_events },
 	{ "export", "ibnetdiscover", "the fabric as ibnetdiscover prints it", cmd_export },
-	{ "check", "", "prove connectivity and deadlock freedom of the stored tables", cmd_check },
+	{ "check", "[--lfts F --topology F [--sl F]] [--before F --after F --topology F]",
+	  "prove connectivity, no forwarding loop and deadlock freedom of the stored tables, any SM's, or a "
+	  "transition", cmd_check },
 	{ "credits", "[--cable-length M] [--latency NS] [--mtu B]",
 	  "buffer credits per VL each link needs for full rate", cmd_credits },
 	{ "quality", "[--lfts F --topology F] [--shifts N] [--random N] [--seed S]",
@@ -192,8 +194,8 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	optind = 1;
-	/* resweep talks to the daemon; quality may judge files instead of the database; plan uses files only */
-	int rc = cmd->run == cmd_resweep || cmd->run == cmd_quality || cmd->run == cmd_plan ? EXIT_OK : ctl_open_db(&c);
+	/* resweep talks to the daemon; quality and check may judge files instead of the database; plan uses files only */
+	int rc = cmd->run == cmd_resweep || cmd->run == cmd_quality || cmd->run == cmd_plan || cmd->run == cmd_check ? EXIT_OK : ctl_open_db(&c);
 	if (rc == EXIT_OK)
 		rc = cmd->run(&c, cargc, cargv);
 	if (c.db)

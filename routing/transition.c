@@ -155,14 +155,14 @@ static int stage_by_entries(const struct fabric *f, const struct routing_tables 
 			stuck++;
 			continue;
 		}
-		if (k == 0) {	/* nothing can move alone: the rest in one unproven stage */
-			if (p->proven) {
-				p->proven = false;
-				p->cycle = r;
-				p->failed_step = p->nstages + 1;
-			}
+		if (k == 0) {	/* nothing can move alone: the rest in one unproven stage, its cycle named */
 			k = (long)n;
 			apply(&cur, new, item, n, &next);
+			if (transition_check_step(f, &cur, &next, old, &r) < 0)
+				goto done;
+			p->proven = false;
+			p->cycle = r;
+			p->failed_step = p->nstages + 1;
 		}
 		if (push_stage(p, f, &next) < 0)
 			goto done;
