@@ -120,48 +120,34 @@ static int read_sls(const char *path, struct routing_tables *t)
 	return 0;
 }
 
-/* The tables of a dump (with SLs from a file, if given) on f; EXIT_OK or EXIT_USAGE with the error printed. */
-static int read_dump(const char *lfts, const char *sl, const struct fabric *f, struct routing_tables *t)
-{
-	char err[NETFILE_ERR_LEN];
-	if (lftdump_read(lfts, f, t, err, sizeof(err)) < 0) {
-		fprintf(stderr, "fabricctl: %s\n", err);
-		return EXIT_USAGE;
-	}
-	if (sl && read_sls(sl, t) < 0) {
-		routing_tables_free(t);
-		return EXIT_USAGE;
-	}
-	return EXIT_OK;
-}
-
 /* The tables to judge: stored, or from files (the --after ones for a transition; *before too). */
 static int load(struct ctl *c, const struct check_args *a, struct fabric *f, struct routing_tables *t,
 		struct routing_tables *before)
 {
 	char err[NETFILE_ERR_LEN];
-	if (!a->topology) {
-		int rc = ctl_open_db(c);
-		if (rc != EXIT_OK)
-			return rc;
-		return ctl_load_routed(c, f, t) < 0 ? EXIT_DB : EXIT_OK;
-	}
-	if (netfile_read(a->topology, f, err) < 0) {
-		fprintf(stderr, "fabricctl: %s\n", err);
-		return EXIT_USAGE;
-	}
-	int rc = read_dump(a->lfts ? a->lfts : a->after, a->sl, f, t);
-	if (rc == EXIT_OK && a->before && (rc = read_dump(a->before, a->sl, f, before)) != EXIT_OK)
-		routing_tables_free(t);
-	if (rc == EXIT_OK && a->before && before->max_lid != t->max_lid) {
-		fprintf(stderr, "fabricctl: %s and %s cover different LIDs (up to %u and %u)\n", a->before, a->after,
-			before->max_lid, t->max_lid);
-		routing_tables_free(t);
-		routing_tables_free(before);
+	int rc = ctl_load_tables(c, a->topology, a->lfts ? a->lfts : a->after, f, t);
+	if (rc != EXIT_OK || !a->topology)
+		return rc;
+	if (a->sl && read_sls(a->sl, t) < 0)
 		rc = EXIT_USAGE;
+	if (rc == EXIT_OK && a->before) {
+		if (lftdump_read(a->before, f, before, err, sizeof(err)) < 0) {
+			fprintf(stderr, "fabricctl: %s\n", err);
+			rc = EXIT_USAGE;
+		} else if (a->sl && read_sls(a->sl, before) < 0) {
+			rc = EXIT_USAGE;
+		} else if (before->max_lid != t->max_lid) {
+			fprintf(stderr, "fabricctl: %s and %s cover different LIDs (up to %u and %u)\n", a->before,
+				a->after, before->max_lid, t->max_lid);
+			rc = EXIT_USAGE;
+		}
+		if (rc != EXIT_OK)
+			routing_tables_free(before);
 	}
-	if (rc != EXIT_OK)
+	if (rc != EXIT_OK) {
+		routing_tables_free(t);
 		fabric_free(f);
+	}
 	return rc;
 }
 

@@ -15,10 +15,8 @@
 #include <string.h>
 
 #include "cli/fabricctl.h"
-#include "cli/lftdump.h"
 #include "cli/output.h"
 #include "routing/quality.h"
-#include "topology/netfile.h"
 
 struct quality_args {
 	const char *lfts, *topology;
@@ -91,27 +89,6 @@ static void print_report(const char *what, const struct quality_report *r, bool 
 	}
 }
 
-static int load(struct ctl *c, const struct quality_args *a, struct fabric *f, struct routing_tables *t)
-{
-	char err[NETFILE_ERR_LEN];
-	if (!a->lfts) {
-		int rc = ctl_open_db(c);
-		if (rc != EXIT_OK)
-			return rc;
-		return ctl_load_routed(c, f, t) < 0 ? EXIT_DB : EXIT_OK;
-	}
-	if (netfile_read(a->topology, f, err) < 0) {
-		fprintf(stderr, "fabricctl: %s\n", err);
-		return EXIT_USAGE;
-	}
-	if (lftdump_read(a->lfts, f, t, err, sizeof(err)) < 0) {
-		fprintf(stderr, "fabricctl: %s\n", err);
-		fabric_free(f);
-		return EXIT_USAGE;
-	}
-	return EXIT_OK;
-}
-
 int cmd_quality(struct ctl *c, int argc, char **argv)
 {
 	struct quality_args a;
@@ -120,7 +97,7 @@ int cmd_quality(struct ctl *c, int argc, char **argv)
 	struct quality_report shift, rnd;
 	if (parse_args(argc, argv, &a) < 0)
 		return EXIT_USAGE;
-	int rc = load(c, &a, &f, &t);
+	int rc = ctl_load_tables(c, a.topology, a.lfts, &f, &t);
 	if (rc != EXIT_OK)
 		return rc;
 	if (quality_shifts(&f, &t, a.shifts, &shift) < 0 || quality_random(&f, &t, a.random, a.seed, &rnd) < 0) {

@@ -10,6 +10,8 @@
  * -G), or by LID (decimal or 0x hex up to 0xbfff), as in infiniband-diags.
  */
 #include "cli/fabricctl.h"
+#include "cli/lftdump.h"
+#include "topology/netfile.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -97,6 +99,28 @@ int ctl_load_routed(struct ctl *c, struct fabric *f, struct routing_tables *t)
 		return -1;
 	}
 	return 0;
+}
+
+int ctl_load_tables(struct ctl *c, const char *topology, const char *lfts, struct fabric *f,
+		    struct routing_tables *t)
+{
+	char err[NETFILE_ERR_LEN];
+	if (!topology) {
+		int rc = ctl_open_db(c);
+		if (rc != EXIT_OK)
+			return rc;
+		return ctl_load_routed(c, f, t) < 0 ? EXIT_DB : EXIT_OK;
+	}
+	if (netfile_read(topology, f, err) < 0) {
+		fprintf(stderr, "fabricctl: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (lftdump_read(lfts, f, t, err, sizeof(err)) < 0) {
+		fprintf(stderr, "fabricctl: %s\n", err);
+		fabric_free(f);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
 }
 
 static int parse_number(const char *s, unsigned long long *v)

@@ -34,6 +34,13 @@ int ctl_open_db(struct ctl *c);
 int ctl_load_fabric(struct ctl *c, struct fabric *f);
 /* Loads the stored fabric and its forwarding tables, likewise. */
 int ctl_load_routed(struct ctl *c, struct fabric *f, struct routing_tables *t);
+/*
+ * The stored fabric and tables (topology NULL: opens the database), or an
+ * ibnetdiscover file and a dump_lfts file; prints the error and returns
+ * EXIT_DB or EXIT_USAGE on failure, EXIT_OK.
+ */
+int ctl_load_tables(struct ctl *c, const char *topology, const char *lfts, struct fabric *f,
+		    struct routing_tables *t);
 /* Finds a node by description, GUID or LID (see fabricctl --help). */
 struct node *ctl_find_node(const struct ctl *c, const struct fabric *f, const char *key);
 /*
