@@ -40,23 +40,24 @@ static void keep_cycle(const struct routing_tables *t, const struct node *from, 
 	} while (sw && sw != from && r->cycle_len < LOOPS_MAX_SHOWN);
 }
 
-/* Decides every switch for lid; how many entries loop. */
-static size_t check_lid(const struct fabric *f, const struct routing_tables *t, uint16_t lid, uint8_t *state,
-			const struct node **walk, struct loops_report *r)
+/* Decides every switch (sw[0..nsw)) for lid; how many entries loop. */
+static size_t check_lid(const struct node *const *sw, size_t nsw, const struct routing_tables *t, uint16_t lid,
+			uint8_t *state, const struct node **walk, struct loops_report *r)
 {
 	size_t looping = 0;
-	memset(state, UNSEEN, f->nnodes);
-	for (size_t i = 0; i < f->nnodes; i++) {
-		const struct node *sw = f->nodes[i];
+	for (size_t i = 0; i < nsw; i++)
+		state[sw[i]->index] = UNSEEN;
+	for (size_t i = 0; i < nsw; i++) {
+		const struct node *at = sw[i];
 		size_t n = 0;
-		while (sw && state[sw->index] == UNSEEN) {
-			state[sw->index] = ON_WALK;
-			walk[n++] = sw;
-			sw = next_hop(t, sw, lid);
+		while (at && state[at->index] == UNSEEN) {
+			state[at->index] = ON_WALK;
+			walk[n++] = at;
+			at = next_hop(t, at, lid);
 		}
-		uint8_t verdict = !sw || state[sw->index] == ENDS ? ENDS : LOOPS;
-		if (sw && state[sw->index] == ON_WALK && !r->first_lid)
-			keep_cycle(t, sw, lid, r);
+		uint8_t verdict = !at || state[at->index] == ENDS ? ENDS : LOOPS;
+		if (at && state[at->index] == ON_WALK && !r->first_lid)
+			keep_cycle(t, at, lid, r);
 		for (size_t k = 0; k < n; k++)
 			state[walk[k]->index] = verdict;
 		looping += verdict == LOOPS ? n : 0;
@@ -69,18 +70,25 @@ int loops_find(const struct fabric *f, const struct routing_tables *t, struct lo
 	memset(r, 0, sizeof(*r));
 	uint8_t *state = malloc(f->nnodes + 1);
 	const struct node **walk = malloc((f->nnodes + 1) * sizeof(*walk));
-	if (!state || !walk) {
+	const struct node **sw = malloc((f->nnodes + 1) * sizeof(*sw));
+	size_t nsw = 0;
+	if (!state || !walk || !sw) {
 		free(state);
 		free(walk);
+		free(sw);
 		return -1;
 	}
+	for (size_t i = 0; i < f->nnodes; i++)	/* only switches forward: CAs would cost a step per LID each */
+		if (t->lft[i])
+			sw[nsw++] = f->nodes[i];
 	for (uint32_t lid = 1; lid <= t->max_lid; lid++) {
-		size_t n = check_lid(f, t, (uint16_t)lid, state, walk, r);
+		size_t n = check_lid(sw, nsw, t, (uint16_t)lid, state, walk, r);
 		r->entries += n;
 		r->lids += n > 0;
 	}
 	free(state);
 	free(walk);
+	free(sw);
 	return 0;
 }
 
