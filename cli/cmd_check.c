@@ -95,25 +95,20 @@ static int read_sls(const char *path, struct routing_tables *t)
 		return -1;
 	}
 	while (fgets(line, sizeof(line), fp)) {
-		unsigned long lid, sl;
-		char *end, *p = line;
+		long lid, sl;
+		char tail;
 		lineno++;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '#' || *p == '\n' || *p == '\0')
+		if (sscanf(line, " %c", &tail) < 1 || tail == '#')
 			continue;
-		lid = strtoul(p, &end, 0);
-		sl = end != p ? strtoul(end, &p, 0) : 16;
-		while (*p == ' ' || *p == '\t' || *p == '\n')
-			p++;
-		if (end == line || lid == 0 || lid > t->max_lid || sl > 15 || *p) {
+		if (sscanf(line, "%li %li %c", &lid, &sl, &tail) != 2 || lid < 1 || lid > t->max_lid || sl < 0 ||
+		    sl > 15) {
 			fprintf(stderr, "fabricctl: %s:%u: expected 'LID SL' with a LID up to %u and an SL up to 15\n",
 				path, lineno, t->max_lid);
 			fclose(fp);
 			return -1;
 		}
 		t->sl[lid] = (uint8_t)sl;
-		if (sl + 1 > t->layers)
+		if ((unsigned)sl + 1 > t->layers)
 			t->layers = (unsigned)sl + 1;
 	}
 	fclose(fp);
