@@ -34,8 +34,9 @@ grep -q '^loops: *ok' <<<"$out" || fail "no loop verdict: $out"
 "$FABRICCTL" -d "$DB" check | grep -q '^loops: *ok' || fail "fabricctl check on the stored tables finds loops"
 note "dump_lfts of the degraded tree: $(grep -c . <<<"$out") verdicts, all ok"
 printf '# LID SL\n5\n' >"$WORK/bad.sl"
-"$FABRICCTL" check --lfts "$WORK/up.lfts" --topology "$WORK/up.topo" --sl "$WORK/bad.sl" 2>&1 |
-	grep -q "bad.sl:2: expected 'LID SL'" || fail "an SL file line without its SL was not refused"
+out=$("$FABRICCTL" check --lfts "$WORK/up.lfts" --topology "$WORK/up.topo" --sl "$WORK/bad.sl" 2>&1) &&
+	fail "an SL file line without its SL was accepted: $out"
+[[ $out == *"bad.sl:2: expected 'LID SL'"* ]] || fail "an SL file line without its SL: $out"
 
 
 # change BEFORE AFTER CMD UPS: a link change; the transition's event, and
