@@ -67,21 +67,22 @@ int transition_check_step(const struct fabric *f, const struct routing_tables *f
 	return cdg_check_mix(f, &m, r);
 }
 
-static bool differs(const struct routing_tables *a, const struct routing_tables *b, size_t i)
+/* Adds t as a stage before the last (which is new itself): p->between keeps nstages - 1 states. */
+static int push_between(struct transition_plan *p, const struct fabric *f, const struct routing_tables *t)
 {
-	return a->lft[i] && memcmp(a->lft[i], b->lft[i], (size_t)a->max_lid + 1) != 0;
-}
-
-static int push_stage(struct transition_plan *p, const struct fabric *f, const struct routing_tables *t)
-{
-	struct routing_tables *more = realloc(p->stage, (p->nstages + 1) * sizeof(*more));
+	struct routing_tables *more = realloc(p->between, p->nstages * sizeof(*more));
 	if (!more)
 		return -1;
-	p->stage = more;
-	if (copy_tables(f, t, &p->stage[p->nstages]) < 0)
+	p->between = more;
+	if (copy_tables(f, t, &p->between[p->nstages - 1]) < 0)
 		return -1;
 	p->nstages++;
 	return 0;
+}
+
+const struct routing_tables *transition_stage(const struct transition_plan *p, size_t i)
+{
+	return i + 1 < p->nstages ? &p->between[i] : p->last;
 }
 
 /* One entry to change: switch node index and LID. */
@@ -162,9 +163,9 @@ static int stage_by_entries(const struct fabric *f, const struct routing_tables 
 				goto done;
 			p->proven = false;
 			p->cycle = r;
-			p->failed_step = p->nstages + 1;
+			p->failed_step = p->nstages;
 		}
-		if (push_stage(p, f, &next) < 0)
+		if (n > (size_t)k && push_between(p, f, &next) < 0)	/* the last state is new itself */
 			goto done;
 		struct routing_tables swap = cur;
 		cur = next;
@@ -189,11 +190,13 @@ int transition_plan(const struct fabric *f, const struct routing_tables *old, co
 	int rc = -1;
 	memset(p, 0, sizeof(*p));
 	p->proven = true;
+	p->last = new;
+	p->nstages = 1;
+	if (!old)
+		return 0;
 	for (size_t i = 0; i < f->nnodes; i++) {
-		if (!differs(old, new, i))
-			continue;
-		p->switches++;
-		for (uint32_t lid = 1; lid <= new->max_lid; lid++) {
+		size_t before = n;
+		for (uint32_t lid = 1; old->lft[i] && lid <= new->max_lid; lid++) {
 			if (old->lft[i][lid] == new->lft[i][lid])
 				continue;
 			if (n == cap) {
@@ -204,12 +207,12 @@ int transition_plan(const struct fabric *f, const struct routing_tables *old, co
 			}
 			item[n++] = (struct entry){ (uint32_t)i, (uint16_t)lid };
 		}
+		p->switches += n > before;
 	}
 	if (transition_check_step(f, old, new, old, &r) < 0)
 		goto done;
-	if (!r.cycle_len)
-		rc = push_stage(p, f, new);
-	else
+	rc = 0;
+	if (r.cycle_len)
 		rc = stage_by_entries(f, old, new, item, n, p);
 done:
 	free(item);
@@ -220,8 +223,8 @@ done:
 
 void transition_plan_free(struct transition_plan *p)
 {
-	for (size_t i = 0; i < p->nstages; i++)
-		routing_tables_free(&p->stage[i]);
-	free(p->stage);
+	for (size_t i = 0; p->between && i + 1 < p->nstages; i++)
+		routing_tables_free(&p->between[i]);
+	free(p->between);
 	memset(p, 0, sizeof(*p));
 }

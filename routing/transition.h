@@ -15,12 +15,13 @@
 #include "routing/cdg.h"
 
 struct transition_plan {
-	struct routing_tables *stage;	/* tables to program, in order; the last is the new ones */
-	size_t nstages;
+	size_t nstages;			/* tables to program, in order: transition_stage() */
+	struct routing_tables *between;	/* the nstages - 1 states before the last */
+	const struct routing_tables *last;	/* the new tables (the caller's, not copied) */
 	size_t switches;		/* switches whose tables change */
 	bool proven;			/* every step's mixture is acyclic */
 	struct cdg_report cycle;	/* not proven: the cycle of the step that is not */
-	size_t failed_step;		/* not proven: which step (1 = into stage[0]) */
+	size_t failed_step;		/* not proven: which step (1 = into stage 0) */
 };
 
 /*
@@ -36,10 +37,14 @@ int transition_remap(const struct fabric *from_f, const struct routing_tables *f
  * the mixture of both is acyclic, else entries changed in batches (the
  * largest that keep each step acyclic, halving from all that remain).
  * When no entry left can change acyclically, the rest is one last stage
- * and p->proven is false. -1 on allocation failure.
+ * and p->proven is false. old NULL: the switches hold nothing known, new
+ * goes in one stage with nothing to prove. p refers to new, which must
+ * outlive it. -1 on allocation failure.
  */
 int transition_plan(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
 		    struct transition_plan *p);
+/* Stage i (0 .. nstages - 1) of p. */
+const struct routing_tables *transition_stage(const struct transition_plan *p, size_t i);
 void transition_plan_free(struct transition_plan *p);
 /* Proves one step: from -> to, with SLs of sl_old and to. 0, or -1 on allocation failure. */
 int transition_check_step(const struct fabric *f, const struct routing_tables *from, const struct routing_tables *to,

@@ -488,10 +488,11 @@ static bool plan_transition(struct sweep *s)
 	struct sm *sm = s->sm;
 	struct routing_tables old;
 	bool known = sm->have_fabric && sm->last_sweep_ok && sm->tables.lft;
-	int rc = transition_remap(&sm->fabric, known ? &sm->tables : NULL, &s->f, &s->tables, &old);
+	int rc = known ? transition_remap(&sm->fabric, &sm->tables, &s->f, &s->tables, &old) : 0;
 	if (rc == 0)
-		rc = transition_plan(&s->f, &old, &s->tables, &s->plan);
-	routing_tables_free(&old);
+		rc = transition_plan(&s->f, known ? &old : NULL, &s->tables, &s->plan);
+	if (known)
+		routing_tables_free(&old);
 	if (rc < 0) {
 		sweep_end(s, "out of memory", false);
 		return false;
@@ -537,9 +538,9 @@ static void program_stage(struct sweep *s)
 	const struct routing_tables *prev_t = prev ? &sm->tables : NULL;
 	if (s->stage > 0) {
 		prev = &s->f;
-		prev_t = &s->plan.stage[s->stage - 1];
+		prev_t = transition_stage(&s->plan, s->stage - 1);
 	}
-	const struct routing_tables *t = &s->plan.stage[s->stage++];
+	const struct routing_tables *t = transition_stage(&s->plan, s->stage++);
 	if (cfg_program(sm->mp, &s->f, t, prev, prev_t, &p, on_programmed, s) < 0)
 		sweep_end(s, "out of memory", false);
 }
