@@ -23,7 +23,6 @@
 #include <string.h>
 
 struct graph {
-	const struct fabric *f;
 	const struct cdg_mix *m;
 	unsigned layer;
 	struct depgraph dg;
@@ -111,7 +110,6 @@ static int add_destination(struct graph *g, uint16_t lid)
 static int graph_init(struct graph *g, const struct fabric *f, const struct cdg_mix *m, unsigned layer)
 {
 	memset(g, 0, sizeof(*g));
-	g->f = f;
 	g->m = m;
 	g->layer = layer;
 	for (unsigned k = 0; k < m->nlft; k++)
