@@ -219,7 +219,8 @@ int main(int argc, char **argv)
 	}
 	optind = 1;
 	/* resweep talks to the daemon; quality and check may judge files instead of the database; plan uses files only */
-	int rc = cmd->run == cmd_resweep || cmd->run == cmd_quality || cmd->run == cmd_plan || cmd->run == cmd_check ? EXIT_OK : ctl_open_db(&c);
+	bool no_db = cmd->run == cmd_resweep || cmd->run == cmd_quality || cmd->run == cmd_plan || cmd->run == cmd_check;
+	int rc = no_db ? EXIT_OK : ctl_open_db(&c);
 	if (rc == EXIT_OK)
 		rc = cmd->run(&c, cargc, cargv);
 	if (c.db)

@@ -92,8 +92,8 @@ struct entry {
 };
 
 /* cur with the entries item[0..n) set to new's, into next (same shape as cur). */
-static void apply(const struct routing_tables *cur, const struct routing_tables *new, const struct entry *item, size_t n,
-		  struct routing_tables *next)
+static void apply(const struct routing_tables *cur, const struct routing_tables *new, const struct entry *item,
+		  size_t n, struct routing_tables *next)
 {
 	for (size_t i = 0; i < cur->nnodes; i++)
 		if (cur->lft[i])
