@@ -5,9 +5,17 @@
  * is in and the caller said it issued everything. Failures are counted
  * and logged; the batch goes on. PortInfo answers (the attribute as now
  * set) are stored back into sm_node.
+ *
+ * A Set keeps its own copy of what its retries and its log line need
+ * (route, M_Key, name): a batch may outlive the fabric its nodes came
+ * from (the multicast MFTs of the published fabric, replaced by a sweep
+ * while their Sets still retry). Only PortInfo and SwitchInfo answers
+ * touch the node again, and only the sweep sends those, on the fabric
+ * it owns until its batches are done.
  */
 #include "sm/batch.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "sm/log.h"
@@ -15,7 +23,10 @@
 
 struct set_ctx {
 	struct batch *b;
-	struct node *n;
+	struct node *store;	/* PortInfo and SwitchInfo Sets: where the answer goes; else NULL */
+	struct dr_path route;
+	uint64_t mkey;
+	char desc[FABRIC_DESC_LEN + 1];
 	ib_net16_t attr;
 	uint32_t mod;
 	uint8_t want_state;	/* PortInfo state Sets: the state asked for */
@@ -53,10 +64,8 @@ static bool verify_refused_state(struct set_ctx *c, int status)
 {
 	if (!c->want_state || status == 0 || status == MAD_TIMEOUT)
 		return false;
-	struct dr_path r = sm_node_route(c->n, (uint8_t)c->mod);
-	return mad_send_dr(c->b->mp, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_INFO, c->mod, r.path, r.hops,
-			   sm_node_mkey(c->n, (uint8_t)c->mod), NULL,
-			   on_verify, c) == 0;
+	return mad_send_dr(c->b->mp, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_INFO, c->mod, c->route.path, c->route.hops,
+			   c->mkey, NULL, 0, on_verify, c) == 0;
 }
 
 static void on_set(void *ctx, int status, const ib_smp_t *reply)
@@ -68,30 +77,33 @@ static void on_set(void *ctx, int status, const ib_smp_t *reply)
 	if (status != 0) {
 		b->r.failed++;
 		log_warn("configure: Set attribute 0x%04x mod 0x%x on %s failed (%s)", cl_ntoh16(c->attr), c->mod,
-			 c->n->desc, status == MAD_TIMEOUT ? "timeout" : "refused");
+			 c->desc, status == MAD_TIMEOUT ? "timeout" : "refused");
 	} else if (c->attr == IB_MAD_ATTR_PORT_INFO) {
-		sm_node_set_port_info(c->n, (uint8_t)c->mod, (const ib_port_info_t *)reply->data);
+		sm_node_set_port_info(c->store, (uint8_t)c->mod, (const ib_port_info_t *)reply->data);
 	} else if (c->attr == IB_MAD_ATTR_SWITCH_INFO) {
-		sm_node(c->n)->switch_info = *(const ib_switch_info_t *)reply->data;	/* as now set */
+		sm_node(c->store)->switch_info = *(const ib_switch_info_t *)reply->data;	/* as now set */
 	}
 	free(c);
 	b->in_flight--;
 	finish_if_idle(b);
 }
 
-void batch_set(struct batch *b, struct node *n, uint8_t port, ib_net16_t attr, uint32_t mod, const void *data)
+void batch_set(struct batch *b, struct node *n, uint8_t port, ib_net16_t attr, uint32_t mod, const void *data,
+	       size_t len)
 {
 	struct set_ctx *c = malloc(sizeof(*c));
 	if (!c) {
 		b->r.failed++;
 		return;
 	}
-	*c = (struct set_ctx){ .b = b, .n = n, .attr = attr, .mod = mod };
+	bool stored = attr == IB_MAD_ATTR_PORT_INFO || attr == IB_MAD_ATTR_SWITCH_INFO;
+	*c = (struct set_ctx){ .b = b, .store = stored ? n : NULL, .route = sm_node_route(n, port),
+			       .mkey = sm_node_mkey(n, port), .attr = attr, .mod = mod };
+	snprintf(c->desc, sizeof(c->desc), "%s", n->desc);
 	if (attr == IB_MAD_ATTR_PORT_INFO)
 		c->want_state = ib_port_info_get_port_state((const ib_port_info_t *)data);
-	struct dr_path r = sm_node_route(n, port);
-	if (mad_send_dr(b->mp, IB_MAD_METHOD_SET, attr, mod, r.path, r.hops, sm_node_mkey(n, port), data, on_set, c) <
-	    0) {
+	if (mad_send_dr(b->mp, IB_MAD_METHOD_SET, attr, mod, c->route.path, c->route.hops, c->mkey, data, len, on_set,
+			c) < 0) {
 		free(c);
 		b->r.failed++;
 		return;

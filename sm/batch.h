@@ -25,7 +25,8 @@ struct batch *batch_new(struct mad_port *mp, cfg_done_fn done, void *arg);
  * n's port (CAs answer only on the port an SMP comes in on; 0 for a
  * switch). A PortInfo Set's state field is verified if refused.
  */
-void batch_set(struct batch *b, struct node *n, uint8_t port, ib_net16_t attr, uint32_t mod, const void *data);
+void batch_set(struct batch *b, struct node *n, uint8_t port, ib_net16_t attr, uint32_t mod, const void *data,
+	       size_t len);
 /* Everything is sent: done runs (and b is freed) when the answers are in. */
 void batch_issued(struct batch *b);
 

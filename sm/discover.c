@@ -68,7 +68,7 @@ static int send_probe(struct discovery *d, ib_net16_t attr, uint32_t mod, struct
 	 */
 	uint64_t mkey = attr == IB_MAD_ATTR_NODE_INFO || !p->node ? 0
 			: sm_node_mkey(p->node, p->port ? p->port : p->node->local_port);
-	if (mad_send_dr(d->mp, IB_MAD_METHOD_GET, attr, mod, p->path, p->hops, mkey, NULL, fn, p) < 0) {
+	if (mad_send_dr(d->mp, IB_MAD_METHOD_GET, attr, mod, p->path, p->hops, mkey, NULL, 0, fn, p) < 0) {
 		free(p);
 		return -1;
 	}

@@ -140,7 +140,7 @@ static int send_sminfo(struct sm *sm, const struct sm_peer *to, uint8_t method, 
 {
 	uint8_t data[IB_SMP_DATA_SIZE] = { 0 };
 	ha_own_info(sm, (ib_sm_info_t *)data, true);
-	return mad_send_dr(sm->mp, method, IB_MAD_ATTR_SM_INFO, what, to->route.path, to->route.hops, to->mkey, data,
+	return mad_send_dr(sm->mp, method, IB_MAD_ATTR_SM_INFO, what, to->route.path, to->route.hops, to->mkey, data, sizeof(data),
 			   done, ctx);
 }
 
@@ -329,7 +329,7 @@ static void send_ack(struct sm *sm, const struct sm_peer *to, const struct mad_o
 	ha_own_info(sm, (ib_sm_info_t *)data, true);
 	int rc = to ? send_sminfo(sm, to, IB_MAD_METHOD_SET, HA_ACKNOWLEDGE, on_ack_answer, sm)
 		 : from->slid && from->slid < 0xc000 ? mad_send_lid(sm->mp, IB_MAD_METHOD_SET, IB_MAD_ATTR_SM_INFO,
-							      HA_ACKNOWLEDGE, from->slid, 0, data, on_ack_answer, sm)
+							      HA_ACKNOWLEDGE, from->slid, 0, data, sizeof(data), on_ack_answer, sm)
 		 : -1;
 	if (rc < 0)
 		log_warn("sm: could not send ACKNOWLEDGE (no route to the old master)");

@@ -14,12 +14,17 @@
  * expired deadlines. A failed try (timeout, or a send error reported back
  * by umad) waits a backoff and is resent under a fresh TID, so a late
  * answer to an old try can never complete a newer one.
+ *
+ * TIDs are random (getrandom), not counted: every port we query sees our
+ * TIDs, and a host that could predict the next one could answer for a
+ * switch. A reply must also match its request (reply_matches).
  */
 #include "sm/mad.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/random.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,7 +65,8 @@ struct mad_port {
 	struct evl_watch *pipe_watch, *timer;
 	cl_qlist_t queued, active;
 	cl_qmap_t by_tid;
-	uint32_t next_tid;
+	uint32_t random[256];	/* TIDs to come, from getrandom */
+	unsigned nrandom;
 	uint8_t *send_buf;
 	mad_request_fn on_request;
 	void *request_arg;
@@ -109,10 +115,29 @@ static void arm_timer(struct mad_port *mp)
 
 static void try_failed(struct mad_port *mp, struct txn *t);
 
+/* A TID no transaction in flight has; refills from getrandom, which does not fail once the pool is ready. */
+static uint32_t fresh_tid(struct mad_port *mp)
+{
+	for (;;) {
+		if (!mp->nrandom) {
+			ssize_t n = getrandom(mp->random, sizeof(mp->random), 0);
+			mp->nrandom = n > 0 ? (unsigned)((size_t)n / sizeof(mp->random[0])) : 0;
+			if (!mp->nrandom) {
+				log_warn("getrandom failed (%s); TIDs from the clock", strerror(errno));
+				mp->random[0] = (uint32_t)(evl_now_ms() * 2654435761u) ^ (uint32_t)getpid();
+				mp->nrandom = 1;
+			}
+		}
+		uint32_t tid = mp->random[--mp->nrandom];
+		if (tid && cl_qmap_get(&mp->by_tid, tid) == cl_qmap_end(&mp->by_tid))
+			return tid;
+	}
+}
+
 static void transmit(struct mad_port *mp, struct txn *t)
 {
 	struct ib_user_mad *umad = (struct ib_user_mad *)mp->send_buf;
-	t->tid = mp->next_tid++;
+	t->tid = fresh_tid(mp);
 	t->smp.trans_id = cl_hton64((uint64_t)t->tid);
 	memset(mp->send_buf, 0, RECORD_SIZE);
 	memcpy(umad_get_mad(umad), &t->smp, sizeof(t->smp));
@@ -196,6 +221,24 @@ static struct txn *find_tid(struct mad_port *mp, uint64_t tid)
 	return it == cl_qmap_end(&mp->by_tid) ? NULL : PARENT_STRUCT(it, struct txn, map_item);
 }
 
+/*
+ * Anyone on the fabric can send us a GetResp, so a TID alone does not make
+ * an answer: it must be a GetResp of the request's class, attribute and
+ * modifier, from where the request went (the LID it was sent to; for a
+ * directed-route SMP the same path, coming back, over the permissive LID).
+ */
+static bool reply_matches(const struct txn *t, const struct ib_user_mad *umad, const ib_smp_t *r)
+{
+	const ib_smp_t *q = &t->smp;
+	if (r->mgmt_class != q->mgmt_class || r->method != IB_MAD_METHOD_GET_RESP || r->attr_id != q->attr_id ||
+	    r->attr_mod != q->attr_mod || cl_ntoh16(umad->addr.lid) != t->dlid)
+		return false;
+	if (q->mgmt_class != IB_MCLASS_SUBN_DIR)
+		return true;
+	return (cl_ntoh16(r->status) & 0x8000) && r->hop_count == q->hop_count &&
+	       !memcmp(r->initial_path, q->initial_path, (size_t)q->hop_count + 1);
+}
+
 static void handle_record(struct mad_port *mp, uint8_t *rec)
 {
 	struct ib_user_mad *umad = (struct ib_user_mad *)rec;
@@ -212,9 +255,12 @@ static void handle_record(struct mad_port *mp, uint8_t *rec)
 	}
 	if (smp->method & IB_MAD_METHOD_RESP_MASK) {
 		struct txn *t = find_tid(mp, cl_ntoh64(smp->trans_id));
-		if (!t) {
-			log_debug("reply with unknown TID 0x%016llx dropped",
-				  (unsigned long long)cl_ntoh64(smp->trans_id));
+		if (!t || !reply_matches(t, umad, smp)) {
+			mp->stats.dropped++;
+			log_debug("reply %s (TID 0x%016llx, class 0x%02x, attribute 0x%04x, from LID %u) dropped",
+				  t ? "not matching its request" : "with an unknown TID",
+				  (unsigned long long)cl_ntoh64(smp->trans_id), smp->mgmt_class,
+				  cl_ntoh16(smp->attr_id), cl_ntoh16(umad->addr.lid));
 			return;
 		}
 		uint16_t status = cl_ntoh16(smp->status) & 0x7fff;	/* D bit is not status */
@@ -263,7 +309,7 @@ static int submit(struct mad_port *mp, const ib_smp_t *smp, uint16_t dlid, mad_d
 }
 
 void mad_smp_header(ib_smp_t *smp, uint8_t mclass, uint8_t method, ib_net16_t attr, uint32_t mod, uint64_t mkey,
-		    const void *data)
+		    const void *data, size_t len)
 {
 	memset(smp, 0, sizeof(*smp));
 	smp->m_key = cl_hton64(mkey);
@@ -274,16 +320,16 @@ void mad_smp_header(ib_smp_t *smp, uint8_t mclass, uint8_t method, ib_net16_t at
 	smp->attr_id = attr;	/* IB_MAD_ATTR_* are already in network order */
 	smp->attr_mod = cl_hton32(mod);
 	if (data)
-		memcpy(smp->data, data, IB_SMP_DATA_SIZE);
+		memcpy(smp->data, data, len < IB_SMP_DATA_SIZE ? len : IB_SMP_DATA_SIZE);
 }
 
 int mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, const uint8_t *path,
-		uint8_t hops, uint64_t mkey, const void *data, mad_done_fn done, void *ctx)
+		uint8_t hops, uint64_t mkey, const void *data, size_t len, mad_done_fn done, void *ctx)
 {
 	ib_smp_t smp;
 	if (hops > IB_SUBNET_PATH_HOPS_MAX - 1)
 		return -1;
-	mad_smp_header(&smp, IB_MCLASS_SUBN_DIR, method, attr, mod, mkey, data);
+	mad_smp_header(&smp, IB_MCLASS_SUBN_DIR, method, attr, mod, mkey, data, len);
 	smp.hop_count = hops;
 	smp.dr_slid = smp.dr_dlid = IB_LID_PERMISSIVE;
 	memcpy(smp.initial_path, path, (size_t)hops + 1);
@@ -291,10 +337,10 @@ int mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t m
 }
 
 int mad_send_lid(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, uint16_t dlid,
-		 uint64_t mkey, const void *data, mad_done_fn done, void *ctx)
+		 uint64_t mkey, const void *data, size_t len, mad_done_fn done, void *ctx)
 {
 	ib_smp_t smp;
-	mad_smp_header(&smp, IB_MCLASS_SUBN_LID, method, attr, mod, mkey, data);
+	mad_smp_header(&smp, IB_MCLASS_SUBN_LID, method, attr, mod, mkey, data, len);
 	return submit(mp, &smp, dlid, done, ctx);
 }
 
@@ -473,7 +519,6 @@ struct mad_port *mad_open(struct evloop *loop, const struct mad_port_opts *o, ch
 	}
 	mp->opts = *o;
 	mp->portid = mp->issm_fd = mp->pipe_rd = mp->pipe_wr = -1;
-	mp->next_tid = ((uint32_t)getpid() << 16) | 1;
 	cl_qlist_init(&mp->queued);
 	cl_qlist_init(&mp->active);
 	cl_qmap_init(&mp->by_tid);

@@ -31,6 +31,7 @@ struct mad_port_opts {
 
 struct mad_stats {
 	uint64_t sent, received, retries;
+	uint64_t dropped;	/* replies that matched no request of ours */
 };
 
 /* Where an unsolicited request came from, for the reply. */
@@ -55,15 +56,17 @@ const char *mad_port_ca(const struct mad_port *mp);
 /*
  * Directed-route SMP; path[1..hops] are the output ports, path[0] unused.
  * mkey is the target's M_Key (0 where it has none or is not known yet).
+ * data: len bytes (at most IB_SMP_DATA_SIZE; the rest of the payload is
+ * zero), or NULL for none.
  */
 int mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, const uint8_t *path,
-		uint8_t hops, uint64_t mkey, const void *data, mad_done_fn done, void *ctx);
+		uint8_t hops, uint64_t mkey, const void *data, size_t len, mad_done_fn done, void *ctx);
 /* LID-routed SMP to dlid. */
 int mad_send_lid(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, uint16_t dlid,
-		 uint64_t mkey, const void *data, mad_done_fn done, void *ctx);
-/* The header (and data) of an SMP as fabricd sends it. */
+		 uint64_t mkey, const void *data, size_t len, mad_done_fn done, void *ctx);
+/* The header (and len bytes of data) of an SMP as fabricd sends it. */
 void mad_smp_header(ib_smp_t *smp, uint8_t mclass, uint8_t method, ib_net16_t attr, uint32_t mod, uint64_t mkey,
-		    const void *data);
+		    const void *data, size_t len);
 
 void mad_on_request(struct mad_port *mp, mad_request_fn fn, void *arg);
 /* Answers req with GetResp carrying data (64 bytes) and status. */

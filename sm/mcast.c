@@ -293,7 +293,7 @@ bool mcast_program(struct sm *sm)
 						bits |= on[g][i][p] ? (uint16_t)(1u << (p - pos * 16u)) : 0;
 					masks[e % 32] = cl_hton16(bits);
 				}
-				batch_set(b, n, 0, IB_MAD_ATTR_MCAST_FWD_TBL, pos << 28 | block, masks);
+				batch_set(b, n, 0, IB_MAD_ATTR_MCAST_FWD_TBL, pos << 28 | block, masks, sizeof(masks));
 			}
 		}
 	}

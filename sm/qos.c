@@ -113,7 +113,8 @@ static void program_vlarb(struct batch *b, struct node *n, uint8_t port, const s
 			for (unsigned i = half * 32; i < table[t].n && i < table[t].cap && i < half * 32 + 32; i++)
 				data.vl_entry[i - half * 32] = table[t].e[i];
 			uint32_t mod = (table[t].block + half) << 16 | (n->type == NODE_SWITCH ? port : 0);
-			batch_set(b, n, n->type == NODE_SWITCH ? 0 : port, IB_MAD_ATTR_VL_ARBITRATION, mod, &data);
+			batch_set(b, n, n->type == NODE_SWITCH ? 0 : port, IB_MAD_ATTR_VL_ARBITRATION, mod, &data,
+				  sizeof(data));
 		}
 }
 
@@ -140,7 +141,7 @@ static void program_switch(struct batch *b, struct node *n, const struct qos_tab
 	if (!has_sl_map(n, 0))
 		return;
 	if (s->have_switch_info && ib_switch_info_get_opt_sl2vlmapping(&s->switch_info)) {
-		batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, SL2VL_ALL_PORTS, &q->sl2vl);
+		batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, SL2VL_ALL_PORTS, &q->sl2vl, sizeof(q->sl2vl));
 		return;
 	}
 	for (unsigned out = 1; out <= n->nports; out++) {
@@ -148,7 +149,7 @@ static void program_switch(struct batch *b, struct node *n, const struct qos_tab
 			continue;
 		for (unsigned in = 0; in <= n->nports; in++)
 			if (in != out && (in == 0 || n->ports[in].remote))
-				batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, in << 8 | out, &q->sl2vl);
+				batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, in << 8 | out, &q->sl2vl, sizeof(q->sl2vl));
 	}
 }
 
@@ -159,7 +160,7 @@ static void program_ca(struct batch *b, struct node *n, const struct qos_tables 
 			continue;
 		program_vlarb(b, n, (uint8_t)p, q);
 		if (has_sl_map(n, p))
-			batch_set(b, n, (uint8_t)p, IB_MAD_ATTR_SLVL_TABLE, 0, &q->sl2vl);
+			batch_set(b, n, (uint8_t)p, IB_MAD_ATTR_SLVL_TABLE, 0, &q->sl2vl, sizeof(q->sl2vl));
 	}
 }
 

@@ -74,7 +74,7 @@ int readback_lfts(struct mad_port *mp, struct fabric *f, cfg_done_fn done, void 
 			*q = (struct block_req){ rb, n, block };
 			rb->in_flight++;
 			if (mad_send_dr(mp, IB_MAD_METHOD_GET, IB_MAD_ATTR_LIN_FWD_TBL, block, r.path, r.hops,
-					sm_node_mkey(n, 0), NULL, on_block, q) < 0) {
+					sm_node_mkey(n, 0), NULL, 0, on_block, q) < 0) {
 				rb->in_flight--;
 				free(q);
 				break;

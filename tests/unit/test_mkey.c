@@ -101,7 +101,7 @@ static void test_port_info_and_smp_carry_the_key(void **state)
 
 	ib_smp_t smp;
 	mad_smp_header(&smp, IB_MCLASS_SUBN_DIR, IB_MAD_METHOD_SET, IB_MAD_ATTR_PORT_INFO, 1, 0x1122334455667788ULL,
-		       &pi);
+		       &pi, sizeof(pi));
 	assert_true(cl_ntoh64(smp.m_key) == 0x1122334455667788ULL);
 	assert_int_equal(smp.method, IB_MAD_METHOD_SET);
 }
