@@ -20,6 +20,7 @@
  *   sweep_interval: 10
  *   trap_holddown_ms: 50              # after a link-change trap, wait, then sweep once
  *   react_to_traps: 1                 # 0: traps are logged only
+ *   trap_budget_per_minute: 20        # traps one source LID may send; the rest are ignored
  *   mad: { window: 64, timeout_ms: 200, retries: 3 }
  *   qos: { vlarb_high: "", vlarb_low: "0:64,1:64", vl_high_limit: 0 }
  *   partitions: [ { name: tenant-a, pkey: 0x0a01, full: ["gpu-a*"], limited: [all] } ]
@@ -55,6 +56,7 @@ void config_defaults(struct fabricd_config *c)
 	c->sm_poll_retries = 3;
 	c->trap_holddown_ms = 50;
 	c->react_to_traps = 1;
+	c->trap_budget_per_minute = 20;
 	c->mad_window = 64;
 	c->mad_timeout_ms = 200;
 	c->mad_retries = 3;
@@ -308,6 +310,7 @@ static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 		{ "sweep_interval", 86400, &c->sweep_interval },
 		{ "trap_holddown_ms", 60000, &c->trap_holddown_ms },
 		{ "react_to_traps", 1, &c->react_to_traps },
+		{ "trap_budget_per_minute", 100000, &c->trap_budget_per_minute },
 	};
 	for (size_t i = 0; i < sizeof(uints) / sizeof(uints[0]); i++)
 		if (strcmp(key, uints[i].name) == 0) {

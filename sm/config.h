@@ -33,6 +33,7 @@ struct fabricd_config {
 	unsigned sweep_interval;	/* seconds between re-sweeps; 0 = only on request */
 	unsigned trap_holddown_ms;	/* after a change trap, wait this long before sweeping */
 	unsigned react_to_traps;	/* 0: traps are only logged; light sweeps find changes */
+	unsigned trap_budget_per_minute;	/* traps one source LID may send (burst and rate); 0: no limit */
 	unsigned mad_window, mad_timeout_ms, mad_retries;
 	char vlarb_high[256], vlarb_low[256];	/* "VL:weight,..."; "" = defaults */
 	unsigned vl_high_limit;

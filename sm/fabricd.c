@@ -200,6 +200,7 @@ static void on_hup(void *arg)
 			cfg.mad_retries = old->mad_retries;
 			cfg.mkey = old->mkey;	/* ports hold the running keys: a new secret needs the old one to set */
 			sm->cfg = cfg;
+			sm->trap_budget.per_minute = cfg.trap_budget_per_minute;	/* the buckets go on */
 			log_set_level((enum log_level)cfg.log_level);
 			log_info("SIGHUP: configuration reloaded from %s (routing engine %s)", r->cli->config,
 				 cfg.routing_engine);
@@ -327,6 +328,7 @@ int main(int argc, char **argv)
 	};
 	sm.sweep_timer = evl_timer(sm.loop, on_sweep_timer, &sm);
 	sm.change_timer = evl_timer(sm.loop, on_change_timer, &sm);
+	budget_init(&sm.trap_budget, sm.cfg.trap_budget_per_minute);
 	mcast_attach(&sm);
 	sm_sweep_request(&sm);
 	if (evl_run(sm.loop) < 0) {
@@ -338,6 +340,7 @@ int main(int argc, char **argv)
 	evl_watch_free(sm.sweep_timer);
 	evl_watch_free(sm.change_timer);
 	evl_watch_free(sm.mcast_timer);
+	budget_free(&sm.trap_budget);
 	ha_free(&sm);
 	control_close(ctl);
 	rmpp_free(sm.rmpp);

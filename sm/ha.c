@@ -15,9 +15,17 @@
  * the LIDs the ports hold are kept (sm/lidmgr.c takes them over) and only
  * what differs from what the switches hold is written.
  *
- * Requests from other SMs are honoured only with the configured SM_Key
- * when one is set. Elections, takeovers and handovers go to the log and
- * the event log.
+ * SMInfo Sets (HANDOVER, ACKNOWLEDGE, DISABLE, STANDBY, DISCOVER) are
+ * obeyed only when all of these hold (else logged and answered with our
+ * SMInfo, unchanged): an sm_key is configured and the Set carries it; the
+ * GUID it names is an SM the last survey found (a port with IsSM); and the
+ * Set came from that very port (sm/origin.c, over the fabric this SM last
+ * swept or, standing by, last discovered). Without an sm_key nobody can
+ * hand over to, disable or redirect this SM: elections still work, since
+ * they need only SMInfo Gets. The SM_Key itself is never in an answer to
+ * a Get that does not carry our port's M_Key (sm/sminfo.c).
+ *
+ * Elections, takeovers and handovers go to the log and the event log.
  */
 #include "sm/ha.h"
 
@@ -27,6 +35,7 @@
 #include <string.h>
 
 #include "sm/log.h"
+#include "sm/origin.h"
 #include "sm/sm.h"
 
 const char *ha_state_name(unsigned state)
@@ -82,6 +91,19 @@ void ha_free(struct sm *sm)
 {
 	evl_watch_free(sm->ha.poll_timer);
 	sm->ha.poll_timer = NULL;
+	if (sm->ha.have_seen)
+		fabric_free(&sm->ha.seen);
+	sm->ha.have_seen = false;
+}
+
+void ha_keep_seen(struct sm *sm, struct fabric *f)
+{
+	if (sm->ha.have_seen)
+		fabric_free(&sm->ha.seen);
+	fabric_move(&sm->ha.seen, f);
+	if (fabric_index_end_ports(&sm->ha.seen) < 0)
+		log_debug("sm: out of memory indexing the discovered fabric; lookups scan it");
+	sm->ha.have_seen = true;
 }
 
 /* --- survey --- */
@@ -112,8 +134,8 @@ static void on_peer_info(void *ctx, int status, const ib_smp_t *reply)
 {
 	struct survey_req *rq = ctx;
 	struct sm *sm = rq->sv->sm;
-	const ib_sm_info_t *si = (const ib_sm_info_t *)reply->data;
-	if (status == 0 && sm->ha.npeers < HA_MAX_PEERS && cl_ntoh64(si->guid) != own_guid(sm)) {
+	const ib_sm_info_t *si = status == 0 ? (const ib_sm_info_t *)reply->data : NULL;	/* no reply on a timeout */
+	if (si && sm->ha.npeers < HA_MAX_PEERS && cl_ntoh64(si->guid) != own_guid(sm)) {
 		struct sm_peer *p = &sm->ha.peers[sm->ha.npeers++];
 		*p = rq->peer;
 		p->guid = cl_ntoh64(si->guid);
@@ -285,8 +307,7 @@ static void on_master_info(void *ctx, int status, const ib_smp_t *reply)
 	struct sm *sm = ctx;
 	if (sm->state != SM_STANDBY)
 		return;
-	const ib_sm_info_t *si = (const ib_sm_info_t *)reply->data;
-	bool alive = status == 0 && ib_sminfo_get_state(si) == SM_MASTER;
+	bool alive = status == 0 && ib_sminfo_get_state((const ib_sm_info_t *)reply->data) == SM_MASTER;
 	if (alive) {
 		sm->ha.poll_failures = 0;
 		sm->ha.last_answer_ms = evl_now_ms();
@@ -359,12 +380,8 @@ static bool obey(struct sm *sm, uint32_t what, uint64_t guid)
 		note(sm, "sm_disabled", "NOTACTIVE: disabled by SM 0x%016llx", (unsigned long long)guid);
 		return false;
 	case HA_STANDBY:
-		if (p) {
-			stand_by(sm, p);
-			return false;
-		}
-		/* a sender we have not surveyed yet: look again */
-		__attribute__((fallthrough));
+		stand_by(sm, p);
+		return false;
 	case HA_DISCOVER:
 		note(sm, "sm_discover", "DISCOVERING at the request of SM 0x%016llx", (unsigned long long)guid);
 		sm->state = SM_DISCOVERING;
@@ -376,19 +393,55 @@ static bool obey(struct sm *sm, uint32_t what, uint64_t guid)
 	}
 }
 
+/* The port of the fabric this SM knows that req came from; 0 if none. */
+static uint64_t sender_guid(const struct sm *sm, const ib_smp_t *req, const struct mad_origin *from)
+{
+	const struct fabric *f = sm->have_fabric ? &sm->fabric : sm->ha.have_seen ? &sm->ha.seen : NULL;
+	uint8_t port = 0;
+	const struct node *n = f ? smp_origin(f, own_guid(sm), req, from, &port) : NULL;
+	return n ? smp_port_guid(n, port) : 0;
+}
+
+bool ha_may_read_key(const struct sm *sm, const ib_smp_t *req, const struct mad_origin *from)
+{
+	uint64_t mkey = mkeys_peek(&sm->mkeys, own_guid(sm));
+	if (mkey && cl_ntoh64(req->m_key) == mkey)
+		return true;
+	return sm->state == SM_STANDBY && sm->ha.master.guid && sender_guid(sm, req, from) == sm->ha.master.guid;
+}
+
+/* Why a Set claiming to come from SM guid is not obeyed (see the DOC block), or NULL if it is. */
+static const char *refusal(struct sm *sm, const ib_smp_t *req, const struct mad_origin *from, uint64_t guid)
+{
+	const ib_sm_info_t *them = (const ib_sm_info_t *)req->data;
+	if (!sm->cfg.sm_key)
+		return "no sm_key is configured here (set the same one on every SM to allow handover)";
+	if (cl_ntoh64(them->sm_key) != sm->cfg.sm_key)
+		return "wrong SM_Key";
+	if (!peer_by_guid(sm, guid))
+		return "that GUID is not an SM port the last survey found";
+	uint64_t sender = sender_guid(sm, req, from);
+	if (!sender)
+		return "it came from no port of the fabric this SM knows";
+	if (sender != guid)
+		return "it came from another port than the one with that GUID";
+	return NULL;
+}
+
 void ha_on_request(struct sm *sm, const ib_smp_t *req, const struct mad_origin *from)
 {
 	const ib_sm_info_t *them = (const ib_sm_info_t *)req->data;
 	uint32_t what = cl_ntoh32(req->attr_mod);
 	uint64_t guid = cl_ntoh64(them->guid);
-	bool key_ok = !sm->cfg.sm_key || cl_ntoh64(them->sm_key) == sm->cfg.sm_key;
+	const char *why = refusal(sm, req, from, guid);
 	bool ack = false;
-	if (key_ok)
+	if (!why)
 		ack = obey(sm, what, guid);
 	else
-		log_warn("sm: SMInfo Set %u from SM 0x%016llx with a wrong SM_Key ignored", what, (unsigned long long)guid);
+		log_warn("sm: SMInfo Set %u naming SM 0x%016llx (from LID %u) ignored: %s", what,
+			 (unsigned long long)guid, from->slid, why);
 	uint8_t data[IB_SMP_DATA_SIZE] = { 0 };
-	ha_own_info(sm, (ib_sm_info_t *)data, key_ok);
+	ha_own_info(sm, (ib_sm_info_t *)data, !why);
 	mad_respond(sm->mp, req, from, 0, data);
 	if (ack)
 		send_ack(sm, peer_by_guid(sm, guid), from);

@@ -41,6 +41,9 @@ struct ha {
 	uint64_t handover_to;		/* its GUID */
 	uint64_t last_answer_ms;	/* the master's last answer to a poll */
 	uint64_t master_lost_ms;	/* when polling gave up on it (0: not lost) */
+	/* standing by: the fabric our last sweep discovered, to tell where SMInfo Sets come from */
+	struct fabric seen;
+	bool have_seen;
 };
 
 struct sm;
@@ -60,8 +63,17 @@ int ha_survey(struct sm *sm, const struct fabric *f, ha_done_fn done, void *arg)
  * its sweep. A master that sees a better standby hands over to it.
  */
 bool ha_elect(struct sm *sm);
+/* Keeps f (moved; f is left empty) as the fabric a standby knows. */
+void ha_keep_seen(struct sm *sm, struct fabric *f);
 /* Answers an SMInfo SubnSet from another SM (the request's data is its SMInfo). */
 void ha_on_request(struct sm *sm, const ib_smp_t *req, const struct mad_origin *from);
+/*
+ * Whether an SMInfo Get may read our SM_Key: it carries our port's M_Key
+ * (a port without one authenticates nobody), or it comes from the port of
+ * the master we stand by for (OpenSM ignores a standby whose answers do
+ * not carry the key it shares).
+ */
+bool ha_may_read_key(const struct sm *sm, const ib_smp_t *req, const struct mad_origin *from);
 /* This SM's SMInfo as it answers it; with_key: include the SM_Key. */
 void ha_own_info(const struct sm *sm, ib_sm_info_t *si, bool with_key);
 const char *ha_state_name(unsigned state);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "db/db.h"
+#include "sm/budget.h"
 #include "routing/routing.h"
 #include "sm/config.h"
 #include "sm/evloop.h"
@@ -47,6 +48,7 @@ struct sm {
 	bool last_sweep_ok;	/* every Set of that sweep succeeded */
 	struct evl_watch *sweep_timer;
 	struct evl_watch *change_timer;	/* hold-down after a trap reported a change */
+	struct budget trap_budget;	/* traps each source LID may send a minute */
 	bool change_pending;
 	/*
 	 * Events (traps, elections) not yet in the database: they go in with

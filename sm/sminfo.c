@@ -31,13 +31,7 @@ static void on_request(void *arg, const ib_smp_t *req, const struct mad_origin *
 		return;
 	}
 	if (req->attr_id == IB_MAD_ATTR_SM_INFO && req->method == IB_MAD_METHOD_GET) {
-		/*
-		 * The SM_Key only to a requester that authenticates (IBA 14.4.1, as
-		 * OpenSM does it): with our port's M_Key, when the port has one.
-		 */
-		uint64_t own = mkeys_peek(&sm->mkeys, mad_port_guid(sm->mp));
-		bool key = !own || cl_ntoh64(req->m_key) == own;
-		ha_own_info(sm, (ib_sm_info_t *)data, key);
+		ha_own_info(sm, (ib_sm_info_t *)data, ha_may_read_key(sm, req, from));
 		mad_respond(sm->mp, req, from, 0, data);
 		return;
 	}

@@ -558,6 +558,8 @@ static void stand_aside(struct sweep *s)
 	struct sm *sm = s->sm;
 	log_info("sweep: standing by: SM 0x%016llx is master; nothing programmed (%llu ms)",
 		 (unsigned long long)sm->ha.master.guid, (unsigned long long)(evl_now_ms() - s->t0));
+	sm_node_detach_all(&s->f);
+	ha_keep_seen(sm, &s->f);
 	sm->sweeping = false;
 	sm->resweep_wanted = false;
 	sweep_free(s);

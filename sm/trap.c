@@ -10,6 +10,13 @@
  * traps one link flap causes (one per end, repeats) becomes one sweep.
  * Traps are a hint, not the only source: the periodic sweep finds what a
  * lost trap did not report.
+ *
+ * Any host can send a trap naming any issuer, so a trap counts (is
+ * recorded, forwarded to subscribers, may start a sweep) only when it came
+ * from the port it names as issuer, and only within its source's budget
+ * (trap_budget_per_minute, a token bucket per source LID): a storm from
+ * one port costs one log line and at most that many sweeps a minute.
+ * Every trap is still repressed, so a real node stops repeating it.
  */
 #include "sm/trap.h"
 
@@ -41,6 +48,23 @@ static bool means_change(unsigned num)
 	return num == 128 || num == 144 || num == 145;
 }
 
+/*
+ * Nodes send traps LID-routed from the issuing port: the source LID the
+ * fabric reported must be the issuer's (or another LID of the same port,
+ * with an LMC).
+ */
+static bool from_issuer(const struct sm *sm, const ib_smp_t *req, const struct mad_origin *from, uint16_t issuer)
+{
+	if (req->mgmt_class != IB_MCLASS_SUBN_LID)
+		return false;
+	if (from->slid == issuer)
+		return true;
+	uint8_t p1 = 0, p2 = 0;
+	const struct node *a = sm->have_fabric ? fabric_find_lid(&sm->fabric, from->slid, &p1) : NULL;
+	const struct node *b = a ? fabric_find_lid(&sm->fabric, issuer, &p2) : NULL;
+	return a && a == b && p1 == p2;
+}
+
 /* The node that has LID lid in the last sweep's fabric, or NULL. */
 static const char *name_of(const struct sm *sm, uint16_t lid)
 {
@@ -56,6 +80,19 @@ void trap_handle(struct sm *sm, const ib_smp_t *req, const struct mad_origin *fr
 	if (req->method == IB_MAD_METHOD_TRAP_REPRESS)
 		return;	/* only an SM sends those */
 	mad_repress(sm->mp, req, from);
+	enum budget_verdict v = budget_charge(&sm->trap_budget, from->slid, evl_now_ms());
+	if (v != BUDGET_OK) {
+		if (v == BUDGET_FIRST_OVER)
+			log_warn("trap: traps from LID %u over its budget (%u a minute): ignored until it sends fewer",
+				 from->slid, sm->trap_budget.per_minute);
+		return;
+	}
+	uint16_t issuer = cl_ntoh16(ntc->issuer_lid);
+	if (!from_issuer(sm, req, from, issuer)) {
+		log_warn("trap: trap %u claiming issuer LID %u from LID %u ignored",
+			 ib_notice_is_generic(ntc) ? cl_ntoh16(ntc->g_or_v.generic.trap_num) : 0u, issuer, from->slid);
+		return;
+	}
 	if (!ib_notice_is_generic(ntc)) {
 		snprintf(text, sizeof(text), "vendor trap from LID %u", from->slid);
 		log_info("trap: %s", text);
@@ -63,7 +100,6 @@ void trap_handle(struct sm *sm, const ib_smp_t *req, const struct mad_origin *fr
 		return;
 	}
 	unsigned num = cl_ntoh16(ntc->g_or_v.generic.trap_num);
-	uint16_t issuer = cl_ntoh16(ntc->issuer_lid);
 	uint16_t about = num == 128 ? cl_ntoh16(ntc->data_details.ntc_128.sw_lid) : issuer;
 	const char *who = name_of(sm, about);
 	snprintf(text, sizeof(text), "trap %u (%s) from LID %u%s%s%s", num, trap_name(num), issuer,

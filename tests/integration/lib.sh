@@ -49,7 +49,7 @@ diag() {
 	local try
 	for try in 1 2 3 4 5; do
 		LD_PRELOAD=${DIAG_PRELOAD:-$UMAD2SIM} "$@" 2>"$WORK/diag.err" && return 0
-		grep -q "can't open UMAD port" "$WORK/diag.err" || return 1
+		grep -qE "can't open UMAD port|sim_init: connect failed" "$WORK/diag.err" || return 1
 		sleep 0.5
 	done
 	return 1

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# hostile.sh BUILD NETFILE (the bundled 2-level r8 tree)
+#
+# A root user on host H3_1 attacks fabricd (tests/tools/hostile.c); after
+# each attack fabricd must still be MASTER, sweeping, and hold the whole
+# fabric:
+# - SMInfo Get does not give the SM_Key away; SMInfo Set DISABLE,
+#   HANDOVER, DISCOVER and STANDBY naming fabricd's own GUID, with SM_Key 0
+#   and with the right key, change nothing (the host is not an SM port);
+# - 36,000 forged GetResps whose TIDs follow fabricd's old counter (PID
+#   shifted left 16, plus one per MAD) during heavy sweeps complete
+#   nothing: every sweep stores all the nodes the first found and no
+#   node_removed event appears;
+# - Trap 128s claiming a switch's LID as issuer cause no sweep; a storm of
+#   its own causes at most the per-source budget of sweeps;
+# then a real Unlink is still noticed and rerouted.
+# Run it under unshare -n.
+set -euo pipefail
+BUILD=$1 NET=$2
+WORK=$(mktemp -d /tmp/fabricd-hostile.XXXXXX)
+here=$(dirname "$0")
+. "$here/lib.sh"
+HOSTILE=$BUILD/tests/hostile
+
+attack() { SIM_HOST=H3_1 diag "$HOSTILE" "$@"; }
+lid_of() { SIM_HOST=H5_0 diag ibnetdiscover | grep "\"$1\"" | grep -o 'lid [0-9]*' | head -1 | cut -d' ' -f2; }
+still_master() {
+	local out
+	out=$(SIM_HOST=H5_0 diag sminfo) || fail "sminfo after $1: $(cat "$WORK/diag.err")"
+	[[ $out == *SMINFO_MASTER* ]] || fail "after $1 fabricd is not master: $out"
+	kill -0 "$FD_PID" || fail "fabricd died after $1"
+}
+
+printf 'sweep_interval: 0\ntrap_holddown_ms: 200\nsm_key: 0x5eed\n' >"$WORK/fabricd.yaml"
+sim_start "$NET"
+fd_start -c "$WORK/fabricd.yaml"
+fd_wait_up 60
+guid=$(grep -o -m1 'GUID 0x[0-9a-f]*' "$WORK/fabricd.log" | cut -d' ' -f2)
+nodes_of_sweeps() { "$FABRICCTL" -d "$DB" --json sweeps --last "$1" | grep -o '"nodes": [0-9]*' | cut -d' ' -f2; }
+all=$(nodes_of_sweeps 1)
+
+# forged replies during heavy sweeps, with the TIDs fabricd's old counter
+# (PID << 16, plus one per MAD sent) would give the next sweep
+pid=$FD_PID
+sent=$("$FABRICCTL" -d "$DB" --json sweeps --last 1 | grep -o '"mads": [0-9]*' | cut -d' ' -f2)
+first=$(( ((pid << 16) & 0xffffffff) + 1 + sent - 200 ))
+before=$(ups)
+attack replies "$first" 600 60 >"$WORK/replies.out" &
+spray=$!
+for _ in 1 2 3; do
+	sleep 0.2
+	"$FABRICCTL" -S "$SOCK" resweep >/dev/null || fail "resweep refused"
+done
+wait "$spray" || fail "hostile replies: $(cat "$WORK/diag.err")"
+fd_wait_ups $((before + 3))
+still_master "forged replies"
+"$FABRICCTL" -d "$DB" events | grep -q node_removed && fail "forged replies removed nodes: $("$FABRICCTL" -d "$DB" events | grep -m3 node_removed)"
+for s in $(nodes_of_sweeps 4); do
+	((s == all)) || fail "a sweep under forged replies stored $s nodes, not $all"
+done
+note "36,000 forged GetResps (TIDs around (PID $pid << 16) + $sent) during 3 heavy sweeps: every sweep stored all $all nodes"
+
+# SMInfo: no key to read, no Set obeyed from a host
+out=$(attack sminfo-get) || fail "hostile sminfo-get: $(cat "$WORK/diag.err")"
+[[ $out == *"state 3 sm_key 0x0000000000000000"* ]] || fail "SMInfo Get from a host: $out"
+for mod in 3 1 5 4; do
+	for key in 0 0x5eed; do
+		attack sminfo-set "$mod" "$guid" "$key" >/dev/null || fail "hostile sminfo-set $mod: $(cat "$WORK/diag.err")"
+		still_master "SMInfo Set $mod with SM_Key $key"
+	done
+done
+n=$(grep -c 'SMInfo Set [0-9] naming SM .* ignored' "$WORK/fabricd.log" || true)
+((n == 8)) || fail "$n of 8 forged SMInfo Sets logged as ignored"
+note "SMInfo Get gave no SM_Key; 8 SMInfo Sets (DISABLE, HANDOVER, DISCOVER, STANDBY) $(grep -m1 -o 'ignored: .*' "$WORK/fabricd.log")"
+
+# traps from a host: a switch's issuer LID is refused; its own storm is budgeted
+sw=$(lid_of L2) own=$(lid_of H3_1)
+before=$(ups)
+attack traps 100 10 "$sw" >/dev/null || fail "hostile traps: $(cat "$WORK/diag.err")"
+sleep 0.5
+(( $(ups) == before )) || fail "forged traps (issuer LID $sw from LID $own) caused $(( $(ups) - before )) sweeps"
+grep -q "trap 128 claiming issuer LID $sw from LID $own ignored" "$WORK/fabricd.log" || fail "forged trap not logged as ignored"
+attack traps 200 10 "$own" >/dev/null || fail "hostile traps: $(cat "$WORK/diag.err")"
+sleep 0.5
+swept=$(( $(ups) - before ))
+((swept <= 10)) || fail "a 2 s trap storm from one host caused $swept sweeps"
+grep -q "traps from LID $own over its budget" "$WORK/fabricd.log" || fail "no budget line for the trap storm"
+still_master "trap storms"
+note "100 traps naming switch LID $sw: no sweep; 200 of its own in 2 s: $swept sweeps"
+
+# after it all, a real link failure is still found and routed around
+before=$(ups)
+sim_cmd 'Unlink "L2"[5]'
+fd_wait_ups $((before + 1))
+"$FABRICCTL" -d "$DB" events | grep -q 'link_down.*L2\[5\]' || fail "Unlink L2[5] after the attacks not recorded"
+note "Unlink L2[5] after the attacks: swept and recorded"
+echo "PASS: a hostile host cannot disable, steer or flood fabricd"
