@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Installs what is missing, then configures and builds fabricd in build/.
+#   scripts/build.sh --sanitize   the same with ASan+UBSan, in build-sanitize/
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+dir=$top/build opts=()
+if [[ ${1:-} == --sanitize ]]; then
+  dir=$top/build-sanitize opts=(-DFABRICD_SANITIZE=ON)
+fi
 bash "$top/scripts/deps.sh"
-cmake -S "$top" -B "$top/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-if ! cmake --build "$top/build" -j"$(nproc)" >"$top/build/build.log" 2>&1; then
-  tail -30 "$top/build/build.log" >&2
-  echo "build.sh: build failed (full log: build/build.log)" >&2
+cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${opts[@]}" >/dev/null
+if ! cmake --build "$dir" -j"$(nproc)" >"$dir/build.log" 2>&1; then
+  tail -30 "$dir/build.log" >&2
+  echo "build.sh: build failed (full log: $dir/build.log)" >&2
   exit 1
 fi
-grep -i "warning" "$top/build/build.log" >&2 || true
-echo "build.sh: built fabricd, fabricctl and fabric-gen in $top/build"
+grep -i "warning" "$dir/build.log" >&2 || true
+echo "build.sh: built fabricd, fabricctl and fabric-gen in $dir"

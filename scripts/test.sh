@@ -1,7 +1,18 @@
 #!/usr/bin/env bash
-# Builds everything and runs every test (unit and ibsim integration) with ctest.
+# Builds everything and runs every test (unit and ibsim integration) with
+# ctest, then the whole suite again built with AddressSanitizer and
+# UndefinedBehaviorSanitizer (any finding fails the test).
+#   scripts/test.sh [--no-sanitize] [ctest arguments]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+sanitize=1
+if [[ ${1:-} == --no-sanitize ]]; then
+  sanitize=0
+  shift
+fi
 bash "$top/scripts/build.sh"
-cd "$top/build"
-ctest --output-on-failure -j"$(nproc)" "$@"
+(cd "$top/build" && ctest --output-on-failure -j"$(nproc)" "$@")
+if ((sanitize)); then
+  bash "$top/scripts/build.sh" --sanitize
+  (cd "$top/build-sanitize" && ctest --output-on-failure -j"$(nproc)" "$@")
+fi

@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -53,14 +54,18 @@ ssize_t read(int fd, void *buf, size_t count)
 	if (!next_read)
 		next_read = (ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
 	ssize_t n = next_read(fd, buf, count);
-	const struct sim_packet *p = buf;
-	const ib_sa_mad_t *m = (const ib_sa_mad_t *)p->mad;
-	if (count != sizeof(*p) || n != (ssize_t)sizeof(*p) || m->mgmt_class != IB_MCLASS_SUBN_ADM)
+	if (count != sizeof(struct sim_packet) || n != (ssize_t)sizeof(struct sim_packet))
+		return n;
+	/* copies: umad2sim's buffer need not be aligned for either struct */
+	const uint8_t *mad = (const uint8_t *)buf + offsetof(struct sim_packet, mad);
+	ib_sa_mad_t m;
+	memcpy(&m, mad, sizeof(m));
+	if (m.mgmt_class != IB_MCLASS_SUBN_ADM)
 		return n;
 	pthread_mutex_lock(&lock);
 	struct tail *t = &kept[next++ % KEPT];
-	*t = (struct tail){ m->trans_id, m->seg_num, m->method, m->attr_id, { 0 } };
-	memcpy(t->bytes, p->mad + sizeof(p->mad) - TAIL, TAIL);
+	*t = (struct tail){ m.trans_id, m.seg_num, m.method, m.attr_id, { 0 } };
+	memcpy(t->bytes, mad + sizeof(m) - TAIL, TAIL);
 	pthread_mutex_unlock(&lock);
 	return n;
 }
