@@ -26,6 +26,7 @@
  *   partitions: [ { name: tenant-a, pkey: 0x0a01, full: ["gpu-a*"], limited: [all] } ]
  *   m_key: { secret: "long random text", protect: 1, lease_s: 60 }   # or random: true
  *   sm_key: 0x0123456789abcdef
+ *   sa: { services_per_port: 32, subscriptions_per_port: 16, groups_per_port: 8, max_lease_s: 86400 }
  *
  * Unknown keys and bad values are errors naming the file and line.
  */
@@ -37,7 +38,9 @@
 
 #include "routing/engine.h"
 #include "sm/log.h"
+#include "sm/mcast.h"
 #include "sm/qos.h"
+#include "sm/sa.h"
 #include "topology/yamldoc.h"
 
 void config_defaults(struct fabricd_config *c)
@@ -57,6 +60,10 @@ void config_defaults(struct fabricd_config *c)
 	c->trap_holddown_ms = 50;
 	c->react_to_traps = 1;
 	c->trap_budget_per_minute = 20;
+	c->sa_services_per_port = 32;
+	c->sa_subscriptions_per_port = 16;
+	c->sa_groups_per_port = 8;
+	c->sa_max_lease_s = 86400;
 	c->mad_window = 64;
 	c->mad_timeout_ms = 200;
 	c->mad_retries = 3;
@@ -233,6 +240,35 @@ static int qos_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 			 key);
 }
 
+static int sa_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void *arg)
+{
+	struct fabricd_config *c = arg;
+	unsigned long long n;
+	static const struct {
+		const char *key;
+		unsigned min, max;
+		size_t at;
+	} numbers[] = {
+		{ "services_per_port", 0, SA_MAX_SERVICES, offsetof(struct fabricd_config, sa_services_per_port) },
+		{ "subscriptions_per_port", 0, SA_MAX_SUBSCRIPTIONS,
+		  offsetof(struct fabricd_config, sa_subscriptions_per_port) },
+		{ "groups_per_port", 0, MC_MAX_GROUPS, offsetof(struct fabricd_config, sa_groups_per_port) },
+		{ "max_lease_s", 1, 0xfffffffeu, offsetof(struct fabricd_config, sa_max_lease_s) },
+	};
+	for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
+		char name[48];
+		if (strcmp(key, numbers[i].key) != 0)
+			continue;
+		snprintf(name, sizeof(name), "sa.%s", key);
+		if (ydoc_uint(d, name, v, numbers[i].min, numbers[i].max, &n) < 0)
+			return -1;
+		*(unsigned *)((char *)c + numbers[i].at) = (unsigned)n;
+		return 0;
+	}
+	return ydoc_fail(d, v, "unknown key 'sa.%s' (expected services_per_port, subscriptions_per_port, "
+			 "groups_per_port or max_lease_s)", key);
+}
+
 static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void *arg)
 {
 	struct fabricd_config *c = arg;
@@ -244,6 +280,8 @@ static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 		return ydoc_each_pair(d, "mad", v, mad_pair, c);
 	if (strcmp(key, "qos") == 0)
 		return ydoc_each_pair(d, "qos", v, qos_pair, c);
+	if (strcmp(key, "sa") == 0)
+		return ydoc_each_pair(d, "sa", v, sa_pair, c);
 	if (strcmp(key, "m_key") == 0)
 		return read_mkey(d, v, c);
 	if (strcmp(key, "sm_key") == 0) {

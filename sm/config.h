@@ -40,6 +40,9 @@ struct fabricd_config {
 	/* switch ports' deadlock breakers, as OpenSM's; leaf_*: ports facing CAs */
 	unsigned hoq_life, leaf_hoq_life;	/* HOQLife: 4.096 us x 2^n, 20..31 infinite */
 	unsigned vl_stall_count, leaf_vl_stall_count;	/* 0..7 */
+	/* what one port may hold at the SA (docs/security.md) */
+	unsigned sa_services_per_port, sa_subscriptions_per_port, sa_groups_per_port;
+	unsigned sa_max_lease_s;	/* ServiceRecord leases are cut to this */
 	struct mkey_config mkey;	/* M_Keys: off unless m_key: is configured */
 	uint64_t sm_key;	/* SMInfo SM_Key, shown only to SMs that present it */
 	struct partitions partitions;

@@ -329,6 +329,7 @@ int main(int argc, char **argv)
 	sm.sweep_timer = evl_timer(sm.loop, on_sweep_timer, &sm);
 	sm.change_timer = evl_timer(sm.loop, on_change_timer, &sm);
 	budget_init(&sm.trap_budget, sm.cfg.trap_budget_per_minute);
+	budget_init(&sm.sa_log_budget, 10);
 	mcast_attach(&sm);
 	sm_sweep_request(&sm);
 	if (evl_run(sm.loop) < 0) {
@@ -341,6 +342,7 @@ int main(int argc, char **argv)
 	evl_watch_free(sm.change_timer);
 	evl_watch_free(sm.mcast_timer);
 	budget_free(&sm.trap_budget);
+	budget_free(&sm.sa_log_budget);
 	ha_free(&sm);
 	control_close(ctl);
 	rmpp_free(sm.rmpp);

@@ -35,6 +35,7 @@
 #include "sm/log.h"
 
 #define RECORD_SIZE (sizeof(struct ib_user_mad) + sizeof(ib_smp_t))
+#define GSI_QKEY 0x80010000	/* QP1's well-known Q_Key, host order for umad_set_addr */
 
 enum txn_state { TXN_QUEUED, TXN_SENT, TXN_BACKOFF };
 
@@ -43,8 +44,9 @@ struct txn {
 	cl_map_item_t map_item;		/* in by_tid while TXN_SENT */
 	enum txn_state state;
 	uint32_t tid;
-	ib_smp_t smp;
+	ib_smp_t smp;			/* an SMP, or (a Report) an SA MAD of the same size */
 	uint16_t dlid;			/* 0xffff for directed route */
+	uint32_t qpn;			/* 0 for SMPs, the subscriber's QP for a Report */
 	unsigned tries;
 	uint64_t deadline;
 	mad_done_fn done;
@@ -58,7 +60,6 @@ struct mad_port {
 	uint64_t guid;
 	int portid, issm_fd;
 	int agent_dr, agent_lid, agent_sa;
-	uint64_t next_report_tid;
 	int pipe_rd, pipe_wr;
 	pthread_t pump;
 	bool pump_started;
@@ -141,8 +142,9 @@ static void transmit(struct mad_port *mp, struct txn *t)
 	t->smp.trans_id = cl_hton64((uint64_t)t->tid);
 	memset(mp->send_buf, 0, RECORD_SIZE);
 	memcpy(umad_get_mad(umad), &t->smp, sizeof(t->smp));
-	umad_set_addr(umad, t->dlid, 0, 0, 0);
-	int agent = t->smp.mgmt_class == IB_MCLASS_SUBN_DIR ? mp->agent_dr : mp->agent_lid;
+	bool gsi = t->smp.mgmt_class == IB_MCLASS_SUBN_ADM;
+	umad_set_addr(umad, t->dlid, (int)t->qpn, 0, gsi ? GSI_QKEY : 0);
+	int agent = gsi ? mp->agent_sa : t->smp.mgmt_class == IB_MCLASS_SUBN_DIR ? mp->agent_dr : mp->agent_lid;
 	t->state = TXN_SENT;
 	t->tries++;
 	t->deadline = evl_now_ms() + mp->opts.timeout_ms;
@@ -230,7 +232,8 @@ static struct txn *find_tid(struct mad_port *mp, uint64_t tid)
 static bool reply_matches(const struct txn *t, const struct ib_user_mad *umad, const ib_smp_t *r)
 {
 	const ib_smp_t *q = &t->smp;
-	if (r->mgmt_class != q->mgmt_class || r->method != IB_MAD_METHOD_GET_RESP || r->attr_id != q->attr_id ||
+	uint8_t method = q->method == IB_MAD_METHOD_REPORT ? IB_MAD_METHOD_REPORT_RESP : IB_MAD_METHOD_GET_RESP;
+	if (r->mgmt_class != q->mgmt_class || r->method != method || r->attr_id != q->attr_id ||
 	    r->attr_mod != q->attr_mod || cl_ntoh16(umad->addr.lid) != t->dlid)
 		return false;
 	if (q->mgmt_class != IB_MCLASS_SUBN_DIR)
@@ -293,13 +296,15 @@ static void on_pipe(void *arg)
 	}
 }
 
-static int submit(struct mad_port *mp, const ib_smp_t *smp, uint16_t dlid, mad_done_fn done, void *ctx)
+static int submit(struct mad_port *mp, const ib_smp_t *smp, uint16_t dlid, uint32_t qpn, mad_done_fn done,
+		  void *ctx)
 {
 	struct txn *t = calloc(1, sizeof(*t));
 	if (!t)
 		return -1;
 	t->smp = *smp;
 	t->dlid = dlid;
+	t->qpn = qpn;
 	t->done = done;
 	t->ctx = ctx;
 	t->state = TXN_QUEUED;
@@ -333,7 +338,7 @@ int mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t m
 	smp.hop_count = hops;
 	smp.dr_slid = smp.dr_dlid = IB_LID_PERMISSIVE;
 	memcpy(smp.initial_path, path, (size_t)hops + 1);
-	return submit(mp, &smp, 0xffff, done, ctx);
+	return submit(mp, &smp, 0xffff, 0, done, ctx);
 }
 
 int mad_send_lid(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, uint16_t dlid,
@@ -341,10 +346,8 @@ int mad_send_lid(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t 
 {
 	ib_smp_t smp;
 	mad_smp_header(&smp, IB_MCLASS_SUBN_LID, method, attr, mod, mkey, data, len);
-	return submit(mp, &smp, dlid, done, ctx);
+	return submit(mp, &smp, dlid, 0, done, ctx);
 }
-
-#define GSI_QKEY 0x80010000	/* QP1's well-known Q_Key, host order for umad_set_addr */
 
 int mad_respond(struct mad_port *mp, const ib_smp_t *req, const struct mad_origin *to, uint16_t status,
 		const void *data)
@@ -381,7 +384,8 @@ int mad_send_gsi(struct mad_port *mp, const ib_sa_mad_t *mad, uint16_t dlid, uin
 	return umad_send(mp->portid, mp->agent_sa, umad, sizeof(ib_sa_mad_t), 0, 0) < 0 ? -1 : 0;
 }
 
-int mad_send_report(struct mad_port *mp, uint16_t dlid, uint32_t qpn, const void *notice, size_t len)
+int mad_send_report(struct mad_port *mp, uint16_t dlid, uint32_t qpn, const void *notice, size_t len,
+		    mad_done_fn done, void *ctx)
 {
 	ib_sa_mad_t sa;
 	if (len > IB_SA_DATA_SIZE)
@@ -391,11 +395,12 @@ int mad_send_report(struct mad_port *mp, uint16_t dlid, uint32_t qpn, const void
 	sa.mgmt_class = IB_MCLASS_SUBN_ADM;
 	sa.class_ver = 2;
 	sa.method = IB_MAD_METHOD_REPORT;
-	/* a TID of their own ("RP" on top): the ReportResp matches no SMP and is dropped */
-	sa.trans_id = cl_hton64(++mp->next_report_tid | 0x5250000000000000ULL);
 	sa.attr_id = IB_MAD_ATTR_NOTICE;
 	memcpy(sa.data, notice, len);
-	return mad_send_gsi(mp, &sa, dlid, qpn);
+	_Static_assert(sizeof(sa) == sizeof(ib_smp_t), "a Report travels in a transaction's SMP buffer");
+	ib_smp_t as_txn;
+	memcpy(&as_txn, &sa, sizeof(sa));
+	return submit(mp, &as_txn, dlid, qpn, done, ctx);
 }
 
 int mad_repress(struct mad_port *mp, const ib_smp_t *trap, const struct mad_origin *to)

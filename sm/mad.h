@@ -72,8 +72,12 @@ void mad_on_request(struct mad_port *mp, mad_request_fn fn, void *arg);
 /* Answers req with GetResp carrying data (64 bytes) and status. */
 int mad_respond(struct mad_port *mp, const ib_smp_t *req, const struct mad_origin *to, uint16_t status,
 		const void *data);
-/* Sends an SA Report (unsolicited) of a Notice to (dlid, qpn); its ReportResp is dropped. */
-int mad_send_report(struct mad_port *mp, uint16_t dlid, uint32_t qpn, const void *notice, size_t len);
+/*
+ * Sends an SA Report of a Notice to (dlid, qpn) as a transaction: resent
+ * until its ReportResp comes (done gets status 0) or the retries run out.
+ */
+int mad_send_report(struct mad_port *mp, uint16_t dlid, uint32_t qpn, const void *notice, size_t len,
+		    mad_done_fn done, void *ctx);
 /* Sends one SA-class MAD, as it is, to (dlid, qpn) from the SA's agent. */
 int mad_send_gsi(struct mad_port *mp, const ib_sa_mad_t *mad, uint16_t dlid, uint32_t qpn);
 

@@ -48,7 +48,7 @@ static struct mc_group *group_by_mgid(struct mcast *mc, const ib_gid_t *mgid)
 	return NULL;
 }
 
-static struct mc_group *create(struct mcast *mc, const ib_member_rec_t *q)
+static struct mc_group *create(struct mcast *mc, const ib_member_rec_t *q, uint64_t creator)
 {
 	if (mc->n == MC_MAX_GROUPS)
 		return NULL;
@@ -66,6 +66,7 @@ static struct mc_group *create(struct mcast *mc, const ib_member_rec_t *q)
 	g->rec.mlid = cl_hton16(mlid);
 	memset(&g->rec.port_gid, 0, sizeof(g->rec.port_gid));
 	g->rec.scope_state &= 0xf0;	/* the scope; join states are per member */
+	g->creator = creator;
 	return g;
 }
 
@@ -86,12 +87,49 @@ static struct mc_member *member(struct mc_group *g, const ib_gid_t *gid)
 	return NULL;
 }
 
+/*
+ * A port joins and leaves for itself (its own PortGID) unless the request
+ * carries the SM_Key; false (refused, answered) otherwise.
+ */
+static bool for_itself(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from, const char *what)
+{
+	const ib_member_rec_t *q = (const ib_member_rec_t *)req->data;
+	uint64_t requester = sa_requester(sm, from);
+	if (sa_trusted(sm, req) || (requester && cl_ntoh64(q->port_gid.unicast.interface_id) == requester))
+		return true;
+	if (sa_may_log(sm, from))
+		log_warn("sa: MCMemberRecord %s for port 0x%016llx from port 0x%016llx (LID %u) refused: a port joins "
+			 "and leaves for itself only", what, (unsigned long long)cl_ntoh64(q->port_gid.unicast.interface_id),
+			 (unsigned long long)requester, from->slid);
+	sa_respond(sm, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
+	return false;
+}
+
+/* Groups that port created and that still exist. */
+static unsigned created_by(const struct mcast *mc, uint64_t port)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < mc->n; i++)
+		n += mc->g[i].creator == port;
+	return n;
+}
+
 static void join(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
 {
 	const ib_member_rec_t *q = (const ib_member_rec_t *)req->data;
+	if (!for_itself(sm, req, from, "join"))
+		return;
 	struct mc_group *g = group_by_mgid(&sm->mcast, &q->mgid);
 	bool can_create = (req->comp_mask & IB_MCR_COMPMASK_QKEY) && (req->comp_mask & IB_MCR_COMPMASK_PKEY);
-	if (!g && (!can_create || !(g = create(&sm->mcast, q)))) {
+	uint64_t requester = sa_requester(sm, from);
+	if (!g && can_create && !sa_trusted(sm, req) && created_by(&sm->mcast, requester) >= sm->cfg.sa_groups_per_port) {
+		if (sa_may_log(sm, from))
+			log_warn("sa: new multicast group from port 0x%016llx (LID %u) refused: it created its quota "
+				 "(sa.groups_per_port)", (unsigned long long)requester, from->slid);
+		sa_respond(sm, req, from, IB_SA_MAD_STATUS_NO_RESOURCES, NULL, 0, 0);
+		return;
+	}
+	if (!g && (!can_create || !(g = create(&sm->mcast, q, requester)))) {
 		sa_respond(sm, req, from, can_create ? IB_SA_MAD_STATUS_NO_RESOURCES : IB_SA_MAD_STATUS_REQ_INVALID,
 			       NULL, 0, 0);
 		return;
@@ -117,6 +155,8 @@ static void join(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin 
 static void leave(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
 {
 	const ib_member_rec_t *q = (const ib_member_rec_t *)req->data;
+	if (!for_itself(sm, req, from, "leave"))
+		return;
 	struct mc_group *g = group_by_mgid(&sm->mcast, &q->mgid);
 	struct mc_member *m = g ? member(g, &q->port_gid) : NULL;
 	if (!m) {
@@ -124,6 +164,8 @@ static void leave(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin
 		return;
 	}
 	ib_member_rec_t r = member_record(g, m);
+	log_info("sa: MCMemberRecord leave of MLID 0x%04x by port 0x%016llx (join state 0x%x)", cl_ntoh16(g->rec.mlid),
+		 (unsigned long long)cl_ntoh64(q->port_gid.unicast.interface_id), q->scope_state & 0x0f);
 	m->join_state &= (uint8_t)~(q->scope_state & 0x0f);
 	if (!m->join_state)
 		*m = g->m[--g->nm];

@@ -21,6 +21,7 @@ struct mc_group {
 		uint8_t join_state;	/* full, non, send-only bits */
 	} m[MC_MAX_MEMBERS];
 	unsigned nm;
+	uint64_t creator;	/* the port GUID whose join created it (0: fabricd) */
 };
 
 struct mcast {

@@ -17,6 +17,12 @@
  * Every GetTable answer goes out by RMPP (sm/rmpp.c), however many MADs
  * it takes; the receiver's ACKs, STOPs and ABORTs come back here as
  * requests and go to the sender.
+ *
+ * The tables hosts write (ServiceRecords, InformInfo, multicast members)
+ * know who asks: the requester is the port with the source LID the fabric
+ * reported (sa_requester). It acts for itself only, within the per-port
+ * quotas of the sa: configuration, unless the request carries the SM_Key
+ * (a trusted client, IBA 15.2.1.1; never with no sm_key configured).
  */
 #include "sm/sa.h"
 
@@ -292,6 +298,27 @@ void sa_respond(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *
 	if (n)
 		memcpy(m.data, records, n * rec_size);
 	mad_send_gsi(sm->mp, &m, from->slid, from->qpn);
+}
+
+uint64_t sa_requester(const struct sm *sm, const struct mad_origin *from)
+{
+	uint8_t port = 0;
+	const struct node *n = from->slid && from->slid <= FABRIC_MAX_UCAST_LID
+				       ? fabric_find_lid(&sm->fabric, from->slid, &port) : NULL;
+	return n ? (n->type == NODE_SWITCH ? n->guid : n->ports[port].guid) : 0;
+}
+
+bool sa_trusted(const struct sm *sm, const ib_sa_mad_t *req)
+{
+	return sm->cfg.sm_key && cl_ntoh64(req->sm_key) == sm->cfg.sm_key;
+}
+
+bool sa_may_log(struct sm *sm, const struct mad_origin *from)
+{
+	enum budget_verdict v = budget_charge(&sm->sa_log_budget, from->slid, evl_now_ms());
+	if (v == BUDGET_FIRST_OVER)
+		log_warn("sa: more refusals for LID %u this minute: not logged", from->slid);
+	return v == BUDGET_OK;
 }
 
 void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)

@@ -51,12 +51,20 @@ void sa_respond(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *
  */
 int sa_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a);
 
+/* The port GUID of the requester (by its source LID in sm->fabric); 0 if unknown. */
+uint64_t sa_requester(const struct sm *sm, const struct mad_origin *from);
+/* The request carries the configured SM_Key: it may act for other ports. */
+bool sa_trusted(const struct sm *sm, const ib_sa_mad_t *req);
+/* Whether a refusal of from's request may be logged (a few a minute per source: no log floods). */
+bool sa_may_log(struct sm *sm, const struct mad_origin *from);
+
 /* ServiceRecords registered by hosts (sa_service.c). */
 #define SA_MAX_SERVICES 1024
 struct sa_services {
 	struct sa_service {
 		ib_service_record_t rec;
-		uint64_t expires_ms;	/* 0: never */
+		uint64_t owner;		/* the port GUID that registered it */
+		uint64_t expires_ms;
 	} *e;			/* allocated on first use */
 	size_t n;
 };
@@ -73,6 +81,7 @@ struct sa_subscriptions {
 		uint32_t qpn;
 		uint16_t trap;		/* generic trap number, 0xffff: all */
 		uint16_t lid_begin, lid_end;	/* issuers, 0xffff: any */
+		uint64_t owner;		/* the port GUID that subscribed */
 	} s[SA_MAX_SUBSCRIPTIONS];
 	size_t n;
 };

@@ -5,12 +5,16 @@
  * number (0xffff: all) from a LID range (0xffff: any), and unsubscribes
  * with Subscribe 0. Every trap fabricd receives is then forwarded to the
  * matching subscribers as an SA Report of the Notice, to the LID the
- * subscription came from and the QP it names. Reports are sent once: the
- * ReportResp the host sends back is dropped, a lost Report is not resent.
- * Subscriptions live in memory, like ServiceRecords.
+ * subscription came from and the QP it names. Reports go through the MAD
+ * window like the SM's own requests: resent until the host's ReportResp
+ * comes, given up after the retries. Subscriptions live in memory, like
+ * ServiceRecords. A port holds at most sa.subscriptions_per_port of them
+ * (a client with the SM_Key is exempt), so one host cannot fill the table
+ * or multiply every trap into hundreds of Reports.
  */
 #include "sm/sa.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "sm/log.h"
@@ -35,24 +39,41 @@ void sa_inform_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_o
 	size_t i = 0;
 	while (i < st->n && !same(&st->s[i], ii, from->slid))
 		i++;
+	uint64_t owner = sa_requester(sm, from);
+	size_t owned = 0;
+	for (size_t j = 0; j < st->n; j++)
+		owned += st->s[j].owner == owner;
 	ib_net16_t status = 0;
+	const char *why = "";
 	if (!ii->subscribe) {
 		if (i < st->n)
 			st->s[i] = st->s[--st->n];
+	} else if (i == st->n && !sa_trusted(sm, req) && owned >= sm->cfg.sa_subscriptions_per_port) {
+		status = IB_SA_MAD_STATUS_NO_RESOURCES;
+		why = " refused: the port holds its quota (sa.subscriptions_per_port)";
 	} else if (i == st->n && st->n == SA_MAX_SUBSCRIPTIONS) {
 		status = IB_SA_MAD_STATUS_NO_RESOURCES;
+		why = " refused: store full";
 	} else {
 		ib_net32_t qpn;
 		uint8_t resp_time;
 		ib_inform_info_get_qpn_resp_time(ii->g_or_v.generic.qpn_resp_time_val, &qpn, &resp_time);
 		st->s[i] = (struct sa_subscription){ ii->gid, from->slid, cl_ntoh32(qpn) ? cl_ntoh32(qpn) : from->qpn,
 						     cl_ntoh16(ii->g_or_v.generic.trap_num), cl_ntoh16(ii->lid_range_begin),
-						     cl_ntoh16(ii->lid_range_end) };
+						     cl_ntoh16(ii->lid_range_end), owner };
 		st->n += i == st->n;
 	}
-	log_info("sa: InformInfo from LID %u: %s trap %u%s", from->slid, ii->subscribe ? "subscribe to" : "unsubscribe from",
-		 cl_ntoh16(ii->g_or_v.generic.trap_num), status ? " refused: store full" : "");
+	if (!status || sa_may_log(sm, from))
+		log_info("sa: InformInfo from LID %u: %s trap %u%s", from->slid,
+			 ii->subscribe ? "subscribe to" : "unsubscribe from", cl_ntoh16(ii->g_or_v.generic.trap_num), why);
 	sa_respond(sm, req, from, status, ii, sizeof(*ii), status ? 0 : 1);
+}
+
+static void on_report_answered(void *ctx, int status, const ib_smp_t *reply)
+{
+	(void)reply;
+	if (status)
+		log_debug("sa: a Report to LID %u got no ReportResp (status %d)", (unsigned)(uintptr_t)ctx, status);
 }
 
 void sa_inform_forward(struct sm *sm, const ib_mad_notice_attr_t *ntc)
@@ -65,7 +86,8 @@ void sa_inform_forward(struct sm *sm, const ib_mad_notice_attr_t *ntc)
 		if ((s->trap != ANY && s->trap != num) ||
 		    (s->lid_begin != ANY && (issuer < s->lid_begin || issuer > (s->lid_end == ANY ? s->lid_begin : s->lid_end))))
 			continue;
-		if (mad_send_report(sm->mp, s->lid, s->qpn, ntc, sizeof(*ntc)) < 0)
+		if (mad_send_report(sm->mp, s->lid, s->qpn, ntc, sizeof(*ntc), on_report_answered,
+				    (void *)(uintptr_t)s->lid) < 0)
 			log_warn("sa: Report of trap %u to LID %u not sent", num, s->lid);
 		else
 			log_debug("sa: trap %u reported to LID %u", num, s->lid);

@@ -4,11 +4,17 @@
  * Services hosts register with the SA (SubnAdmSet), look up (Get,
  * GetTable) and withdraw (SubnAdmDelete). A record is identified by its
  * ServiceID, ServiceGID and ServiceP_Key: a Set with the same three
- * replaces it. ServiceLease is in seconds (0xffffffff: forever); expired
- * records are dropped when the store is next touched. Queries match the
- * ServiceID, GID, P_Key and name fields the component mask selects. The
- * store lives in memory: hosts re-register after an SM restart, as the
- * IBA expects of them.
+ * replaces it. ServiceLease is in seconds, cut to sa.max_lease_s (an
+ * "infinite" 0xffffffff too: the answer carries the lease granted);
+ * expired records are dropped when the store is next touched. Queries
+ * match the ServiceID, GID, P_Key and name fields the component mask
+ * selects. The store lives in memory: hosts re-register after an SM
+ * restart, as the IBA expects of them.
+ *
+ * A port registers services of its own GID only, holds at most
+ * sa.services_per_port of them, and deletes only its own (a client with
+ * the SM_Key is exempt): one host can neither fill the store nor withdraw
+ * another's service.
  */
 #include "sm/sa.h"
 
@@ -19,13 +25,11 @@
 #include "sm/log.h"
 #include "sm/sm.h"
 
-#define LEASE_FOREVER 0xffffffffu
-
 static void expire(struct sa_services *st)
 {
 	uint64_t now = evl_now_ms();
 	for (size_t i = 0; i < st->n;)
-		if (st->e[i].expires_ms && st->e[i].expires_ms <= now)
+		if (st->e[i].expires_ms <= now)
 			st->e[i] = st->e[--st->n];
 		else
 			i++;
@@ -52,20 +56,34 @@ void sa_services_free(struct sa_services *st)
 	memset(st, 0, sizeof(*st));
 }
 
-/* Set: add or replace; the answer is the record as stored. */
-static ib_net16_t set(struct sa_services *st, const ib_service_record_t *rec)
+/*
+ * Set: add or replace *rec (its lease cut to what is granted) for owner;
+ * the status, and in *why what a refusal means.
+ */
+static ib_net16_t set(struct sa_services *st, ib_service_record_t *rec, uint64_t owner, bool trusted,
+		      const struct fabricd_config *cfg, const char **why)
 {
-	size_t i = 0;
+	if (!trusted && cl_ntoh64(rec->service_gid.unicast.interface_id) != owner) {
+		*why = "its ServiceGID is not the requester's port";
+		return IB_SA_MAD_STATUS_REQ_INVALID;
+	}
+	size_t i = 0, owned = 0;
 	while (i < st->n && !same_key(&st->e[i].rec, rec))
-		i++;
+		owned += st->e[i++].owner == owner;
+	for (size_t j = i; j < st->n; j++)
+		owned += st->e[j].owner == owner && j != i;
 	if (i == st->n) {
-		if (st->n == SA_MAX_SERVICES)
+		*why = !trusted && owned >= cfg->sa_services_per_port ? "the port holds its quota (sa.services_per_port)"
+		       : st->n == SA_MAX_SERVICES ? "store full" : NULL;
+		if (*why)
 			return IB_SA_MAD_STATUS_NO_RESOURCES;
 		st->n++;
 	}
 	uint32_t lease = cl_ntoh32(rec->service_lease);
-	st->e[i].rec = *rec;
-	st->e[i].expires_ms = lease == LEASE_FOREVER ? 0 : evl_now_ms() + (uint64_t)lease * 1000;
+	if (lease > cfg->sa_max_lease_s)
+		lease = cfg->sa_max_lease_s;
+	rec->service_lease = cl_hton32(lease);
+	st->e[i] = (struct sa_service){ *rec, owner, evl_now_ms() + (uint64_t)lease * 1000 };
 	return 0;
 }
 
@@ -78,17 +96,23 @@ void sa_service_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_
 		return;
 	}
 	expire(st);
+	uint64_t owner = sa_requester(sm, from);
+	bool trusted = sa_trusted(sm, req);
 	if (req->method == IB_MAD_METHOD_SET) {
-		ib_net16_t status = set(st, q);
-		log_info("sa: ServiceRecord 0x%016llx \"%.64s\" %s", (unsigned long long)cl_ntoh64(q->service_id),
-			 (const char *)q->service_name, status ? "refused: store full" : "registered");
-		sa_respond(sm, req, from, status, q, sizeof(*q), status ? 0 : 1);
+		ib_service_record_t rec = *q;
+		const char *why = NULL;
+		ib_net16_t status = set(st, &rec, owner, trusted, &sm->cfg, &why);
+		if (!why || sa_may_log(sm, from))
+			log_info("sa: ServiceRecord 0x%016llx \"%.64s\" from port 0x%016llx %s%s",
+				 (unsigned long long)cl_ntoh64(q->service_id), (const char *)q->service_name,
+				 (unsigned long long)owner, why ? "refused: " : "registered", why ? why : "");
+		sa_respond(sm, req, from, status, &rec, sizeof(rec), status ? 0 : 1);
 		return;
 	}
 	if (req->method == IB_MAD_METHOD_DELETE) {
 		size_t n = 0, first = SIZE_MAX;
-		for (size_t i = 0; i < st->n; i++)
-			if (matches(req, q, &st->e[i].rec) && n++ == 0)
+		for (size_t i = 0; i < st->n; i++)	/* a port withdraws its own services only */
+			if ((trusted || st->e[i].owner == owner) && matches(req, q, &st->e[i].rec) && n++ == 0)
 				first = i;
 		ib_service_record_t found = n ? st->e[first].rec : *q;
 		if (n == 1) {

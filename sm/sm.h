@@ -49,6 +49,7 @@ struct sm {
 	struct evl_watch *sweep_timer;
 	struct evl_watch *change_timer;	/* hold-down after a trap reported a change */
 	struct budget trap_budget;	/* traps each source LID may send a minute */
+	struct budget sa_log_budget;	/* SA refusals logged per source LID a minute */
 	bool change_pending;
 	/*
 	 * Events (traps, elections) not yet in the database: they go in with

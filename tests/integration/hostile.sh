@@ -13,6 +13,11 @@
 #   node_removed event appears;
 # - Trap 128s claiming a switch's LID as issuer cause no sweep; a storm of
 #   its own causes at most the per-source budget of sweeps;
+# - at the SA it acts for itself only, within its quotas: it cannot take
+#   H5_0 out of the IPoIB broadcast group nor join absent ports to it, nor
+#   register a service in another port's name, nor delete H5_0's service;
+#   it holds at most 32 services and 16 subscriptions, however many GIDs
+#   it names;
 # then a real Unlink is still noticed and rerouted.
 # Run it under unshare -n.
 set -euo pipefail
@@ -87,6 +92,33 @@ swept=$(( $(ups) - before ))
 grep -q "traps from LID $own over its budget" "$WORK/fabricd.log" || fail "no budget line for the trap storm"
 still_master "trap storms"
 note "100 traps naming switch LID $sw: no sweep; 200 of its own in 2 s: $swept sweeps"
+
+# the SA: each port acts for itself, within its quotas
+CLIENT=$BUILD/tests/sa-client
+h5=$(SIM_HOST=H5_0 diag smpquery nodeinfo -L "$(lid_of H5_0)" | awk -F. '/^PortGuid/ {print $NF}')
+[[ $(SIM_HOST=H5_0 diag "$CLIENT" join) == "status 0x0000 mlid 0xc000" ]] || fail "H5_0 join: $(cat "$WORK/diag.err")"
+out=$(attack mcast-leave "$h5") || true
+[[ $out == "status 0x0000" ]] && fail "a host took H5_0 out of the broadcast group"
+grep -q "MCMemberRecord leave for port $(printf '0x%016x' "$h5") from port .* refused" "$WORK/fabricd.log" ||
+	fail "the forged leave is not logged"
+joined=0
+for i in $(seq 20); do
+	[[ $(attack mcast-join $((0x0badbeef00 + i))) == "status 0x0000" ]] && joined=$((joined + 1))
+done
+((joined == 0)) || fail "$joined joins naming absent ports accepted"
+note "multicast: a leave for H5_0 and 20 joins naming absent ports from H3_1 refused"
+SIM_HOST=H5_0 diag "$CLIENT" set 0x2000 h5-service 600 >/dev/null || fail "H5_0's ServiceRecord: $(cat "$WORK/diag.err")"
+out=$(attack service-delete 0x2000) || true
+[[ $out == "status 0x0000" ]] && fail "a host deleted H5_0's ServiceRecord"
+[[ $(SIM_HOST=H5_0 diag "$CLIENT" get 0x2000) == "status 0x0000 name h5-service" ]] || fail "H5_0's service is gone"
+out=$(attack services 5 "$h5")
+[[ $out == "0 of 5 services registered" ]] || fail "services in H5_0's name: $out"
+out=$(attack services 40)
+[[ $out == "32 of 40 services registered" ]] || fail "services of its own: $out (quota 32)"
+out=$(attack subscribe 40)
+[[ $out == "16 of 40 subscriptions taken" ]] || fail "subscriptions: $out (quota 16)"
+[[ $(SIM_HOST=H5_0 diag "$CLIENT" set 0x2001 h5-second 600) == "status 0x0000"* ]] || fail "H5_0 locked out of the SA"
+note "SA: H5_0's service survives a Delete from H3_1; services in H5_0's name refused; 32 of 40 services and 16 of 40 subscriptions (quotas); H5_0 still registers"
 
 # after it all, a real link failure is still found and routed around
 before=$(ups)

@@ -23,7 +23,10 @@ static void test_config_reads_every_key(void **state)
 			      "database: /tmp/x.db\nlog_level: debug\nlog_file: /tmp/x.log\n"
 			      "routing_engine: minhop\nsm_priority: 7\nsubnet_prefix: 0xfe80000000000001\n"
 			      "max_mtu: 2048\nmax_op_vls: 4\nsubnet_timeout: 17\nsweep_interval: 0\n"
-			      "mad:\n  window: 128\n  timeout_ms: 50\n  retries: 5\n", &c, err), 0);
+			      "mad:\n  window: 128\n  timeout_ms: 50\n  retries: 5\n"
+			      "trap_budget_per_minute: 0\n"
+			      "sa: { services_per_port: 4, subscriptions_per_port: 2, groups_per_port: 1, max_lease_s: 60 }\n",
+			      &c, err), 0);
 	assert_string_equal(c.ca, "mlx5_1");
 	assert_int_equal(c.port, 2);
 	assert_string_equal(c.database, "/tmp/x.db");
@@ -37,6 +40,11 @@ static void test_config_reads_every_key(void **state)
 	assert_int_equal(c.mad_window, 128);
 	assert_int_equal(c.mad_timeout_ms, 50);
 	assert_int_equal(c.mad_retries, 5);
+	assert_int_equal(c.trap_budget_per_minute, 0);
+	assert_int_equal(c.sa_services_per_port, 4);
+	assert_int_equal(c.sa_subscriptions_per_port, 2);
+	assert_int_equal(c.sa_groups_per_port, 1);
+	assert_int_equal(c.sa_max_lease_s, 60);
 }
 
 static void test_config_empty_file_keeps_defaults(void **state)
@@ -48,6 +56,9 @@ static void test_config_empty_file_keeps_defaults(void **state)
 	assert_memory_equal(&c, &d, sizeof(c));
 	assert_int_equal(d.mad_window, 64);
 	assert_int_equal(d.sweep_interval, 10);
+	assert_int_equal(d.sm_key, 0);	/* no SMInfo Set obeyed until one is configured */
+	assert_int_equal(d.trap_budget_per_minute, 20);
+	assert_int_equal(d.sa_services_per_port, 32);
 }
 
 static void expect(const char *text, const char *want)
@@ -73,6 +84,10 @@ static void test_config_errors_name_the_line(void **state)
 	expect("max_op_vls: 3\n", "f.yaml:1: max_op_vls must be 1, 2, 4, 8 or 15");
 	expect("- a\n- b\n", "f.yaml:1: the configuration must be a mapping of key: value");
 	expect("log_level: loud\n", "f.yaml:1: log_level must be error, warn, info or debug, not 'loud'");
+	expect("sa: { services: 3 }\n", "f.yaml:1: unknown key 'sa.services' (expected services_per_port, "
+	       "subscriptions_per_port, groups_per_port or max_lease_s)");
+	expect("sa: { max_lease_s: 0 }\n", "f.yaml:1: sa.max_lease_s must be 1..4294967294, not 0");
+	expect("sa: { services_per_port: 2000 }\n", "f.yaml:1: sa.services_per_port must be 0..1024, not 2000");
 }
 
 int main(void)
