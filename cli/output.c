@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topology/text.h"
+
 void table_init(struct table *t, unsigned ncols, const char *const *heads)
 {
 	memset(t, 0, sizeof(*t));
@@ -31,13 +33,19 @@ int table_row(struct table *t, ...)
 	}
 	va_list ap;
 	va_start(ap, t);
+	bool ok = true;
 	for (unsigned c = 0; c < t->ncols; c++) {
 		const char *s = va_arg(ap, const char *);
-		t->cells[t->nrows * t->ncols + c] = strdup(s ? s : "");
+		size_t len = s ? strlen(s) : 0;
+		char *cell = malloc(len + 1);
+		if (cell)	/* names reach tables from the network and the database: printable only */
+			text_clean(cell, s ? s : "", len);
+		ok &= cell != NULL;
+		t->cells[t->nrows * t->ncols + c] = cell ? cell : strdup("");
 	}
 	va_end(ap);
 	t->nrows++;
-	return 0;
+	return ok ? 0 : -1;
 }
 
 static bool numeric(const char *s)
@@ -84,15 +92,23 @@ void table_free(struct table *t)
 
 void json_string(FILE *out, const char *s)
 {
+	const unsigned char *u = (const unsigned char *)s;
+	size_t left = strlen(s);
 	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
+	while (left) {
+		size_t c = text_utf8_char(u, left);
+		if (!c) {	/* not UTF-8 (an old database, a hand-made file): JSON must be */
+			fputs("\\ufffd", out);
+			c = 1;
+		} else if (*u == '"' || *u == '\\') {
+			fprintf(out, "\\%c", *u);
+		} else if (*u < 0x20 || *u == 0x7f) {
+			fprintf(out, "\\u%04x", *u);
+		} else {
+			fwrite(u, 1, c, out);
+		}
+		u += c;
+		left -= c;
 	}
 	fputc('"', out);
 }

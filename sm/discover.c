@@ -19,6 +19,7 @@
 
 #include "sm/log.h"
 #include "sm/smnode.h"
+#include "topology/text.h"
 
 struct discovery {
 	struct mad_port *mp;
@@ -123,8 +124,7 @@ static void on_node_desc(void *ctx, int status, const ib_smp_t *reply)
 {
 	struct probe *p = ctx;
 	if (status == 0) {
-		memcpy(p->node->desc, reply->data, FABRIC_DESC_LEN);
-		p->node->desc[FABRIC_DESC_LEN] = '\0';
+		text_clean(p->node->desc, (const char *)reply->data, FABRIC_DESC_LEN);	/* a host chooses it */
 	} else {
 		log_warn("discovery: NodeDescription of 0x%016llx failed",
 			 (unsigned long long)p->node->guid);

@@ -24,6 +24,7 @@
 #include "sm/evloop.h"
 #include "sm/log.h"
 #include "sm/sm.h"
+#include "topology/text.h"
 
 static void expire(struct sa_services *st)
 {
@@ -102,10 +103,12 @@ void sa_service_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_
 		ib_service_record_t rec = *q;
 		const char *why = NULL;
 		ib_net16_t status = set(st, &rec, owner, trusted, &sm->cfg, &why);
+		char name[sizeof(q->service_name) + 1];	/* a host chooses it: no control characters in the log */
+		text_clean(name, (const char *)q->service_name, sizeof(q->service_name));
 		if (!why || sa_may_log(sm, from))
-			log_info("sa: ServiceRecord 0x%016llx \"%.64s\" from port 0x%016llx %s%s",
-				 (unsigned long long)cl_ntoh64(q->service_id), (const char *)q->service_name,
-				 (unsigned long long)owner, why ? "refused: " : "registered", why ? why : "");
+			log_info("sa: ServiceRecord 0x%016llx \"%s\" from port 0x%016llx %s%s",
+				 (unsigned long long)cl_ntoh64(q->service_id), name, (unsigned long long)owner,
+				 why ? "refused: " : "registered", why ? why : "");
 		sa_respond(sm, req, from, status, &rec, sizeof(rec), status ? 0 : 1);
 		return;
 	}
@@ -116,8 +119,10 @@ void sa_service_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_
 				first = i;
 		ib_service_record_t found = n ? st->e[first].rec : *q;
 		if (n == 1) {
-			log_info("sa: ServiceRecord 0x%016llx \"%.64s\" deleted",
-				 (unsigned long long)cl_ntoh64(found.service_id), (const char *)found.service_name);
+			char name[sizeof(found.service_name) + 1];
+			text_clean(name, (const char *)found.service_name, sizeof(found.service_name));
+			log_info("sa: ServiceRecord 0x%016llx \"%s\" deleted", (unsigned long long)cl_ntoh64(found.service_id),
+				 name);
 			st->e[first] = st->e[--st->n];
 		}
 		ib_net16_t status = sa_get_status(n);	/* one, as for a Get */

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topology/text.h"
+
 /* An end port, in the index by LID (position = LID) and by GUID (sorted). */
 struct end_ref {
 	uint64_t guid;
@@ -91,10 +93,8 @@ struct node *fabric_add_node(struct fabric *f, enum node_type type, uint64_t gui
 		n->ports[p].exists = p > 0 || type == NODE_SWITCH;
 		n->ports[p].guid = type == NODE_SWITCH ? guid : guid + p;
 	}
-	if (desc) {
-		strncpy(n->desc, desc, FABRIC_DESC_LEN);
-		n->desc[FABRIC_DESC_LEN] = '\0';
-	}
+	if (desc)
+		text_clean(n->desc, desc, FABRIC_DESC_LEN);
 	f->nodes[f->nnodes++] = n;
 	cl_qmap_insert(&f->by_guid, guid, &n->guid_item);
 	return n;
