@@ -1,8 +1,13 @@
 /*
  * DOC: fabricctl status
  *
- * The newest sweep from the database. Exit 0 if it brought the subnet up
- * cleanly; 1 if it was degraded, failed, or none has run.
+ * The daemon (asked over its control socket) and the newest sweep from
+ * the database. The exit code says whether this SM is looking after the
+ * subnet: 0 when fabricd runs as MASTER and its last sweep brought the
+ * subnet up cleanly; 1 when that sweep was degraded or failed, none has
+ * run, or fabricd runs but neither masters nor stands by (NOTACTIVE,
+ * DISCOVERING); 4 when fabricd is not running or not answering; 5 when it
+ * stands by for another master (healthy, but not this SM's subnet).
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +15,45 @@
 
 #include "cli/fabricctl.h"
 #include "cli/output.h"
+
+/* The SM state in the daemon's status line, "" if it has none. */
+static void daemon_state(const char *daemon, char state[16])
+{
+	state[0] = '\0';
+	const char *at = strstr(daemon, "\"state\": \"");
+	if (at)
+		sscanf(at + 10, "%15[A-Z]", state);
+}
+
+/* The exit code for a daemon answer (running) or none, and the last sweep's verdict. */
+static int verdict(bool running, const char *daemon, bool sweep_ok)
+{
+	char state[16];
+	if (!running)
+		return EXIT_DAEMON;
+	daemon_state(daemon, state);
+	if (strcmp(state, "STANDBY") == 0)
+		return EXIT_STANDBY;
+	return strcmp(state, "MASTER") == 0 && sweep_ok ? EXIT_OK : EXIT_NOT_FOUND;
+}
+
+/* "database: PATH, SIZE, N sweeps and M events kept (retention ...)": the retention is the daemon's. */
+static void print_database(struct ctl *c, const char *daemon, bool running)
+{
+	uint64_t bytes;
+	unsigned sweeps, events, keep[3];
+	if (db_size(c->db, &bytes, &sweeps, &events) < 0) {
+		printf("database:   %s: %s\n", c->db_path, db_last_error(c->db));
+		return;
+	}
+	double kib = bytes / 1024.0;
+	printf("database:   %s, %.1f %s, %u sweeps and %u events kept", c->db_path, kib >= 1024 ? kib / 1024 : kib,
+	       kib >= 1024 ? "MiB" : "KiB", sweeps, events);
+	const char *at = running ? strstr(daemon, "\"keep\": [") : NULL;
+	if (at && sscanf(at, "\"keep\": [%u, %u, %u]", &keep[0], &keep[1], &keep[2]) == 3)
+		printf(" (retention %u, %u, %u days)", keep[0], keep[1], keep[2]);
+	printf("\n");
+}
 
 /* The daemon's status line in words: pid, SM state, priority, the other SMs. */
 static void print_daemon(const char *daemon)
@@ -50,7 +94,8 @@ int cmd_status(struct ctl *c, int argc, char **argv)
 		else if (running)
 			print_daemon(daemon);
 		fprintf(stderr, "fabricctl: no sweep recorded yet in %s\n", c->db_path);
-		return EXIT_NOT_FOUND;
+		int rc = verdict(running, daemon, false);
+		return rc == EXIT_OK ? EXIT_NOT_FOUND : rc;
 	}
 	char when[32];
 	time_t t = (time_t)s.started;
@@ -70,9 +115,20 @@ int cmd_status(struct ctl *c, int argc, char **argv)
 		json_string(stdout, s.routing);
 		printf(", \"vlarb\": ");
 		json_string(stdout, s.vlarb);
+		uint64_t bytes;
+		unsigned sweeps, events;
+		if (db_size(c->db, &bytes, &sweeps, &events) == 0)
+			printf(", \"database\": {\"bytes\": %llu, \"sweeps\": %u, \"events\": %u}",
+			       (unsigned long long)bytes, sweeps, events);
 		printf(", \"daemon\": %s}\n", running ? daemon : "null");
 	} else {
-		printf("subnet:     %s\n", ok ? "UP" : up ? "UP (degraded)" : "NOT UP");
+		char state[16] = "";
+		if (running)
+			daemon_state(daemon, state);
+		bool watched = running && (!strcmp(state, "MASTER") || !strcmp(state, "STANDBY"));
+		printf("subnet:     %s%s\n", ok ? "UP" : up ? "UP (degraded)" : "NOT UP",
+		       watched ? "" : running ? " at the last sweep; fabricd is not master: nothing sweeps it now"
+			       : " at the last sweep; fabricd is not running: nothing watches it now");
 		if (running)
 			print_daemon(daemon);
 		else
@@ -86,6 +142,7 @@ int cmd_status(struct ctl *c, int argc, char **argv)
 			printf("routing:    %s\n", s.routing);
 		if (s.vlarb[0])
 			printf("VL arb:     %s\n", s.vlarb);
+		print_database(c, daemon, running);
 	}
-	return ok ? EXIT_OK : EXIT_NOT_FOUND;
+	return verdict(running, daemon, ok);
 }

@@ -59,7 +59,7 @@ static void usage(FILE *out)
 		fprintf(out, "  %-10s %-15s %s\n", commands[i].name, strlen(commands[i].args) > 15 ? "..." : commands[i].args,
 			commands[i].help);
 	fprintf(out, "\nexit codes: 0 ok, 1 not found or not healthy, 2 bad usage, 3 database problem,\n"
-		     "            4 fabricd not running or not answering\n");
+		     "            4 fabricd not running or not answering, 5 (status) fabricd stands by for another SM\n");
 }
 
 int ctl_open_db(struct ctl *c)
@@ -138,13 +138,8 @@ struct node *ctl_find_node(const struct ctl *c, const struct fabric *f, const ch
 		bool hex_guid = strncmp(key, "0x", 2) == 0 && strlen(key) > 6;
 		if (c->by_guid || hex_guid || v > FABRIC_MAX_UCAST_LID)
 			return fabric_find_guid(f, v);
-		for (size_t i = 0; i < f->nnodes; i++) {
-			struct node *n = f->nodes[i];
-			for (unsigned p = 0; p <= n->nports; p++)
-				if (n->ports[p].exists && n->ports[p].lid == v)
-					return n;
-		}
-		return NULL;
+		uint8_t port;
+		return fabric_find_lid(f, (uint16_t)v, &port);	/* none for LID 0: no port has it */
 	}
 	return fabric_find_desc(f, key);
 }

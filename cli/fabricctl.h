@@ -11,7 +11,7 @@
 #include "topology/fabric.h"
 
 /* Exit codes: 0 ok, 1 the answer is "no"/not found, 2 usage, 3 database problem, 4 no daemon. */
-enum { EXIT_OK = 0, EXIT_NOT_FOUND = 1, EXIT_USAGE = 2, EXIT_DB = 3, EXIT_DAEMON = 4 };
+enum { EXIT_OK = 0, EXIT_NOT_FOUND = 1, EXIT_USAGE = 2, EXIT_DB = 3, EXIT_DAEMON = 4, EXIT_STANDBY = 5 };
 
 struct ctl {
 	const char *db_path;

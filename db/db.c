@@ -6,6 +6,13 @@
  * readers see either the previous sweep or the new one, never a mix.
  * GUIDs are stored as signed 64-bit integers (SQLite's only integer type)
  * and converted back on read.
+ *
+ * The history is bounded: each stored sweep prunes sweeps and events
+ * beyond the retention (counts and age) in its own transaction, so the
+ * file stops growing however long fabricd runs or however many traps
+ * come. Writes first check that the path still names the file opened.
+ * Errors say what is wrong with the file: corrupt, locked, read-only,
+ * replaced, or the disk full (SQLite's own message).
  */
 #include "db/db.h"
 
@@ -14,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/time.h>
 #include <sqlite3.h>
 
@@ -51,16 +59,47 @@ static int check_integrity(struct db *db, const char *path, char err[DB_ERR_LEN]
 		sqlite3_finalize(st);
 		return 0;
 	}
+	int code = sqlite3_errcode(db->h);
 	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
 		snprintf(err, DB_ERR_LEN, "%s: database is locked by another process", path);
 	else if (rc == SQLITE_ROW)
 		snprintf(err, DB_ERR_LEN, "%s: database is corrupt (%s)", path,
 			 (const char *)sqlite3_column_text(st, 0));
-	else
+	else if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
 		snprintf(err, DB_ERR_LEN, "%s: database is corrupt or not a database (%s)", path,
 			 sqlite3_errmsg(db->h));
+	else	/* not the file's fault: say what SQLite could not do, so nobody deletes a good file */
+		snprintf(err, DB_ERR_LEN, "%s: cannot read the database: %s", path, sqlite3_errmsg(db->h));
 	sqlite3_finalize(st);
 	return -1;
+}
+
+/* True if the file, or (not there yet) its directory, is on a read-only filesystem. */
+static bool on_read_only_fs(const char *path)
+{
+	struct statvfs vfs;
+	if (statvfs(path, &vfs) == 0)
+		return vfs.f_flag & ST_RDONLY;
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		slash[slash == dir] = '\0';	/* "/x.db" -> "/" */
+	return statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
+}
+
+int db_begin_write(struct db *db)
+{
+	struct stat now;
+	bool gone = stat(db->path, &now) < 0;
+	if (gone || now.st_dev != db->dev || now.st_ino != db->ino) {
+		snprintf(db->err, sizeof(db->err), "%.300s was %s since it was opened: not written (restart fabricd "
+			 "to use the file now there)", db->path, gone ? "deleted" : "replaced");
+		return -1;
+	}
+	return db_exec(db, "BEGIN IMMEDIATE");
 }
 
 struct db *db_open(const char *path, enum db_mode mode, char err[DB_ERR_LEN])
@@ -76,6 +115,12 @@ struct db *db_open(const char *path, enum db_mode mode, char err[DB_ERR_LEN])
 		free(db);
 		return NULL;
 	}
+	if (mode == DB_READ_WRITE && on_read_only_fs(path)) {
+		snprintf(err, DB_ERR_LEN, "%s: the filesystem is read-only (fabricd writes its state there: give it a "
+			 "writable path with -d or database:)", path);
+		free(db);
+		return NULL;
+	}
 	int flags = mode == DB_READ_ONLY ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
 		snprintf(err, DB_ERR_LEN, "%s: cannot open database: %s", path,
@@ -85,6 +130,13 @@ struct db *db_open(const char *path, enum db_mode mode, char err[DB_ERR_LEN])
 	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
 	if (check_integrity(db, path, err) < 0)
 		goto fail;
+	snprintf(db->path, sizeof(db->path), "%s", path);
+	struct stat opened;
+	if (stat(path, &opened) == 0) {
+		db->dev = opened.st_dev;
+		db->ino = opened.st_ino;
+	}
+	db->keep = (struct db_retention){ 1000, 10000, 90 };
 	if (mode == DB_READ_WRITE) {
 		char *msg = NULL;
 		if (sqlite3_exec(db->h, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
@@ -378,7 +430,7 @@ static int insert_events(struct db *db, double when, const struct db_new_event *
 int db_add_events_now(struct db *db, const struct db_new_event *events, size_t n)
 {
 	sqlite3_busy_timeout(db->h, 0);
-	int rc = db_exec(db, "BEGIN IMMEDIATE");
+	int rc = db_begin_write(db);
 	if (rc == 0 && (insert_events(db, now_unix(), events, n) < 0 || db_exec(db, "COMMIT") < 0)) {
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
 		rc = -1;
@@ -387,13 +439,56 @@ int db_add_events_now(struct db *db, const struct db_new_event *events, size_t n
 	return rc;
 }
 
+/* Drops the sweeps and events beyond db->keep (inside the caller's transaction). */
+static int prune(struct db *db, double now)
+{
+	const struct db_retention *k = &db->keep;
+	char sql[512];
+	snprintf(sql, sizeof(sql),
+		 "DELETE FROM sweeps WHERE %u > 0 AND id <= (SELECT max(id) FROM sweeps) - %u;"
+		 "DELETE FROM events WHERE %u > 0 AND id <= (SELECT max(id) FROM events) - %u;"
+		 "DELETE FROM sweeps WHERE %u > 0 AND started < %.0f;"
+		 "DELETE FROM events WHERE %u > 0 AND time < %.0f;",
+		 k->sweeps, k->sweeps, k->events, k->events, k->days, now - k->days * 86400.0, k->days,
+		 now - k->days * 86400.0);
+	return db_exec(db, sql);
+}
+
+void db_set_retention(struct db *db, const struct db_retention *keep)
+{
+	db->keep = *keep;
+}
+
+/* The one integer sql answers, or -1. */
+static int64_t one_integer(struct db *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+int db_size(struct db *db, uint64_t *bytes, unsigned *sweeps, unsigned *events)
+{
+	int64_t pages = one_integer(db, "PRAGMA page_count"), size = one_integer(db, "PRAGMA page_size");
+	int64_t ns = one_integer(db, "SELECT count(*) FROM sweeps"), ne = one_integer(db, "SELECT count(*) FROM events");
+	if (pages < 0 || size < 0 || ns < 0 || ne < 0)
+		return db_set_err(db, "reading the database size");
+	*bytes = (uint64_t)(pages * size);
+	*sweeps = (unsigned)ns;
+	*events = (unsigned)ne;
+	return 0;
+}
+
 int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
 		  const struct routing_tables *t, const struct db_partitions *parts,
 		  const struct db_lid *new_lids, size_t n_new, const struct db_new_event *events,
 		  size_t n_events)
 {
 	double now = now_unix();
-	if (db_exec(db, "BEGIN IMMEDIATE") < 0)
+	if (db_begin_write(db) < 0)
 		return -1;
 	char detail[128];
 	snprintf(detail, sizeof(detail), "%s sweep: %s, %u nodes, %u links, %llu MADs", sw->kind,
@@ -402,7 +497,7 @@ int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
 	    touch_lids(db, f, now) < 0 || save_fabric(db, f) < 0 || (t && save_tables(db, f, t) < 0) ||
 	    (parts && db_save_partitions(db, parts) < 0) ||
 	    insert_events(db, now, events, n_events) < 0 || insert_event(db, now, "sweep", detail) < 0 ||
-	    db_exec(db, "COMMIT") < 0) {
+	    prune(db, now) < 0 || db_exec(db, "COMMIT") < 0) {
 		char keep[DB_ERR_LEN];
 		snprintf(keep, sizeof(keep), "%s", db->err);
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);

@@ -37,6 +37,11 @@ struct db_sweep {
 
 enum db_mode { DB_READ_ONLY, DB_READ_WRITE };
 
+/* How much history db_save_sweep keeps: the newest sweeps and events, none older than days (0: no limit). */
+struct db_retention {
+	unsigned sweeps, events, days;
+};
+
 /*
  * Opens (READ_WRITE: creating and migrating) the database at path. Checks
  * integrity; a corrupt, locked or too-new database is refused with a
@@ -78,11 +83,16 @@ struct db_new_event {
 	const char *detail;
 };
 
+/* What db_save_sweep keeps from now on (default: 1000 sweeps, 10000 events, 90 days). */
+void db_set_retention(struct db *db, const struct db_retention *keep);
+/* The database's size in bytes (its pages; the WAL aside) and how many sweeps and events it holds. */
+int db_size(struct db *db, uint64_t *bytes, unsigned *sweeps, unsigned *events);
 /*
  * Stores a finished sweep in one transaction: the sweep record, the new
  * LIDs, the fabric and its tables (t may be NULL), the partitions as
  * programmed (parts may be NULL: left as stored), the events it found,
- * and a "sweep" event summing it up.
+ * and a "sweep" event summing it up; then prunes the history beyond the
+ * retention.
  */
 int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
 		  const struct routing_tables *t, const struct db_partitions *parts,

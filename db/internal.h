@@ -6,13 +6,25 @@
 #define DB_INTERNAL_H
 
 #include <sqlite3.h>
+#include <sys/types.h>
 
 #include "db/db.h"
 
 struct db {
 	sqlite3 *h;
 	char err[DB_ERR_LEN];
+	char path[4096];
+	dev_t dev;		/* the file opened, to notice it replaced or removed */
+	ino_t ino;
+	struct db_retention keep;
 };
+
+/*
+ * BEGIN IMMEDIATE, once the path still names the file that was opened: a
+ * file replaced or deleted under fabricd is not written (its writes would
+ * go to an unlinked inode and be lost). -1 with the error recorded.
+ */
+int db_begin_write(struct db *db);
 
 /* Records "what: SQLite's message" as the last error; returns -1. */
 int db_set_err(struct db *db, const char *what);

@@ -35,7 +35,7 @@ int db_load_mkeys(struct db *db, struct db_mkey **out, size_t *n)
 int db_save_mkeys(struct db *db, const struct db_mkey *keys, size_t n)
 {
 	sqlite3_stmt *st = NULL;
-	if (db_exec(db, "BEGIN IMMEDIATE") < 0)
+	if (db_begin_write(db) < 0)
 		return -1;
 	int rc = sqlite3_prepare_v2(db->h, "INSERT OR REPLACE INTO mkeys VALUES (?,?)", -1, &st, NULL) == SQLITE_OK
 			 ? 0 : db_set_err(db, "storing M_Keys");

@@ -27,6 +27,7 @@
  *   m_key: { secret: "long random text", protect: 1, lease_s: 60 }   # or random: true
  *   sm_key: 0x0123456789abcdef
  *   sa: { services_per_port: 32, subscriptions_per_port: 16, groups_per_port: 8, max_lease_s: 86400 }
+ *   history: { sweeps: 1000, events: 10000, days: 90 }   # what the database keeps; 0: no limit
  *
  * Unknown keys and bad values are errors naming the file and line.
  */
@@ -64,6 +65,9 @@ void config_defaults(struct fabricd_config *c)
 	c->sa_subscriptions_per_port = 16;
 	c->sa_groups_per_port = 8;
 	c->sa_max_lease_s = 86400;
+	c->keep_sweeps = 1000;
+	c->keep_events = 10000;
+	c->keep_days = 90;
 	c->mad_window = 64;
 	c->mad_timeout_ms = 200;
 	c->mad_retries = 3;
@@ -269,6 +273,22 @@ static int sa_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void *
 			 "groups_per_port or max_lease_s)", key);
 }
 
+static int history_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void *arg)
+{
+	struct fabricd_config *c = arg;
+	unsigned long long n;
+	unsigned *field = !strcmp(key, "sweeps") ? &c->keep_sweeps : !strcmp(key, "events") ? &c->keep_events
+			  : !strcmp(key, "days") ? &c->keep_days : NULL;
+	char name[48];
+	snprintf(name, sizeof(name), "history.%s", key);
+	if (!field)
+		return ydoc_fail(d, v, "unknown key '%s' (expected sweeps, events or days)", name);
+	if (ydoc_uint(d, name, v, 0, 100000000, &n) < 0)
+		return -1;
+	*field = (unsigned)n;
+	return 0;
+}
+
 static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void *arg)
 {
 	struct fabricd_config *c = arg;
@@ -282,6 +302,8 @@ static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 		return ydoc_each_pair(d, "qos", v, qos_pair, c);
 	if (strcmp(key, "sa") == 0)
 		return ydoc_each_pair(d, "sa", v, sa_pair, c);
+	if (strcmp(key, "history") == 0)
+		return ydoc_each_pair(d, "history", v, history_pair, c);
 	if (strcmp(key, "m_key") == 0)
 		return read_mkey(d, v, c);
 	if (strcmp(key, "sm_key") == 0) {

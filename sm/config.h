@@ -43,6 +43,7 @@ struct fabricd_config {
 	/* what one port may hold at the SA (docs/security.md) */
 	unsigned sa_services_per_port, sa_subscriptions_per_port, sa_groups_per_port;
 	unsigned sa_max_lease_s;	/* ServiceRecord leases are cut to this */
+	unsigned keep_sweeps, keep_events, keep_days;	/* database history; 0: no limit */
 	struct mkey_config mkey;	/* M_Keys: off unless m_key: is configured */
 	uint64_t sm_key;	/* SMInfo SM_Key, shown only to SMs that present it */
 	struct partitions partitions;

@@ -200,6 +200,7 @@ static void on_hup(void *arg)
 			cfg.mad_retries = old->mad_retries;
 			cfg.mkey = old->mkey;	/* ports hold the running keys: a new secret needs the old one to set */
 			sm->cfg = cfg;
+			db_set_retention(sm->db, &(struct db_retention){ cfg.keep_sweeps, cfg.keep_events, cfg.keep_days });
 			sm->trap_budget.per_minute = cfg.trap_budget_per_minute;	/* the buckets go on */
 			log_set_level((enum log_level)cfg.log_level);
 			log_info("SIGHUP: configuration reloaded from %s (routing engine %s)", r->cli->config,
@@ -260,6 +261,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fabricd: %s\n", err);
 		return 1;
 	}
+	db_set_retention(sm.db, &(struct db_retention){ sm.cfg.keep_sweeps, sm.cfg.keep_events, sm.cfg.keep_days });
 	struct db_mkey *stored;
 	size_t nstored;
 	if (db_load_mkeys(sm.db, &stored, &nstored) < 0 || mkeys_init(&sm.mkeys, &sm.cfg.mkey, stored, nstored) < 0) {

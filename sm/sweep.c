@@ -15,8 +15,14 @@
  * and link that came or went, and the switches whose tables changed.
  *
  * The sweep builds a fresh fabric model; the previous one stays in
- * sm->fabric until the new sweep is stored, so a failed sweep changes
- * nothing, in the database or in memory.
+ * sm->fabric until the new sweep is published at its end, so a sweep that
+ * fails before programming changes nothing, in the database or in memory.
+ * One that programmed the switches is published even if the database
+ * cannot take it (locked, corrupt, replaced, disk full): the switches hold
+ * its tables, so the SA and the next transition must start from them. Its
+ * result names the failure and its events wait for the next store. A
+ * database whose LIDs cannot be read does not stop the sweep either: the
+ * ports keep the LIDs they hold, and routing goes on.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +49,7 @@ struct sweep {
 	struct transition_plan plan;	/* the stages from the stored tables to these */
 	size_t stage;			/* the next stage to program */
 	struct cfg_result programmed;	/* summed over the stages */
+	bool recorded;			/* the database took it */
 	struct qos_tables qos;
 	struct partitions parts;	/* as configured when the pkeys phase began */
 	struct db_sweep rec;
@@ -95,15 +102,16 @@ static void sweep_free(struct sweep *s)
 }
 
 /*
- * Ends the sweep; result is "ok" or what went wrong. A stored sweep
- * (ok or degraded) becomes sm->fabric; with --once only "ok" exits 0.
+ * Ends the sweep; result is "ok" or what went wrong. A published sweep
+ * (one that programmed the switches) becomes sm->fabric; with --once only
+ * "ok" exits 0.
  */
-static void sweep_end(struct sweep *s, const char *result, bool stored)
+static void sweep_end(struct sweep *s, const char *result, bool published)
 {
 	struct sm *sm = s->sm;
 	bool ok = strcmp(result, "ok") == 0;
 	uint64_t ms = evl_now_ms() - s->t0;
-	if (stored) {
+	if (published) {
 		if (sm->have_fabric) {
 			sm_node_detach_all(&sm->fabric);
 			fabric_free(&sm->fabric);
@@ -113,8 +121,10 @@ static void sweep_end(struct sweep *s, const char *result, bool stored)
 		memset(&s->tables, 0, sizeof(s->tables));
 		sm->qos = s->qos;
 		sm->parts = s->parts;
-		sm->nevents = 0;	/* stored with this sweep */
-		sm->events_unlogged = 0;
+		if (s->recorded) {	/* the queued events went in with it */
+			sm->nevents = 0;
+			sm->events_unlogged = 0;
+		}
 		fabric_move(&sm->fabric, &s->f);
 		if (fabric_index_end_ports(&sm->fabric) < 0)	/* for the SA, which looks up ends per query */
 			log_warn("out of memory indexing the fabric's ports: the SA scans instead");
@@ -122,8 +132,8 @@ static void sweep_end(struct sweep *s, const char *result, bool stored)
 		sm->last_sweep_ok = ok;
 	}
 	/* the groups' trees on the fabric as it is now; --once exits when their Sets are answered */
-	bool programming = stored && mcast_program(sm);
-	if (stored)	/* max LID from sm->tables: s->tables moved there */
+	bool programming = published && mcast_program(sm);
+	if (published)	/* max LID from sm->tables: s->tables moved there */
 		log_msg(ok ? LOG_INFO : LOG_WARN, "SUBNET UP%s%s: %u nodes (%u switches, %u CAs), %u links, "
 			"max LID %u, %llu ms, %llu MADs (%llu retried)", ok ? "" : " but ", ok ? "" : result,
 			s->disc.nodes, s->disc.switches, s->disc.cas, s->disc.links, sm->tables.max_lid,
@@ -278,9 +288,11 @@ static void store(struct sweep *s)
 	if (rc < 0) {
 		char why[DB_ERR_LEN + 32];
 		snprintf(why, sizeof(why), "cannot store the sweep: %s", db_last_error(sm->db));
-		sweep_end(s, why, false);
+		phase_end(s, why);
+		sweep_end(s, why, true);	/* programmed: published all the same */
 		return;
 	}
+	s->recorded = true;
 	phase_end(s, NULL);
 	sweep_end(s, result, true);
 }
@@ -440,11 +452,11 @@ static void route_and_program(struct sweep *s)
 	struct db_lid *stored = NULL;
 	size_t n_stored = 0;
 	if (db_load_lids(sm->db, &stored, &n_stored) < 0) {
+		log_error("sweep: cannot read the stored LIDs (%s): the ports keep the LIDs they hold; new ports get "
+			  "LIDs no port holds", db_last_error(sm->db));
 		free(stored);
-		char why[DB_ERR_LEN + 32];
-		snprintf(why, sizeof(why), "cannot read stored LIDs: %s", db_last_error(sm->db));
-		sweep_end(s, why, false);
-		return;
+		stored = NULL;
+		n_stored = 0;
 	}
 	int rc = lid_assign(&s->f, stored, n_stored, &s->lids);
 	free(stored);

@@ -140,6 +140,8 @@ static uint64_t end_guid(const struct node *n, unsigned p)
 
 struct node *fabric_find_lid(const struct fabric *f, uint16_t lid, uint8_t *port)
 {
+	if (lid == 0 || lid > FABRIC_MAX_UCAST_LID)	/* no port has these: 0 is "none", the rest multicast */
+		return NULL;
 	if (f->ends) {
 		const struct end_ref *e = lid <= f->ends->max_lid ? &f->ends->by_lid[lid] : NULL;
 		if (!e || !e->node)

@@ -20,9 +20,9 @@ here=$(dirname "$0")
 sim_start "$NET"
 fd_start
 fd_wait_up 120
-links=$("$FABRICCTL" -d "$DB" --json status | grep -o '"links": [0-9]*' | cut -d' ' -f2)
-nodes=$("$FABRICCTL" -d "$DB" --json status | grep -o '"nodes": [0-9]*' | cut -d' ' -f2)
-"$FABRICCTL" -d "$DB" status
+links=$("$FABRICCTL" -d "$DB" -S "$SOCK" --json status | grep -o '"links": [0-9]*' | cut -d' ' -f2)
+nodes=$("$FABRICCTL" -d "$DB" -S "$SOCK" --json status | grep -o '"nodes": [0-9]*' | cut -d' ' -f2)
+"$FABRICCTL" -d "$DB" -S "$SOCK" status
 "$FABRICCTL" -d "$DB" diff "$NET" || fail "the stored fabric differs from $NET"
 diag ibnetdiscover >"$WORK/ibnetdiscover.out" || fail "ibnetdiscover failed"
 "$FABRICCTL" -d "$DB" diff "$WORK/ibnetdiscover.out" >/dev/null ||

@@ -99,6 +99,8 @@ note "A back (priority 5 > 3): $(grep -o 'HANDOVER to SM.*' "$WORK/b.log" | head
 SIM_HOST=H3_1 LD_PRELOAD=$UMAD2SIM "$FABRICCTL" -d "$WORK/b.db" -S "$WORK/b.sock" status >"$WORK/status" || true
 grep -q 'STANDBY (priority 3)' "$WORK/status" && grep -q 'other SMs:.*priority 5 MASTER' "$WORK/status" ||
 	fail "fabricctl status of B: $(cat "$WORK/status")"
+rc=0; "$FABRICCTL" -d "$WORK/b.db" -S "$WORK/b.sock" status >/dev/null 2>&1 || rc=$?
+((rc == 5)) || fail "fabricctl status of the standby B exits $rc, not 5"
 note "fabricctl status (B): $(grep -E 'daemon|other SMs' "$WORK/status" | tr '\n' ' ')"
 [[ $(stat -c %a "$WORK/b.sock") == 600 ]] || fail "the control socket is not root-only: $(stat -c %a "$WORK/b.sock")"
 rc=0

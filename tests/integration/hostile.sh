@@ -125,5 +125,6 @@ before=$(ups)
 sim_cmd 'Unlink "L2"[5]'
 fd_wait_ups $((before + 1))
 "$FABRICCTL" -d "$DB" events | grep -q 'link_down.*L2\[5\]' || fail "Unlink L2[5] after the attacks not recorded"
-note "Unlink L2[5] after the attacks: swept and recorded"
+"$FABRICCTL" -d "$DB" -S "$SOCK" status >/dev/null || fail "fabricctl status exits $? after the attacks"
+note "Unlink L2[5] after the attacks: swept and recorded; fabricctl status exits 0 (MASTER, last sweep ok)"
 echo "PASS: a hostile host cannot disable, steer or flood fabricd"

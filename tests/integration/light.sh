@@ -17,7 +17,7 @@ printf 'sweep_interval: 1\nreact_to_traps: 0\nlog_level: debug\n' >"$WORK/fabric
 sim_start "$NET"
 fd_start -c "$WORK/fabricd.yaml"
 fd_wait_up 60
-nsw=$("$FABRICCTL" -d "$DB" --json status | grep -o '"switches": [0-9]*' | cut -d' ' -f2)
+nsw=$("$FABRICCTL" -d "$DB" -S "$SOCK" --json status | grep -o '"switches": [0-9]*' | cut -d' ' -f2)
 sleep 2.5
 grep -q "light sweep: no change on $nsw switches ([0-9]* ms, $nsw SMPs)" "$WORK/fabricd.log" ||
 	fail "no quiet light sweep of $nsw SMPs: $(grep 'light sweep' "$WORK/fabricd.log" | tail -2)"
