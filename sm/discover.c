@@ -226,6 +226,16 @@ static void on_node_info(void *ctx, int status, const ib_smp_t *reply)
 	struct node *n = fabric_find_guid(d->f, guid);
 	bool is_new = !n;
 
+	/*
+	 * Both ends of a link probed at once (a retry after a loss, while the
+	 * other end's probe already found this one): the link is known, and
+	 * from the same two ports. Not a duplicate GUID.
+	 */
+	if (n && p->node && local <= n->nports && n->ports[local].remote == p->node &&
+	    n->ports[local].remote_port == p->port) {
+		complete(d, p);
+		return;
+	}
 	if (n && (n->type != ni->node_type || n->nports != ni->num_ports || local > n->nports ||
 		  (n->type == NODE_SWITCH && n->ports[local].remote))) {
 		report_duplicate(d, p, guid);
