@@ -550,6 +550,10 @@ int plan_check(const char *dirname)
 	fabric_init(&f);
 	if (load_dir(&c) < 0 || join_links(&c) < 0 || check_pfc(&c) < 0 || find_prefixes(&c, &names, &owner, &host, &n) < 0)
 		goto done;
+	if (n == 0) {	/* found by fuzz_plan: nothing to prove, and no table to fill */
+		snprintf(c.err, ERR_LEN, "%s: the plan announces no prefix: nothing is routed", dirname);
+		goto done;
+	}
 	if (roce_model(&c.rf, &f) < 0 || ecmp_alloc(&t, &f, n) < 0 || !(source = calloc(c.rf.nsw + 1, 1)) ||
 	    fill_tables(&c, &t, names, n) < 0) {
 		if (!c.err[0])

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what is missing, then configures and builds fabricd in build/.
 #   scripts/build.sh --sanitize   the same with ASan+UBSan, in build-sanitize/
+#   scripts/build.sh --fuzz       the libFuzzer targets (clang), in build-fuzz/
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=$top/build opts=()
-if [[ ${1:-} == --sanitize ]]; then
-  dir=$top/build-sanitize opts=(-DFABRICD_SANITIZE=ON)
-fi
+case ${1:-} in
+  --sanitize) dir=$top/build-sanitize opts=(-DFABRICD_SANITIZE=ON) ;;
+  --fuzz) dir=$top/build-fuzz opts=(-DFABRICD_FUZZ=ON -DCMAKE_C_COMPILER=clang) ;;
+esac
 bash "$top/scripts/deps.sh"
 cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${opts[@]}" >/dev/null
 if ! cmake --build "$dir" -j"$(nproc)" >"$dir/build.log" 2>&1; then

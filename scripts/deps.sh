@@ -3,7 +3,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config clang
   libibumad-dev libibmad-dev libopensm-dev
   libevent-dev libsqlite3-dev libyaml-dev libcmocka-dev
   ibsim-utils libumad2sim0 infiniband-diags opensm

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds everything and runs every test (unit and ibsim integration) with
 # ctest, then the whole suite again built with AddressSanitizer and
-# UndefinedBehaviorSanitizer (any finding fails the test).
+# UndefinedBehaviorSanitizer (any finding fails the test), then each
+# libFuzzer target for 20 s from its corpus (tests/fuzz).
 #   scripts/test.sh [--no-sanitize] [ctest arguments]
+# --no-sanitize runs the plain suite only.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 sanitize=1
@@ -15,4 +17,6 @@ bash "$top/scripts/build.sh"
 if ((sanitize)); then
   bash "$top/scripts/build.sh" --sanitize
   (cd "$top/build-sanitize" && ctest --output-on-failure -j"$(nproc)" "$@")
+  bash "$top/scripts/build.sh" --fuzz
+  (cd "$top/build-fuzz" && ctest --output-on-failure -j"$(nproc)" -L fuzz)
 fi

@@ -18,6 +18,9 @@
 #   register a service in another port's name, nor delete H5_0's service;
 #   it holds at most 32 services and 16 subscriptions, however many GIDs
 #   it names;
+# - 3,000 MADs of random bytes behind valid SA and SMP headers (FUZZ_SEED,
+#   default 1): fabricd still answers, stays master, and its SA still
+#   lists every node;
 # then a real Unlink is still noticed and rerouted.
 # Run it under unshare -n.
 set -euo pipefail
@@ -119,6 +122,14 @@ out=$(attack subscribe 40)
 [[ $out == "16 of 40 subscriptions taken" ]] || fail "subscriptions: $out (quota 16)"
 [[ $(SIM_HOST=H5_0 diag "$CLIENT" set 0x2001 h5-second 600) == "status 0x0000"* ]] || fail "H5_0 locked out of the SA"
 note "SA: H5_0's service survives a Delete from H3_1; services in H5_0's name refused; 32 of 40 services and 16 of 40 subscriptions (quotas); H5_0 still registers"
+
+# random MADs: fabricd keeps answering and its answers stay right
+seed=${FUZZ_SEED:-1}
+out=$(attack fuzz 3000 "$seed") || fail "after 3,000 random MADs (seed $seed) fabricd does not answer: $out"
+still_master "3,000 random MADs (seed $seed)"
+nr=$(SIM_HOST=H5_0 DIAG_PRELOAD=$SA_PRELOAD diag saquery NR | grep -c '^NodeRecord dump' || true)
+((nr == all)) || fail "after the random MADs saquery NR lists $nr nodes, not $all"
+note "3,000 random MADs (seed $seed): $out, still master, saquery NR lists all $all nodes"
 
 # after it all, a real link failure is still found and routed around
 before=$(ups)

@@ -13,6 +13,11 @@
  *                                      (default: our own port), one per ServiceID
  *   hostile service-delete ID          deletes ServiceRecord ID naming only its ServiceID
  *   hostile subscribe COUNT            COUNT InformInfo subscriptions, each with a different GID
+ *   hostile fuzz COUNT SEED            COUNT MADs of random bytes on a valid header (SA: any method
+ *                                      and attribute; LID-routed SMPs: SMInfo and Notice, the ones the
+ *                                      simulator hands the SM rather than answering itself, and whose
+ *                                      SMA crashes on some others), then one SMInfo Get: prints
+ *                                      "answered" if the SM still answers
  *
  * Everything goes LID-routed to the SM LID our port knows. Each command
  * prints one line per answer the SM gave ("status 0x.. ..."), or
@@ -224,6 +229,62 @@ static int subscribe(struct host *h, unsigned count)
 	return 0;
 }
 
+/* xorshift64: the same MADs for the same seed, so a failure can be replayed */
+static uint64_t next_random(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static int fuzz(struct host *h, unsigned count, uint64_t seed)
+{
+	static const uint16_t attrs[] = { 0x0001, 0x0002, 0x0003, 0x0011, 0x0012, 0x0015, 0x0016, 0x0017, 0x0018,
+					  0x0019, 0x0020, 0x0031, 0x0035, 0x0038, 0x003a, 0x00f2, 0xf000, 0xffff };
+	static const uint8_t methods[] = { 0x01, 0x02, 0x05, 0x06, 0x07, 0x12, 0x13, 0x14, 0x15, 0x81, 0x86, 0x92 };
+	uint64_t s = seed | 1;
+	for (unsigned i = 0; i < count; i++) {
+		bool sa = next_random(&s) & 1;
+		uint8_t method = methods[next_random(&s) % sizeof(methods)];
+		uint16_t attr = attrs[next_random(&s) % (sizeof(attrs) / sizeof(attrs[0]))];
+		if (!sa)
+			attr = cl_ntoh16(next_random(&s) & 1 ? IB_MAD_ATTR_SM_INFO : IB_MAD_ATTR_NOTICE);
+		uint8_t *m = new_mad(h, sa ? IB_MCLASS_SUBN_ADM : IB_MCLASS_SUBN_LID, method, cl_hton16(attr),
+				     (uint32_t)next_random(&s), 0x4600 + i);
+		for (size_t b = 24; b < 256; b += 8) {	/* past the common header: anything */
+			uint64_t r = next_random(&s);
+			memcpy(m + b, &r, 8);
+		}
+		if (send_to_sm(h, sa, 0) < 0)
+			return 1;
+		struct pollfd p = { .fd = umad_get_fd(h->fd), .events = POLLIN };
+		int len = 256;
+		while (poll(&p, 1, 0) > 0 && umad_recv(h->fd, h->buf, &len, 0) >= 0)	/* answers: drop them */
+			len = 256;
+		usleep(300);	/* umad2sim's socket to ibsim fills and fails at full speed */
+	}
+	usleep(200000);
+	new_mad(h, IB_MCLASS_SUBN_LID, IB_MAD_METHOD_GET, IB_MAD_ATTR_SM_INFO, 0, 0x4aaa);
+	for (unsigned tries = 0; tries < 20; tries++) {	/* our own answer, past any late ones */
+		if (send_to_sm(h, false, 1000) < 0)
+			return 1;
+		struct pollfd p = { .fd = umad_get_fd(h->fd), .events = POLLIN };
+		int len = 256;
+		while (poll(&p, 1, 500) > 0 && umad_recv(h->fd, h->buf, &len, 0) >= 0) {
+			const ib_mad_t *r = umad_get_mad(h->buf);
+			if (r->trans_id == cl_hton64(0x4aaa) || (cl_ntoh64(r->trans_id) & 0xffffffff) == 0x4aaa) {
+				printf("sent %u; answered\n", count);
+				return 0;
+			}
+			len = 256;
+		}
+		new_mad(h, IB_MCLASS_SUBN_LID, IB_MAD_METHOD_GET, IB_MAD_ATTR_SM_INFO, 0, 0x4aaa);
+	}
+	printf("sent %u; no answer\n", count);
+	return 1;
+}
+
 static uint64_t num(const char *s)
 {
 	return strtoull(s, NULL, 0);
@@ -235,7 +296,7 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : "";
 	static const struct { const char *name; int args; } cmds[] = {
 		{ "sminfo-get", 0 }, { "sminfo-set", 3 }, { "replies", 3 }, { "traps", 3 }, { "mcast-leave", 1 },
-		{ "mcast-join", 1 }, { "services", 1 }, { "service-delete", 1 }, { "subscribe", 1 },
+		{ "mcast-join", 1 }, { "services", 1 }, { "service-delete", 1 }, { "subscribe", 1 }, { "fuzz", 2 },
 	};
 	bool known = false;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
@@ -244,13 +305,14 @@ int main(int argc, char **argv)
 	if (!known) {
 		fprintf(stderr, "usage: hostile sminfo-get | sminfo-set MOD GUID KEY | replies FIRST COUNT ROUNDS | "
 				"traps COUNT GAP_MS ISSUER | mcast-leave GUID | mcast-join GUID | "
-				"services COUNT [GUID] | service-delete ID | subscribe COUNT\n");
+				"services COUNT [GUID] | service-delete ID | subscribe COUNT | fuzz COUNT SEED\n");
 		return 2;
 	}
 	long smp_methods[16 / sizeof(long)] = { 1L << IB_MAD_METHOD_TRAP_REPRESS };
+	long sa_methods[16 / sizeof(long)] = { 1L << IB_MAD_METHOD_REPORT };	/* a fuzzed subscription's Reports */
 	if (umad_init() < 0 || umad_get_port(NULL, 0, &h.port) < 0 || (h.fd = umad_open_port(NULL, 0)) < 0 ||
 	    (h.smi = umad_register(h.fd, IB_MCLASS_SUBN_LID, 1, 0, smp_methods)) < 0 ||
-	    (h.sa = umad_register(h.fd, IB_MCLASS_SUBN_ADM, 2, 0, NULL)) < 0) {
+	    (h.sa = umad_register(h.fd, IB_MCLASS_SUBN_ADM, 2, 0, sa_methods)) < 0) {
 		fprintf(stderr, "hostile: cannot open a port with SMI and SA agents\n");
 		return finish(&h, 1);
 	}
@@ -269,5 +331,7 @@ int main(int argc, char **argv)
 		return finish(&h, services(&h, (unsigned)num(argv[2]), argc == 4 ? num(argv[3]) : own));
 	if (!strcmp(cmd, "service-delete"))
 		return finish(&h, service_delete(&h, num(argv[2])));
+	if (!strcmp(cmd, "fuzz"))
+		return finish(&h, fuzz(&h, (unsigned)num(argv[2]), num(argv[3])));
 	return finish(&h, subscribe(&h, (unsigned)num(argv[2])));
 }
