@@ -439,16 +439,20 @@ int db_add_events_now(struct db *db, const struct db_new_event *events, size_t n
 	return rc;
 }
 
-/* Drops the sweeps and events beyond db->keep (inside the caller's transaction). */
+/*
+ * Drops the sweeps and events beyond db->keep (inside the caller's
+ * transaction). The newest of each always stays, whatever its time says
+ * (a clock set wrong must not empty the history).
+ */
 static int prune(struct db *db, double now)
 {
 	const struct db_retention *k = &db->keep;
-	char sql[512];
+	char sql[640];
 	snprintf(sql, sizeof(sql),
 		 "DELETE FROM sweeps WHERE %u > 0 AND id <= (SELECT max(id) FROM sweeps) - %u;"
 		 "DELETE FROM events WHERE %u > 0 AND id <= (SELECT max(id) FROM events) - %u;"
-		 "DELETE FROM sweeps WHERE %u > 0 AND started < %.0f;"
-		 "DELETE FROM events WHERE %u > 0 AND time < %.0f;",
+		 "DELETE FROM sweeps WHERE %u > 0 AND started < %.0f AND id < (SELECT max(id) FROM sweeps);"
+		 "DELETE FROM events WHERE %u > 0 AND time < %.0f AND id < (SELECT max(id) FROM events);",
 		 k->sweeps, k->sweeps, k->events, k->events, k->days, now - k->days * 86400.0, k->days,
 		 now - k->days * 86400.0);
 	return db_exec(db, sql);

@@ -157,6 +157,42 @@ static void test_db_refuses_corrupt_file(void **state)
 	assert_null(strchr(err, '\n'));
 }
 
+/* Retention by count keeps the newest; by age it never drops the newest, whatever the clock says. */
+static void test_db_history_is_pruned(void **state)
+{
+	char err[DB_ERR_LEN];
+	struct fabric f;
+	struct db *db = db_open(path, DB_READ_WRITE, err);
+	assert_non_null(db);
+	tree(&f);
+	db_set_retention(db, &(struct db_retention){ 2, 3, 0 });
+	struct db_new_event ev[] = { { "trap", "one" }, { "trap", "two" } };
+	struct db_sweep s;
+	for (int i = 0; i < 5; i++) {
+		s = sweep_record("ok");
+		assert_int_equal(db_save_sweep(db, &s, &f, NULL, NULL, NULL, 0, ev, 2), 0);
+	}
+	uint64_t bytes;
+	unsigned sweeps, events;
+	assert_int_equal(db_size(db, &bytes, &sweeps, &events), 0);
+	assert_int_equal(sweeps, 2);
+	assert_int_equal(events, 3);
+	assert_true(bytes > 0);
+	struct db_sweep last;
+	assert_int_equal(db_last_sweep(db, &last), 1);
+	assert_int_equal(last.id, s.id);
+	/* 1 day, and sweeps that say they started in 1970: only the newest is left */
+	db_set_retention(db, &(struct db_retention){ 0, 0, 1 });
+	s = sweep_record("ok");
+	assert_int_equal(db_save_sweep(db, &s, &f, NULL, NULL, NULL, 0, NULL, 0), 0);
+	assert_int_equal(db_size(db, &bytes, &sweeps, &events), 0);
+	assert_int_equal(sweeps, 1);
+	assert_int_equal(db_last_sweep(db, &last), 1);
+	assert_int_equal(last.id, s.id);
+	db_close(db);
+	fabric_free(&f);
+}
+
 static void test_db_failed_sweep_keeps_previous(void **state)
 {
 	char err[DB_ERR_LEN];
@@ -187,6 +223,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_db_refuses_newer_schema, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_db_refuses_corrupt_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_db_failed_sweep_keeps_previous, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_db_history_is_pruned, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

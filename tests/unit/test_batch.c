@@ -1,0 +1,167 @@
+/*
+ * Set batches (sm/batch.c) over a fake MAD port: mad_send_dr is replaced
+ * at link time (-Wl,--wrap) by one that records each SMP, so the test
+ * answers them when and how it likes.
+ *
+ * - A batch outlives the fabric its nodes came from (the multicast MFTs of
+ *   the published fabric, which a sweep frees while their Sets retry): the
+ *   Set's answer, its failure line and its retry use no node. Under the
+ *   sanitizer build a read of the freed node fails this test.
+ * - A Set carries exactly its attribute's bytes (a SwitchInfo Set copied 64
+ *   bytes from a 20-byte struct).
+ * - A refused PortInfo state Set is read back over the same route before it
+ *   counts as failed; answered by a port already there, it succeeds.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sm/batch.h"
+#include "sm/smnode.h"
+
+struct sent {
+	uint8_t method;
+	ib_net16_t attr;
+	uint32_t mod;
+	uint8_t hops, path[IB_SUBNET_PATH_HOPS_MAX];
+	uint8_t data[IB_SMP_DATA_SIZE];
+	size_t len;
+	mad_done_fn done;
+	void *ctx;
+};
+
+static struct sent sent[16];
+static unsigned nsent;
+
+int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, const uint8_t *path,
+		       uint8_t hops, uint64_t mkey, const void *data, size_t len, mad_done_fn done, void *ctx)
+{
+	(void)mp;
+	(void)mkey;
+	assert_true(nsent < 16);
+	struct sent *s = &sent[nsent++];
+	*s = (struct sent){ .method = method, .attr = attr, .mod = mod, .hops = hops, .len = len, .done = done,
+			    .ctx = ctx };
+	memcpy(s->path, path, (size_t)hops + 1);
+	if (data)
+		memcpy(s->data, data, len);
+	return 0;
+}
+
+static struct cfg_result result;
+static unsigned finished;
+
+static void on_done(void *arg, const struct cfg_result *r)
+{
+	(void)arg;
+	result = *r;
+	finished++;
+}
+
+/* One switch reached over path 1,3 from the SM, its node attached. */
+static struct node *one_switch(struct fabric *f)
+{
+	fabric_init(f);
+	struct node *sw = fabric_add_node(f, NODE_SWITCH, 0x200000, 8, "leaf-7");
+	assert_non_null(sw);
+	assert_int_equal(sm_node_attach(sw), 0);
+	sw->hops = 2;
+	sw->path[1] = 1;
+	sw->path[2] = 3;
+	return sw;
+}
+
+static void reset(void)
+{
+	nsent = 0;
+	finished = 0;
+	memset(&result, 0, sizeof(result));
+}
+
+static void a_batch_outlives_its_fabric(void **state)
+{
+	(void)state;
+	reset();
+	struct fabric f;
+	struct node *sw = one_switch(&f);
+	struct batch *b = batch_new(NULL, on_done, NULL);
+	ib_net16_t masks[32] = { cl_hton16(0x0006) };
+	batch_set(b, sw, 0, IB_MAD_ATTR_MCAST_FWD_TBL, 0, masks, sizeof(masks));
+	batch_issued(b);
+	assert_int_equal(nsent, 1);
+	sm_node_detach_all(&f);
+	fabric_free(&f);	/* a sweep published a new fabric meanwhile */
+	sent[0].done(sent[0].ctx, MAD_TIMEOUT, NULL);	/* logs the failure, naming the switch */
+	assert_int_equal(finished, 1);
+	assert_int_equal(result.sent, 1);
+	assert_int_equal(result.failed, 1);
+}
+
+static void a_set_carries_its_attribute_only(void **state)
+{
+	(void)state;
+	reset();
+	struct fabric f;
+	struct node *sw = one_switch(&f);
+	struct batch *b = batch_new(NULL, on_done, NULL);
+	ib_switch_info_t si;
+	memset(&si, 0xab, sizeof(si));
+	batch_set(b, sw, 0, IB_MAD_ATTR_SWITCH_INFO, 0, &si, sizeof(si));
+	batch_issued(b);
+	assert_int_equal(nsent, 1);
+	assert_int_equal(sent[0].len, sizeof(si));
+	assert_int_equal(sent[0].hops, 2);
+	assert_int_equal(sent[0].path[1], 1);
+	assert_int_equal(sent[0].path[2], 3);
+	ib_smp_t reply;
+	memset(&reply, 0, sizeof(reply));
+	memcpy(reply.data, &si, sizeof(si));
+	sent[0].done(sent[0].ctx, 0, &reply);	/* the switch as now set goes back into its node */
+	assert_int_equal(result.failed, 0);
+	assert_memory_equal(&sm_node(sw)->switch_info, &si, sizeof(si));
+	sm_node_detach_all(&f);
+	fabric_free(&f);
+}
+
+static void a_refused_state_set_is_read_back(void **state)
+{
+	(void)state;
+	reset();
+	struct fabric f;
+	struct node *sw = one_switch(&f);
+	struct batch *b = batch_new(NULL, on_done, NULL);
+	ib_port_info_t pi;
+	memset(&pi, 0, sizeof(pi));
+	ib_port_info_set_port_state(&pi, IB_LINK_ARMED);
+	batch_set(b, sw, 0, IB_MAD_ATTR_PORT_INFO, 5, &pi, sizeof(pi));
+	batch_issued(b);
+	sent[0].done(sent[0].ctx, 0x1c, NULL);	/* refused: the port moved on a lost first try */
+	assert_int_equal(nsent, 2);
+	assert_int_equal(sent[1].method, IB_MAD_METHOD_GET);
+	assert_true(sent[1].attr == IB_MAD_ATTR_PORT_INFO);
+	assert_int_equal(sent[1].mod, 5);
+	assert_int_equal(sent[1].hops, 2);
+	assert_int_equal(sent[1].path[2], 3);
+	assert_int_equal(finished, 0);
+	ib_smp_t reply;
+	memset(&reply, 0, sizeof(reply));
+	memcpy(reply.data, &pi, sizeof(pi));	/* ARMED already */
+	sent[1].done(sent[1].ctx, 0, &reply);
+	assert_int_equal(finished, 1);
+	assert_int_equal(result.failed, 0);
+	sm_node_detach_all(&f);
+	fabric_free(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_batch_outlives_its_fabric),
+		cmocka_unit_test(a_set_carries_its_attribute_only),
+		cmocka_unit_test(a_refused_state_set_is_read_back),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
