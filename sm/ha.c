@@ -156,12 +156,16 @@ static bool own_port(const struct node *n, unsigned port)
 	return n->hops == 0 && (n->type == NODE_SWITCH ? port == 0 : port == n->local_port);
 }
 
-/* SMInfo Get (what 0) or Set (what: an ha_request) to peer to, carrying our own SMInfo with the SM_Key. */
+/*
+ * SMInfo Get (what 0) or Set (what: an ha_request) to peer to, carrying
+ * our own SMInfo; a Set carries the SM_Key (the peer checks it), a Get
+ * does not (any port can claim IsSM and be asked).
+ */
 static int send_sminfo(struct sm *sm, const struct sm_peer *to, uint8_t method, uint32_t what, mad_done_fn done,
 		       void *ctx)
 {
 	uint8_t data[IB_SMP_DATA_SIZE] = { 0 };
-	ha_own_info(sm, (ib_sm_info_t *)data, true);
+	ha_own_info(sm, (ib_sm_info_t *)data, method == IB_MAD_METHOD_SET);
 	return mad_send_dr(sm->mp, method, IB_MAD_ATTR_SM_INFO, what, to->route.path, to->route.hops, to->mkey, data, sizeof(data),
 			   done, ctx);
 }

@@ -541,19 +541,12 @@ struct mad_port *mad_open(struct evloop *loop, const struct mad_port_opts *o, ch
 		goto fail;
 	}
 	/*
-	 * Agents first, IsSM second: once we are the SM, traps may arrive at
-	 * once, and umad2sim crashes on a MAD for a class nobody registered.
+	 * Agents before IsSM (mad_claim_sm): once we are an SM, traps may
+	 * arrive at once, and umad2sim crashes on a MAD for a class nobody
+	 * registered.
 	 */
 	if (register_agents(mp, err) < 0)
 		goto fail;
-	char issm[256];
-	/* holding the issm device open is what sets IsSM in our PortInfo */
-	if (umad_get_issm_path(mp->ca, mp->portnum, issm, sizeof(issm)) < 0 ||
-	    (mp->issm_fd = open(issm, O_RDWR)) < 0) {
-		snprintf(err, MAD_ERR_LEN, "cannot open the issm device of %s port %d: %s", mp->ca,
-			 mp->portnum, strerror(errno));
-		goto fail;
-	}
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		snprintf(err, MAD_ERR_LEN, "pipe: %s", strerror(errno));
@@ -573,6 +566,21 @@ struct mad_port *mad_open(struct evloop *loop, const struct mad_port_opts *o, ch
 fail:
 	mad_close(mp);
 	return NULL;
+}
+
+int mad_claim_sm(struct mad_port *mp, char err[MAD_ERR_LEN])
+{
+	char issm[256];
+	if (mp->issm_fd >= 0)
+		return 0;
+	/* holding the issm device open is what sets IsSM in our PortInfo */
+	if (umad_get_issm_path(mp->ca, mp->portnum, issm, sizeof(issm)) < 0 ||
+	    (mp->issm_fd = open(issm, O_RDWR | O_CLOEXEC)) < 0) {
+		snprintf(err, MAD_ERR_LEN, "cannot open the issm device of %s port %d: %s", mp->ca, mp->portnum,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 void mad_close(struct mad_port *mp)

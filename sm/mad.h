@@ -45,8 +45,15 @@ struct mad_origin {
 typedef void (*mad_done_fn)(void *ctx, int status, const ib_smp_t *reply);
 typedef void (*mad_request_fn)(void *arg, const ib_smp_t *req, const struct mad_origin *from);
 
-/* Opens the port and its issm device (IsSM), registers the SMI agents. */
+/* Opens the port and registers the SMI and SA agents. */
 struct mad_port *mad_open(struct evloop *loop, const struct mad_port_opts *o, char err[MAD_ERR_LEN]);
+/*
+ * Sets IsSM in the port's PortInfo (by holding its issm device open) from
+ * now on; again is a no-op. fabricd claims it once its first election has
+ * decided what it is: a master that reads a standby's SMInfo then meets it
+ * knowing its master (and so answering with the SM_Key, which OpenSM wants).
+ */
+int mad_claim_sm(struct mad_port *mp, char err[MAD_ERR_LEN]);
 void mad_close(struct mad_port *mp);
 
 uint64_t mad_port_guid(const struct mad_port *mp);

@@ -591,7 +591,13 @@ static void on_surveyed(void *arg)
 		masters += sm->ha.peers[i].state == SM_MASTER;
 	snprintf(detail, sizeof(detail), "%u other SMs, %u of them master", sm->ha.npeers, masters);
 	phase_end(s, detail);
-	if (ha_elect(sm))
+	bool master = ha_elect(sm);
+	char err[MAD_ERR_LEN];
+	if (mad_claim_sm(sm->mp, err) < 0) {
+		sweep_end(s, err, false);
+		return;
+	}
+	if (master)
 		route_and_program(s);
 	else
 		stand_aside(s);

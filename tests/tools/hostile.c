@@ -86,6 +86,15 @@ static const ib_mad_t *answer(struct host *h)
 	return m;
 }
 
+/* Waits up to a second for the answer to what was just sent: true if it came with status 0. */
+static bool answered_ok(struct host *h)
+{
+	struct pollfd p = { .fd = umad_get_fd(h->fd), .events = POLLIN };
+	int len = 256;
+	return poll(&p, 1, 1000) > 0 && umad_recv(h->fd, h->buf, &len, 0) >= 0 &&
+	       !((struct ib_user_mad *)h->buf)->status && !((ib_mad_t *)umad_get_mad(h->buf))->status;
+}
+
 static int sminfo_get(struct host *h)
 {
 	new_mad(h, IB_MCLASS_SUBN_LID, IB_MAD_METHOD_GET, IB_MAD_ATTR_SM_INFO, 0, 0x4801);
@@ -182,11 +191,7 @@ static int services(struct host *h, unsigned count, uint64_t guid)
 				IB_SR_COMPMASK_SLEASE | IB_SR_COMPMASK_SNAME;
 		if (send_to_sm(h, true, 1000) < 0)
 			return 1;
-		struct pollfd p = { .fd = umad_get_fd(h->fd), .events = POLLIN };
-		int len = 256;
-		if (poll(&p, 1, 1000) > 0 && umad_recv(h->fd, h->buf, &len, 0) >= 0 &&
-		    !((struct ib_user_mad *)h->buf)->status && !((ib_mad_t *)umad_get_mad(h->buf))->status)
-			ok++;
+		ok += answered_ok(h);
 	}
 	printf("%u of %u services registered\n", ok, count);
 	return 0;
@@ -219,11 +224,7 @@ static int subscribe(struct host *h, unsigned count)
 		ii->g_or_v.generic.trap_num = cl_hton16(0xffff);
 		if (send_to_sm(h, true, 1000) < 0)
 			return 1;
-		struct pollfd p = { .fd = umad_get_fd(h->fd), .events = POLLIN };
-		int len = 256;
-		if (poll(&p, 1, 1000) > 0 && umad_recv(h->fd, h->buf, &len, 0) >= 0 &&
-		    !((struct ib_user_mad *)h->buf)->status && !((ib_mad_t *)umad_get_mad(h->buf))->status)
-			ok++;
+		ok += answered_ok(h);
 	}
 	printf("%u of %u subscriptions taken\n", ok, count);
 	return 0;
