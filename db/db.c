@@ -37,16 +37,7 @@ static double now_unix(void)
 	return (double)tv.tv_sec + tv.tv_usec / 1e6;
 }
 
-int db_set_err(struct db *db, const char *what)
-{
-	snprintf(db->err, sizeof(db->err), "%s: %s", what, sqlite3_errmsg(db->h));
-	return -1;
-}
 
-const char *db_last_error(struct db *db)
-{
-	return db->err;
-}
 
 /* quick_check reads every page: a corrupt file is refused before use. */
 static int check_integrity(struct db *db, const char *path, char err[DB_ERR_LEN])
@@ -90,17 +81,6 @@ static bool on_read_only_fs(const char *path)
 	return statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
 }
 
-int db_begin_write(struct db *db)
-{
-	struct stat now;
-	bool gone = stat(db->path, &now) < 0;
-	if (gone || now.st_dev != db->dev || now.st_ino != db->ino) {
-		snprintf(db->err, sizeof(db->err), "%.300s was %s since it was opened: not written (restart fabricd "
-			 "to use the file now there)", db->path, gone ? "deleted" : "replaced");
-		return -1;
-	}
-	return db_exec(db, "BEGIN IMMEDIATE");
-}
 
 struct db *db_open(const char *path, enum db_mode mode, char err[DB_ERR_LEN])
 {
@@ -206,23 +186,7 @@ int db_load_lids(struct db *db, struct db_lid **out, size_t *n)
 	return 0;
 }
 
-int db_exec(struct db *db, const char *sql)
-{
-	char *msg = NULL;
-	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		snprintf(db->err, sizeof(db->err), "%s", msg ? msg : sqlite3_errmsg(db->h));
-		sqlite3_free(msg);
-		return -1;
-	}
-	return 0;
-}
 
-int db_step_done(struct db *db, sqlite3_stmt *st, const char *what)
-{
-	int rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : db_set_err(db, what);
-}
 
 static void path_text(const struct node *n, char *buf, size_t len)
 {

@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "sm/control.h"
-#include "sm/light.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 #include "sm/smnode.h"
@@ -211,27 +210,6 @@ static void on_hup(void *arg)
 	sm_sweep_request(sm);
 }
 
-static void on_sweep_timer(void *arg)
-{
-	light_sweep(arg);
-}
-
-static void on_change_timer(void *arg)
-{
-	struct sm *sm = arg;
-	sm->change_pending = false;
-	log_info("sweep: after a trap (hold-down %u ms)", sm->cfg.trap_holddown_ms);
-	sm_sweep_request(sm);
-}
-
-void sm_sweep_soon(struct sm *sm)
-{
-	if (sm->change_pending || sm->once)
-		return;
-	sm->change_pending = true;
-	evl_timer_arm(sm->change_timer, sm->cfg.trap_holddown_ms);
-}
-
 int main(int argc, char **argv)
 {
 	struct cli cli;
@@ -328,8 +306,10 @@ int main(int argc, char **argv)
 		evl_signal(sm.loop, SIGINT, on_stop_signal, &sm),
 		evl_signal(sm.loop, SIGHUP, on_hup, &reload),
 	};
-	sm.sweep_timer = evl_timer(sm.loop, on_sweep_timer, &sm);
-	sm.change_timer = evl_timer(sm.loop, on_change_timer, &sm);
+	if (sched_init(&sm) < 0) {
+		fprintf(stderr, "fabricd: cannot create the sweep timers\n");
+		return 1;
+	}
 	budget_init(&sm.trap_budget, sm.cfg.trap_budget_per_minute);
 	budget_init(&sm.sa_log_budget, 10);
 	mcast_attach(&sm);
@@ -340,8 +320,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		evl_watch_free(sigs[i]);
-	evl_watch_free(sm.sweep_timer);
-	evl_watch_free(sm.change_timer);
+	sched_free(&sm);
 	evl_watch_free(sm.mcast_timer);
 	budget_free(&sm.trap_budget);
 	budget_free(&sm.sa_log_budget);

@@ -46,7 +46,12 @@ struct sm {
 	bool mcast_pending;
 	bool have_fabric;
 	bool last_sweep_ok;	/* every Set of that sweep succeeded */
-	struct evl_watch *sweep_timer;
+	struct evl_watch *sweep_timer;	/* the next light sweep (sm/sched.c) */
+	/*
+	 * Asks for a heavy sweep (sm_sweep_request): for the modules a sweep
+	 * itself calls (the election), which must not call sched.c back.
+	 */
+	void (*want_sweep)(struct sm *sm);
 	struct evl_watch *change_timer;	/* hold-down after a trap reported a change */
 	struct budget trap_budget;	/* traps each source LID may send a minute */
 	struct budget sa_log_budget;	/* SA refusals logged per source LID a minute */
@@ -66,16 +71,17 @@ struct sm {
 	unsigned events_unlogged;	/* beyond SM_MAX_EVENTS */
 };
 
-/* Starts a heavy sweep now, or right after the one running. */
+/* sm/sched.c: the sweep timers and sm->want_sweep; -1 if a timer cannot be made. */
+int sched_init(struct sm *sm);
+void sched_free(struct sm *sm);
+/* Starts a heavy sweep now, or right after the one running; nothing on a STANDBY or NOTACTIVE SM. */
 void sm_sweep_request(struct sm *sm);
-/* A sweep (heavy or light) ended: run the one asked for meanwhile, else arm the periodic timer. */
-void sm_sweep_next(struct sm *sm);
 /*
  * A node reported a change: sweep once cfg.trap_holddown_ms has passed
  * since the first such report, however many more arrive meanwhile.
  */
 void sm_sweep_soon(struct sm *sm);
-/* Queues an event for the database (see sm->events). */
+/* sm/events.c: queues an event for the database (see sm->events). */
 void sm_event(struct sm *sm, const char *kind, const char *detail);
 /* Stores the queued events now if the database is free (for an SM that does not sweep). */
 void sm_events_flush(struct sm *sm);

@@ -100,12 +100,6 @@ int __wrap_mad_repress(struct mad_port *mp, const ib_smp_t *trap, const struct m
 	return 0;
 }
 
-/* fabricd.c's, which the library calls: a trap asks for a sweep soon */
-void sm_sweep_soon(struct sm *sm)
-{
-	sm->change_pending = true;
-}
-
 /* --- the SM --- */
 
 static struct sm *master(void)
@@ -139,8 +133,8 @@ static struct sm *master(void)
 	mkeys_init(&sm.mkeys, &sm.cfg.mkey, NULL, 0);
 	mcast_init(&sm.mcast, sm.cfg.subnet_prefix);
 	mcast_attach(&sm);
-	sm.sweep_timer = evl_timer(sm.loop, NULL, NULL);
-	sm.change_timer = evl_timer(sm.loop, NULL, NULL);
+	if (sched_init(&sm) < 0)	/* its timers never fire: the loop does not run */
+		abort();
 	budget_init(&sm.trap_budget, sm.cfg.trap_budget_per_minute);
 	budget_init(&sm.sa_log_budget, 10);
 	sminfo_attach(&sm);

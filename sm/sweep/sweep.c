@@ -37,8 +37,8 @@
 #include "sm/log.h"
 #include "sm/pkeys.h"
 #include "sm/readback.h"
-#include "sm/sm.h"
 #include "sm/smnode.h"
+#include "sm/sweep.h"
 
 struct sweep {
 	struct sm *sm;
@@ -50,6 +50,7 @@ struct sweep {
 	size_t stage;			/* the next stage to program */
 	struct cfg_result programmed;	/* summed over the stages */
 	bool recorded;			/* the database took it */
+	sweep_done_fn done;
 	struct qos_tables qos;
 	struct partitions parts;	/* as configured when the pkeys phase began */
 	struct db_sweep rec;
@@ -142,6 +143,7 @@ static void sweep_end(struct sweep *s, const char *result, bool published)
 	else
 		log_error("sweep failed: %s (%llu ms)", result, (unsigned long long)ms);
 	sm->sweeping = false;
+	sweep_done_fn done = s->done;
 	sweep_free(s);
 	if (sm->once) {
 		sm->exit_code = ok ? 0 : 1;
@@ -149,38 +151,11 @@ static void sweep_end(struct sweep *s, const char *result, bool published)
 			evl_stop(sm->loop);
 		return;
 	}
-	sm_sweep_next(sm);
+	done(sm);
 }
 
-void sm_event(struct sm *sm, const char *kind, const char *detail)
-{
-	if (sm->nevents == SM_MAX_EVENTS) {
-		sm->events_unlogged++;
-		return;
-	}
-	struct sm_event *e = &sm->events[sm->nevents++];
-	snprintf(e->kind, sizeof(e->kind), "%s", kind);
-	snprintf(e->detail, sizeof(e->detail), "%s", detail);
-}
 
-void sm_events_flush(struct sm *sm)
-{
-	struct db_new_event ev[SM_MAX_EVENTS];
-	for (size_t i = 0; i < sm->nevents; i++)
-		ev[i] = (struct db_new_event){ sm->events[i].kind, sm->events[i].detail };
-	if (sm->nevents && !sm->sweeping && db_add_events_now(sm->db, ev, sm->nevents) == 0)
-		sm->nevents = 0;
-}
 
-void sm_sweep_next(struct sm *sm)
-{
-	if (sm->resweep_wanted) {
-		sm->resweep_wanted = false;
-		sm_sweep_request(sm);
-	} else if (sm->cfg.sweep_interval && sm->state == SM_MASTER) {
-		evl_timer_arm(sm->sweep_timer, (uint64_t)sm->cfg.sweep_interval * 1000);
-	}
-}
 
 /* Switches whose forwarding table differs from the stored one (same GUID). */
 static unsigned changed_tables(const struct fabric *prev, const struct routing_tables *pt,
@@ -640,22 +615,15 @@ static void on_discovered(void *arg, const struct disc_report *r)
 		sweep_end(s, "out of memory", false);
 }
 
-void sm_sweep_request(struct sm *sm)
+void sweep_start(struct sm *sm, sweep_done_fn done)
 {
-	if (sm->state == SM_STANDBY || sm->state == SM_NOTACTIVE) {
-		log_info("sweep: not swept: this SM is %s", ha_state_name(sm->state));
-		return;
-	}
-	if (sm->sweeping) {
-		sm->resweep_wanted = true;
-		return;
-	}
 	struct sweep *s = calloc(1, sizeof(*s));
 	if (!s) {
 		log_error("sweep: out of memory");
 		return;
 	}
 	s->sm = sm;
+	s->done = done;
 	fabric_init(&s->f);
 	s->t0 = evl_now_ms();
 	s->mads0 = mads_sent(s);
@@ -663,7 +631,6 @@ void sm_sweep_request(struct sm *sm)
 	s->rec.started = unix_now();
 	sm->sweeping = true;
 	sm->act_count++;
-	evl_timer_cancel(sm->sweep_timer);
 	log_info("sweep: heavy sweep from %s port %d (GUID 0x%016llx)", mad_port_ca(sm->mp),
 		 mad_port_num(sm->mp), (unsigned long long)mad_port_guid(sm->mp));
 	phase_begin(s, "discover");

@@ -8,6 +8,7 @@
  * found, tells whether anything changed: a set bit, or a switch that no
  * longer answers, starts a heavy sweep. A change behind a CA alone shows
  * on the CA's switch port. This finds what a lost trap did not report.
+ * Whoever started it (sm/sched.c) hears whether a heavy sweep is due.
  */
 #include "sm/light.h"
 
@@ -18,6 +19,7 @@
 
 struct light {
 	struct sm *sm;
+	light_done_fn done;
 	unsigned in_flight, asked, changed, silent;
 	uint64_t t0, mads0;
 	const char *first;	/* a switch that reported a change, for the log */
@@ -27,19 +29,18 @@ static void finish(struct light *l)
 {
 	struct sm *sm = l->sm;
 	uint64_t ms = evl_now_ms() - l->t0, mads = mad_get_stats(sm->mp)->sent - l->mads0;
+	light_done_fn done = l->done;
+	bool changed = l->changed || l->silent;
 	sm->sweeping = false;
-	if (l->changed || l->silent) {
+	if (changed)
 		log_info("light sweep: %u of %u switches report port changes%s%s, %u do not answer "
 			 "(%llu ms, %llu SMPs): heavy sweep", l->changed, l->asked, l->first ? ", e.g. " : "",
 			 l->first ? l->first : "", l->silent, (unsigned long long)ms, (unsigned long long)mads);
-		free(l);
-		sm_sweep_request(sm);
-		return;
-	}
-	log_debug("light sweep: no change on %u switches (%llu ms, %llu SMPs)", l->asked, (unsigned long long)ms,
-		  (unsigned long long)mads);
+	else
+		log_debug("light sweep: no change on %u switches (%llu ms, %llu SMPs)", l->asked,
+			  (unsigned long long)ms, (unsigned long long)mads);
 	free(l);
-	sm_sweep_next(sm);
+	done(sm, changed);
 }
 
 struct probe {
@@ -63,18 +64,16 @@ static void on_switch_info(void *ctx, int status, const ib_smp_t *reply)
 		finish(l);
 }
 
-void light_sweep(struct sm *sm)
+void light_sweep(struct sm *sm, light_done_fn done)
 {
-	if (!sm->have_fabric || !sm->last_sweep_ok || sm->sweeping) {
-		sm_sweep_request(sm);
-		return;
-	}
 	struct light *l = calloc(1, sizeof(*l));
 	if (!l) {
 		log_error("light sweep: out of memory");
+		done(sm, true);
 		return;
 	}
 	l->sm = sm;
+	l->done = done;
 	l->t0 = evl_now_ms();
 	l->mads0 = mad_get_stats(sm->mp)->sent;
 	sm->sweeping = true;	/* a heavy sweep asked for meanwhile waits for us */
@@ -86,8 +85,8 @@ void light_sweep(struct sm *sm)
 			continue;
 		*p = (struct probe){ l, n };
 		struct dr_path r = sm_node_route(n, 0);
-		if (mad_send_dr(sm->mp, IB_MAD_METHOD_GET, IB_MAD_ATTR_SWITCH_INFO, 0, r.path, r.hops, sm_node_mkey(n, 0), NULL, 0,
-				on_switch_info, p) < 0) {
+		if (mad_send_dr(sm->mp, IB_MAD_METHOD_GET, IB_MAD_ATTR_SWITCH_INFO, 0, r.path, r.hops, sm_node_mkey(n, 0),
+				NULL, 0, on_switch_info, p) < 0) {
 			free(p);
 			l->silent++;
 			continue;

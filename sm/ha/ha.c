@@ -323,7 +323,7 @@ static void on_master_info(void *ctx, int status, const ib_smp_t *reply)
 		note(sm, "sm_master_lost", "master SM 0x%016llx (%s) %s: discovering", (unsigned long long)sm->ha.master.guid,
 		     sm->ha.master.desc, status == 0 ? "is no longer master" : "stopped answering");
 		sm->state = SM_DISCOVERING;
-		sm_sweep_request(sm);
+		sm->want_sweep(sm);
 		return;
 	}
 	evl_timer_arm(sm->ha.poll_timer, sm->cfg.sm_poll_interval_ms);
@@ -369,7 +369,7 @@ static bool obey(struct sm *sm, uint32_t what, uint64_t guid)
 		if (sm->state == SM_NOTACTIVE)
 			return false;
 		become_master(sm, "handed over by the master");
-		sm_sweep_request(sm);
+		sm->want_sweep(sm);
 		return true;
 	case HA_ACKNOWLEDGE:
 		if (sm->ha.handover_sent && p && sm->state == SM_MASTER) {
@@ -389,7 +389,7 @@ static bool obey(struct sm *sm, uint32_t what, uint64_t guid)
 	case HA_DISCOVER:
 		note(sm, "sm_discover", "DISCOVERING at the request of SM 0x%016llx", (unsigned long long)guid);
 		sm->state = SM_DISCOVERING;
-		sm_sweep_request(sm);
+		sm->want_sweep(sm);
 		return false;
 	default:
 		log_warn("sm: unknown SMInfo Set %u from SM 0x%016llx", what, (unsigned long long)guid);

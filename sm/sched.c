@@ -1,0 +1,94 @@
+/*
+ * DOC: when sweeps run
+ *
+ * One sweep at a time (sm->sweeping): a heavy sweep asked for while one
+ * runs follows it (resweep_wanted). After each sweep, heavy or light, a
+ * master arms the next light sweep sweep_interval seconds on; a light
+ * sweep that sees a change, or that cannot run (no clean heavy sweep
+ * yet), is a heavy one. A trap that reports a change asks for a heavy
+ * sweep trap_holddown_ms after the first such trap, however many more
+ * come. A STANDBY or NOTACTIVE SM does not sweep; with --once nothing is
+ * rearmed (the sweep ends the process).
+ *
+ * The sweeps report back through the callbacks given when they start, and
+ * the election asks for a sweep through sm->want_sweep: sched.c depends on
+ * them, never the other way round.
+ */
+#include <stdbool.h>
+
+#include "sm/light.h"
+#include "sm/log.h"
+#include "sm/sm.h"
+#include "sm/sweep.h"
+
+static void next(struct sm *sm)
+{
+	if (sm->resweep_wanted) {
+		sm->resweep_wanted = false;
+		sm_sweep_request(sm);
+	} else if (sm->cfg.sweep_interval && sm->state == SM_MASTER && !sm->once) {
+		evl_timer_arm(sm->sweep_timer, (uint64_t)sm->cfg.sweep_interval * 1000);
+	}
+}
+
+static void on_light_done(struct sm *sm, bool changed)
+{
+	if (changed)
+		sm_sweep_request(sm);
+	else
+		next(sm);
+}
+
+static void on_sweep_timer(void *arg)
+{
+	struct sm *sm = arg;
+	if (!sm->have_fabric || !sm->last_sweep_ok || sm->sweeping)
+		sm_sweep_request(sm);
+	else
+		light_sweep(sm, on_light_done);
+}
+
+static void on_change_timer(void *arg)
+{
+	struct sm *sm = arg;
+	sm->change_pending = false;
+	log_info("sweep: after a trap (hold-down %u ms)", sm->cfg.trap_holddown_ms);
+	sm_sweep_request(sm);
+}
+
+void sm_sweep_request(struct sm *sm)
+{
+	if (sm->state == SM_STANDBY || sm->state == SM_NOTACTIVE) {
+		log_info("sweep: not swept: this SM is %s", ha_state_name(sm->state));
+		return;
+	}
+	if (sm->sweeping) {
+		sm->resweep_wanted = true;
+		return;
+	}
+	evl_timer_cancel(sm->sweep_timer);
+	sweep_start(sm, next);
+}
+
+void sm_sweep_soon(struct sm *sm)
+{
+	if (sm->change_pending || sm->once)
+		return;
+	sm->change_pending = true;
+	evl_timer_arm(sm->change_timer, sm->cfg.trap_holddown_ms);
+}
+
+int sched_init(struct sm *sm)
+{
+	sm->sweep_timer = evl_timer(sm->loop, on_sweep_timer, sm);
+	sm->change_timer = evl_timer(sm->loop, on_change_timer, sm);
+	sm->want_sweep = sm_sweep_request;
+	return sm->sweep_timer && sm->change_timer ? 0 : -1;
+}
+
+void sched_free(struct sm *sm)
+{
+	evl_watch_free(sm->sweep_timer);
+	evl_watch_free(sm->change_timer);
+	sm->sweep_timer = sm->change_timer = NULL;
+}

@@ -1,0 +1,15 @@
+/*
+ * sweep.h - the heavy sweep: discover, elect, assign LIDs, route, program,
+ * store (sm/sweep.c); sm/sched.c decides when.
+ */
+#ifndef SM_SWEEP_H
+#define SM_SWEEP_H
+
+#include "sm/sm.h"
+
+typedef void (*sweep_done_fn)(struct sm *sm);
+
+/* Starts a heavy sweep now (none may be running); done runs when it has ended, stored or not. */
+void sweep_start(struct sm *sm, sweep_done_fn done);
+
+#endif
