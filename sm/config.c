@@ -39,9 +39,9 @@
 
 #include "routing/engine.h"
 #include "sm/log.h"
-#include "sm/mcast.h"
-#include "sm/qos.h"
-#include "sm/sa.h"
+#include "sm/sa/mcast.h"
+#include "sm/sweep/qos.h"
+#include "sm/sa/sa.h"
 #include "topology/yamldoc.h"
 
 void config_defaults(struct fabricd_config *c)

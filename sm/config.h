@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "sm/mkey.h"
+#include "sm/sweep/mkey.h"
 #include "sm/partition.h"
 
 #define CONFIG_ERR_LEN 512

@@ -1,18 +1,18 @@
 /*
- * DOC: SMInfo agent
+ * DOC: the dispatcher of unsolicited MADs
  *
- * fabricd's port receives the SMPs addressed to the SM: SMInfo Get from
- * other SMs and from tools like sminfo, and traps. SMInfo Get is answered
- * with our GUID, priority, state and activity count; SMInfo Set (another
- * SM's HANDOVER, ACKNOWLEDGE, ...) goes to sm/ha.c; SA queries to
- * sm/sa.c; traps go to sm/trap.c; anything else the SM does not serve
- * gets "unsupported" back,
+ * Every MAD that reaches fabricd's port unasked comes here, one handler
+ * each: SA queries and changes (and the RMPP ACKs of its answers) to
+ * sm/sa/sa.c; traps to sm/trap.c; SMInfo Get, from other SMs and from
+ * tools like sminfo, answered with our GUID, priority, state and activity
+ * count (the SM_Key only as sm/ha/ha.c allows); SMInfo Set (HANDOVER,
+ * ACKNOWLEDGE, ...) to sm/ha/ha.c. Anything else gets "unsupported" back,
  * so no requester waits on us.
  */
 #include <string.h>
 
 #include "sm/log.h"
-#include "sm/sa.h"
+#include "sm/sa/sa.h"
 #include "sm/sm.h"
 #include "sm/trap.h"
 
@@ -44,7 +44,7 @@ static void on_request(void *arg, const ib_smp_t *req, const struct mad_origin *
 	mad_respond(sm->mp, req, from, MAD_STATUS_UNSUP_METHOD_ATTR, data);
 }
 
-void sminfo_attach(struct sm *sm)
+void dispatch_attach(struct sm *sm)
 {
 	mad_on_request(sm->mp, on_request, sm);
 }

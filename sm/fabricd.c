@@ -298,7 +298,7 @@ int main(int argc, char **argv)
 		db_close(sm.db);
 		return 1;
 	}
-	sminfo_attach(&sm);
+	dispatch_attach(&sm);
 	static struct reload reload;
 	reload = (struct reload){ &sm, &cli };
 	struct evl_watch *sigs[] = {

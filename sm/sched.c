@@ -16,10 +16,10 @@
  */
 #include <stdbool.h>
 
-#include "sm/light.h"
+#include "sm/sweep/light.h"
 #include "sm/log.h"
 #include "sm/sm.h"
-#include "sm/sweep.h"
+#include "sm/sweep/sweep.h"
 
 static void next(struct sm *sm)
 {

@@ -8,16 +8,16 @@
 #include <stdint.h>
 
 #include "db/db.h"
-#include "sm/budget.h"
+#include "sm/mad/budget.h"
 #include "routing/routing.h"
 #include "sm/config.h"
-#include "sm/evloop.h"
-#include "sm/ha.h"
-#include "sm/mad.h"
-#include "sm/mcast.h"
-#include "sm/mkey.h"
-#include "sm/qos.h"
-#include "sm/sa.h"
+#include "sm/mad/evloop.h"
+#include "sm/ha/ha.h"
+#include "sm/mad/mad.h"
+#include "sm/sa/mcast.h"
+#include "sm/sweep/mkey.h"
+#include "sm/sweep/qos.h"
+#include "sm/sa/sa.h"
 #include "topology/fabric.h"
 
 enum sm_state { SM_NOTACTIVE = 0, SM_DISCOVERING = 1, SM_STANDBY = 2, SM_MASTER = 3 };
@@ -85,7 +85,7 @@ void sm_sweep_soon(struct sm *sm);
 void sm_event(struct sm *sm, const char *kind, const char *detail);
 /* Stores the queued events now if the database is free (for an SM that does not sweep). */
 void sm_events_flush(struct sm *sm);
-/* Answers SMInfo queries on sm->mp. */
-void sminfo_attach(struct sm *sm);
+/* sm/dispatch.c: takes every unsolicited MAD of sm->mp to its handler. */
+void dispatch_attach(struct sm *sm);
 
 #endif

@@ -36,7 +36,7 @@ struct sm_node {
 	 * [0] for a switch (its port 0 key covers the switch), [port] for a CA.
 	 */
 	uint64_t *mkey;
-	/* A switch's LFT as read back from it (sm/readback.c), LIDs 0..lft_held_top; NULL if not read. */
+	/* A switch's LFT as read back from it (sm/sweep/readback.c), LIDs 0..lft_held_top; NULL if not read. */
 	uint8_t *lft_held;
 	uint16_t lft_held_top;
 };

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "sm/log.h"
-#include "sm/sa.h"
+#include "sm/sa/sa.h"
 #include "sm/smnode.h"
 
 static const char *trap_name(unsigned num)

@@ -12,22 +12,22 @@
  * A standby polls the master's SMInfo every sm_poll_interval_ms; after
  * sm_poll_retries polls in a row go unanswered (or the master says it is
  * no longer master) it sweeps as DISCOVERING and, elected, takes over:
- * the LIDs the ports hold are kept (sm/lidmgr.c takes them over) and only
+ * the LIDs the ports hold are kept (sm/sweep/lidmgr.c takes them over) and only
  * what differs from what the switches hold is written.
  *
  * SMInfo Sets (HANDOVER, ACKNOWLEDGE, DISABLE, STANDBY, DISCOVER) are
  * obeyed only when all of these hold (else logged and answered with our
  * SMInfo, unchanged): an sm_key is configured and the Set carries it; the
  * GUID it names is an SM the last survey found (a port with IsSM); and the
- * Set came from that very port (sm/origin.c, over the fabric this SM last
+ * Set came from that very port (sm/mad/origin.c, over the fabric this SM last
  * swept or, standing by, last discovered). Without an sm_key nobody can
  * hand over to, disable or redirect this SM: elections still work, since
  * they need only SMInfo Gets. The SM_Key itself is never in an answer to
- * a Get that does not carry our port's M_Key (sm/sminfo.c).
+ * a Get that does not carry our port's M_Key (sm/dispatch.c).
  *
  * Elections, takeovers and handovers go to the log and the event log.
  */
-#include "sm/ha.h"
+#include "sm/ha/ha.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "sm/log.h"
-#include "sm/origin.h"
+#include "sm/mad/origin.h"
 #include "sm/sm.h"
 
 const char *ha_state_name(unsigned state)

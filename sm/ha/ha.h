@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <iba/ib_types.h>
 
-#include "sm/mad.h"
+#include "sm/mad/mad.h"
 #include "sm/smnode.h"
 
 #define HA_MAX_PEERS 16

@@ -8,7 +8,7 @@
  * one array indexed by LID (48k entries), allocated the first time a
  * budget is charged: a lookup costs nothing however many hosts send.
  */
-#include "sm/budget.h"
+#include "sm/mad/budget.h"
 
 #include <stdlib.h>
 

@@ -4,7 +4,7 @@
  * Wraps libevent's event_base. Each watch is one struct event whose
  * callback forwards to a plain fn(arg), so callers never see libevent types.
  */
-#include "sm/evloop.h"
+#include "sm/mad/evloop.h"
 
 #include <event2/event.h>
 #include <stdlib.h>

@@ -19,7 +19,7 @@
  * TIDs, and a host that could predict the next one could answer for a
  * switch. A reply must also match its request (reply_matches).
  */
-#include "sm/mad.h"
+#include "sm/mad/mad.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -498,8 +498,8 @@ static int register_agents(struct mad_port *mp, char err[MAD_ERR_LEN])
 	mp->agent_lid = umad_register(mp->portid, IB_MCLASS_SUBN_LID, 1, 0, methods);
 	/*
 	 * SA queries come to the SM's port too (iblinkinfo, saquery, RDMA CM):
-	 * sm/sa.c answers them, with "unsupported" for what it does not serve.
-	 * No RMPP from the kernel: sm/rmpp.c does it, and the receivers' ACKs
+	 * sm/sa/sa.c answers them, with "unsupported" for what it does not serve.
+	 * No RMPP from the kernel: sm/mad/rmpp.c does it, and the receivers' ACKs
 	 * come as GetTable and GetMulti requests.
 	 */
 	long sa_methods[16 / sizeof(long)] = { 0 };

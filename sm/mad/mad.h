@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <iba/ib_types.h>
 
-#include "sm/evloop.h"
+#include "sm/mad/evloop.h"
 
 #define MAD_TIMEOUT (-1)	/* completion status: no answer after every retry */
 #define MAD_ERR_LEN 256

@@ -12,7 +12,7 @@
  * return_path[hop_count], then return_path[hop_count - 1], ... down to
  * return_path[1], which arrives at the sender.
  */
-#include "sm/origin.h"
+#include "sm/mad/origin.h"
 
 uint64_t smp_port_guid(const struct node *n, uint8_t port)
 {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <iba/ib_types.h>
 
-#include "sm/mad.h"
+#include "sm/mad/mad.h"
 #include "topology/fabric.h"
 
 /*

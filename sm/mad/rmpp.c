@@ -24,7 +24,7 @@
  * registered without RMPP): the kernel passes such MADs through as they
  * are, and ibsim's umad2sim has no RMPP of its own.
  */
-#include "sm/rmpp.h"
+#include "sm/mad/rmpp.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,8 +8,8 @@
 
 #include <iba/ib_types.h>
 
-#include "sm/evloop.h"
-#include "sm/mad.h"
+#include "sm/mad/evloop.h"
+#include "sm/mad/mad.h"
 
 struct rmpp_sender;
 

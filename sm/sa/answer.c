@@ -2,12 +2,12 @@
  * DOC: SA answers
  *
  * What every SA handler answers with: one MAD (Get, Set, Delete), an RMPP
- * transfer (GetTable, GetMulti; sm/rmpp.c), the status a Get's match count
+ * transfer (GetTable, GetMulti; sm/mad/rmpp.c), the status a Get's match count
  * means, and who asks (the requester's port, whether it holds the SM_Key,
  * whether one more refusal of its may be logged). The handlers call these;
- * these call none of them (sm/sa.c dispatches).
+ * these call none of them (sm/sa/sa.c dispatches).
  */
-#include "sm/sa.h"
+#include "sm/sa/sa.h"
 
 #include <stdlib.h>
 #include <string.h>

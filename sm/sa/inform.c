@@ -12,7 +12,7 @@
  * (a client with the SM_Key is exempt), so one host cannot fill the table
  * or multiply every trap into hundreds of Reports.
  */
-#include "sm/sa.h"
+#include "sm/sa/sa.h"
 
 #include <stdint.h>
 #include <string.h>

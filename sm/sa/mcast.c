@@ -12,14 +12,14 @@
  * group: the ports routing/mcast.c's tree gives, a 16-port mask per
  * position. Groups live in memory; hosts rejoin after an SM restart.
  */
-#include "sm/mcast.h"
+#include "sm/sa/mcast.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "routing/cdg.h"
 #include "routing/mcast.h"
-#include "sm/batch.h"
+#include "sm/sweep/batch.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 #include "sm/smnode.h"

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <iba/ib_types.h>
 
-#include "sm/mad.h"
+#include "sm/mad/mad.h"
 
 #define MC_MAX_GROUPS 64
 #define MC_MAX_MEMBERS 256

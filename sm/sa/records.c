@@ -6,9 +6,9 @@
  * (and the attributes the nodes reported, kept in sm_node) and filtered by
  * the component mask's LID, port, block and GUID fields (and, for
  * PortInfoRecord, the capability mask bits). A GetTable answer of any
- * length goes out by RMPP (sm/rmpp.c).
+ * length goes out by RMPP (sm/mad/rmpp.c).
  */
-#include "sm/sa.h"
+#include "sm/sa/sa.h"
 
 #include <string.h>
 

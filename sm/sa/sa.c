@@ -14,7 +14,7 @@
  * no partition get no path. Get answers one record; GetTable the same
  * record in a single-segment RMPP answer.
  *
- * Every GetTable answer goes out by RMPP (sm/rmpp.c), however many MADs
+ * Every GetTable answer goes out by RMPP (sm/mad/rmpp.c), however many MADs
  * it takes; the receiver's ACKs, STOPs and ABORTs come back here as
  * requests and go to the sender.
  *
@@ -24,13 +24,13 @@
  * quotas of the sa: configuration, unless the request carries the SM_Key
  * (a trusted client, IBA 15.2.1.1; never with no sm_key configured).
  */
-#include "sm/sa.h"
+#include "sm/sa/sa.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "sm/log.h"
-#include "sm/pkeys.h"
+#include "sm/sweep/pkeys.h"
 #include "sm/sm.h"
 #include "sm/smnode.h"
 

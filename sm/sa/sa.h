@@ -2,7 +2,7 @@
  * sa.h - the Subnet Administrator on fabricd's port: the queries hosts
  * make (class 0x03): PathRecord, the records of the fabric (nodes,
  * ports, switches, LFTs, links, the SM), ServiceRecords, InformInfo
- * subscriptions (with trap forwarding) and MCMemberRecords (sm/mcast.c);
+ * subscriptions (with trap forwarding) and MCMemberRecords (sm/sa/mcast.c);
  * other attributes are answered "unsupported".
  */
 #ifndef SM_SA_H
@@ -12,9 +12,9 @@
 #include <iba/ib_types.h>
 
 #include "routing/routing.h"
-#include "sm/mad.h"
+#include "sm/mad/mad.h"
 #include "sm/partition.h"
-#include "sm/rmpp.h"
+#include "sm/mad/rmpp.h"
 
 struct sm;
 

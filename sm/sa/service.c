@@ -16,12 +16,12 @@
  * the SM_Key is exempt): one host can neither fill the store nor withdraw
  * another's service.
  */
-#include "sm/sa.h"
+#include "sm/sa/sa.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/evloop.h"
+#include "sm/mad/evloop.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 #include "topology/text.h"

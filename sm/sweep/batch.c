@@ -13,7 +13,7 @@
  * touch the node again, and only the sweep sends those, on the fabric
  * it owns until its batches are done.
  */
-#include "sm/batch.h"
+#include "sm/sweep/batch.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <iba/ib_types.h>
 
-#include "sm/configure.h"
+#include "sm/sweep/configure.h"
 
 struct batch {
 	struct mad_port *mp;

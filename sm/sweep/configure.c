@@ -6,14 +6,14 @@
  * node already has those values, so a re-run on a configured fabric sends
  * little. Each answer (the attribute as now set) is stored back.
  *
- * The Sets go out as one batch (sm/batch.c) each.
+ * The Sets go out as one batch (sm/sweep/batch.c) each.
  */
-#include "sm/configure.h"
+#include "sm/sweep/configure.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/batch.h"
+#include "sm/sweep/batch.h"
 #include "sm/log.h"
 #include "sm/smnode.h"
 

@@ -6,7 +6,7 @@
 #define SM_CONFIGURE_H
 
 #include "routing/routing.h"
-#include "sm/mad.h"
+#include "sm/mad/mad.h"
 #include "topology/fabric.h"
 
 struct cfg_params {

@@ -12,7 +12,7 @@
  * "unreachable", a GUID that turns up as a different node or at a second
  * place is a "duplicate" and that second place is left out of the model.
  */
-#include "sm/discover.h"
+#include "sm/sweep/discover.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,8 +4,8 @@
 #ifndef SM_DISCOVER_H
 #define SM_DISCOVER_H
 
-#include "sm/mad.h"
-#include "sm/mkey.h"
+#include "sm/mad/mad.h"
+#include "sm/sweep/mkey.h"
 #include "topology/fabric.h"
 
 struct disc_report {

@@ -5,7 +5,7 @@
  * by the store (for any GUID) and which are taken in this assignment. A
  * complib map from GUID to stored LID answers "what did this port have".
  */
-#include "sm/lidmgr.h"
+#include "sm/sweep/lidmgr.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,7 @@
  * on the CA's switch port. This finds what a lost trap did not report.
  * Whoever started it (sm/sched.c) hears whether a heavy sweep is due.
  */
-#include "sm/light.h"
+#include "sm/sweep/light.h"
 
 #include <stdlib.h>
 

@@ -10,7 +10,7 @@
  * new key before any port is given it (sweep.c), so a crash can never
  * leave a port locked with a key nobody knows.
  */
-#include "sm/mkey.h"
+#include "sm/sweep/mkey.h"
 
 #include <stdlib.h>
 #include <string.h>

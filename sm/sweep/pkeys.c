@@ -10,13 +10,13 @@
  * then cannot send into, or receive from, a partition it is not in, even
  * if it rewrites its own table.
  */
-#include "sm/pkeys.h"
+#include "sm/sweep/pkeys.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/batch.h"
+#include "sm/sweep/batch.h"
 #include "sm/log.h"
 #include "sm/smnode.h"
 

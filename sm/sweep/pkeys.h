@@ -7,7 +7,7 @@
 #define SM_PKEYS_H
 
 #include "db/db.h"
-#include "sm/configure.h"
+#include "sm/sweep/configure.h"
 #include "sm/partition.h"
 
 /*

@@ -15,13 +15,13 @@
  * VL arbitration: the configured high and low lists, or by default an
  * empty high table and every data VL at weight 64 in the low table.
  */
-#include "sm/qos.h"
+#include "sm/sweep/qos.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/batch.h"
+#include "sm/sweep/batch.h"
 #include "sm/smnode.h"
 
 #define SL2VL_ALL_PORTS 0x30000	/* AllInputPorts | AllOutputPorts */

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <iba/ib_types.h>
 
-#include "sm/configure.h"
+#include "sm/sweep/configure.h"
 
 #define QOS_MAX_ARB 64	/* entries in a high or low VL arbitration table */
 

@@ -7,7 +7,7 @@
  * so a restarted fabricd, or a standby taking over, rewrites nothing the
  * switches already hold and traffic keeps its paths.
  */
-#include "sm/readback.h"
+#include "sm/sweep/readback.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
 #ifndef SM_READBACK_H
 #define SM_READBACK_H
 
-#include "sm/configure.h"
+#include "sm/sweep/configure.h"
 
 /*
  * Reads every LFT block up to each switch's LinearFDBTop into its

@@ -31,14 +31,14 @@
 #include "routing/engine.h"
 #include "routing/transition.h"
 #include "topology/fabric_diff.h"
-#include "sm/configure.h"
-#include "sm/discover.h"
-#include "sm/lidmgr.h"
+#include "sm/sweep/configure.h"
+#include "sm/sweep/discover.h"
+#include "sm/sweep/lidmgr.h"
 #include "sm/log.h"
-#include "sm/pkeys.h"
-#include "sm/readback.h"
+#include "sm/sweep/pkeys.h"
+#include "sm/sweep/readback.h"
 #include "sm/smnode.h"
-#include "sm/sweep.h"
+#include "sm/sweep/sweep.h"
 
 struct sweep {
 	struct sm *sm;

@@ -23,7 +23,7 @@
 #include "topology/fattree_gen.h"
 #include "fuzz_file.h"
 
-/* --- the fake port: what the library calls instead of sm/mad.c --- */
+/* --- the fake port: what the library calls instead of sm/mad/mad.c --- */
 
 static mad_request_fn handler;
 static void *handler_arg;
@@ -137,7 +137,7 @@ static struct sm *master(void)
 		abort();
 	budget_init(&sm.trap_budget, sm.cfg.trap_budget_per_minute);
 	budget_init(&sm.sa_log_budget, 10);
-	sminfo_attach(&sm);
+	dispatch_attach(&sm);
 	if (!handler)
 		abort();
 	return &sm;

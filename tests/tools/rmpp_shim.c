@@ -31,7 +31,7 @@
  *
  * It reassembles one answer at a time, which is what saquery and the
  * other diagnostic tools wait for. It is fabricd's test equipment: the
- * sender it talks to is fabricd's (sm/rmpp.c), written separately from
+ * sender it talks to is fabricd's (sm/mad/rmpp.c), written separately from
  * this, both after IBA 13.6 and the kernel's mad_rmpp.c.
  */
 #include <dlfcn.h>

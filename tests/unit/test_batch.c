@@ -1,5 +1,5 @@
 /*
- * Set batches (sm/batch.c) over a fake MAD port: mad_send_dr is replaced
+ * Set batches (sm/sweep/batch.c) over a fake MAD port: mad_send_dr is replaced
  * at link time (-Wl,--wrap) by one that records each SMP, so the test
  * answers them when and how it likes.
  *
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sm/batch.h"
+#include "sm/sweep/batch.h"
 #include "sm/smnode.h"
 
 struct sent {

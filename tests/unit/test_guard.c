@@ -1,8 +1,8 @@
 /*
  * The guards against hostile senders that need no simulator: where an SMP
- * came from (sm/origin.c: a directed-route SMP's return path walked back
+ * came from (sm/mad/origin.c: a directed-route SMP's return path walked back
  * through the fabric, a LID-routed one's source LID) and the per-source
- * budgets (sm/budget.c: burst, refill, the first refusal named once).
+ * budgets (sm/mad/budget.c: burst, refill, the first refusal named once).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sm/budget.h"
-#include "sm/origin.h"
+#include "sm/mad/budget.h"
+#include "sm/mad/origin.h"
 
 /* CA A (GUID 0xa, port GUID 0xa1, LID 1) - S1 - S2 - CA B (port GUID 0xb1, LID 4): A.1-S1.1, S1.4-S2.2, S2.3-B.1 */
 static void line(struct fabric *f)

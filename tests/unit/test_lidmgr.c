@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "sm/lidmgr.h"
+#include "sm/sweep/lidmgr.h"
 
 /* One switch (SM on its port 0) with three CAs on ports 1..3. */
 static void small_fabric(struct fabric *f)

@@ -17,9 +17,9 @@
 #include <cmocka.h>
 
 #include "sm/config.h"
-#include "sm/configure.h"
-#include "sm/mad.h"
-#include "sm/mkey.h"
+#include "sm/sweep/configure.h"
+#include "sm/mad/mad.h"
+#include "sm/sweep/mkey.h"
 #include "sm/smnode.h"
 
 static void test_siphash_matches_the_reference_vector(void **state)

@@ -1,0 +1,170 @@
+/*
+ * When sweeps run (sm/sched.c), with the sweeps themselves replaced at link
+ * time (-Wl,--wrap=sweep_start,light_sweep): the test sees each start and
+ * ends it when it likes, on a real event loop run for a few milliseconds.
+ *
+ * - A storm of traps becomes one heavy sweep per hold-down.
+ * - A sweep asked for while one runs follows it, once.
+ * - A STANDBY or NOTACTIVE SM does not sweep.
+ * - The light sweep runs on its timer after a clean sweep; one that saw a
+ *   change is followed by a heavy sweep; without a clean sweep the timer
+ *   starts a heavy one.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sm/sm.h"
+#include "sm/sweep/light.h"
+#include "sm/sweep/sweep.h"
+
+static unsigned heavy, light;
+static sweep_done_fn heavy_done;
+static light_done_fn light_done;
+
+void __wrap_sweep_start(struct sm *sm, sweep_done_fn done)
+{
+	sm->sweeping = true;
+	heavy++;
+	heavy_done = done;
+}
+
+void __wrap_light_sweep(struct sm *sm, light_done_fn done)
+{
+	sm->sweeping = true;
+	light++;
+	light_done = done;
+}
+
+static void stop(void *arg)
+{
+	evl_stop(arg);
+}
+
+/* Runs the loop for ms milliseconds. */
+static void run_for(struct sm *sm, uint64_t ms)
+{
+	struct evl_watch *t = evl_timer(sm->loop, stop, sm->loop);
+	evl_timer_arm(t, ms);
+	assert_int_equal(evl_run(sm->loop), 0);
+	evl_watch_free(t);
+}
+
+/* A master with a published clean sweep, sweeping every interval_s, hold-down 20 ms. */
+static void master(struct sm *sm, unsigned interval_s)
+{
+	memset(sm, 0, sizeof(*sm));
+	config_defaults(&sm->cfg);
+	sm->cfg.sweep_interval = interval_s;
+	sm->cfg.trap_holddown_ms = 20;
+	sm->loop = evl_new();
+	assert_non_null(sm->loop);
+	assert_int_equal(sched_init(sm), 0);
+	sm->state = SM_MASTER;
+	sm->have_fabric = sm->last_sweep_ok = true;
+	heavy = light = 0;
+}
+
+static void done(struct sm *sm)
+{
+	sched_free(sm);
+	evl_free(sm->loop);
+}
+
+/* Ends the heavy sweep running. */
+static void end_heavy(struct sm *sm)
+{
+	assert_true(sm->sweeping);
+	sm->sweeping = false;
+	heavy_done(sm);
+}
+
+static void a_trap_storm_is_one_sweep_per_hold_down(void **state)
+{
+	(void)state;
+	struct sm sm;
+	master(&sm, 0);
+	for (int i = 0; i < 50; i++)
+		sm_sweep_soon(&sm);
+	assert_int_equal(heavy, 0);	/* not before the hold-down */
+	run_for(&sm, 60);
+	assert_int_equal(heavy, 1);
+	end_heavy(&sm);
+	for (int i = 0; i < 50; i++)	/* the next event: its own hold-down, its own sweep */
+		sm_sweep_soon(&sm);
+	run_for(&sm, 60);
+	assert_int_equal(heavy, 2);
+	end_heavy(&sm);
+	done(&sm);
+}
+
+static void a_request_during_a_sweep_follows_it_once(void **state)
+{
+	(void)state;
+	struct sm sm;
+	master(&sm, 0);
+	sm_sweep_request(&sm);
+	assert_int_equal(heavy, 1);
+	sm_sweep_request(&sm);
+	sm_sweep_request(&sm);
+	assert_int_equal(heavy, 1);
+	end_heavy(&sm);
+	assert_int_equal(heavy, 2);	/* the one asked for meanwhile, at once */
+	end_heavy(&sm);
+	assert_int_equal(heavy, 2);
+	done(&sm);
+}
+
+static void standby_and_notactive_do_not_sweep(void **state)
+{
+	(void)state;
+	struct sm sm;
+	master(&sm, 0);
+	sm.state = SM_STANDBY;
+	sm_sweep_request(&sm);
+	sm.state = SM_NOTACTIVE;
+	sm_sweep_request(&sm);
+	assert_int_equal(heavy, 0);
+	sm.state = SM_DISCOVERING;	/* a lost master: discover and elect */
+	sm_sweep_request(&sm);
+	assert_int_equal(heavy, 1);
+	end_heavy(&sm);
+	done(&sm);
+}
+
+static void the_light_sweep_runs_on_its_timer(void **state)
+{
+	(void)state;
+	struct sm sm;
+	master(&sm, 1);
+	sm_sweep_request(&sm);
+	end_heavy(&sm);	/* arms the light sweep, 1 s on */
+	run_for(&sm, 300);
+	assert_int_equal(light, 0);
+	run_for(&sm, 1500);
+	assert_int_equal(light, 1);
+	sm.sweeping = false;
+	light_done(&sm, true);	/* a switch reported a change: heavy now */
+	assert_int_equal(heavy, 2);
+	end_heavy(&sm);
+	sm.last_sweep_ok = false;	/* a degraded sweep: the timer brings a heavy one */
+	run_for(&sm, 1500);
+	assert_int_equal(light, 1);
+	assert_int_equal(heavy, 3);
+	end_heavy(&sm);
+	done(&sm);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_trap_storm_is_one_sweep_per_hold_down),
+		cmocka_unit_test(a_request_during_a_sweep_follows_it_once),
+		cmocka_unit_test(standby_and_notactive_do_not_sweep),
+		cmocka_unit_test(the_light_sweep_runs_on_its_timer),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
