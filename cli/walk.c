@@ -21,7 +21,7 @@ unsigned walk_route(const struct routing_tables *t, const struct node *src, uint
 			return n + 1;
 		}
 		if (at->type == NODE_SWITCH) {
-			out = t->lft[at->index] && dlid <= t->max_lid ? t->lft[at->index][dlid] : LFT_NO_PATH;
+			out = routing_lft_entry(t, at, dlid);
 			if (out == LFT_NO_PATH || out == 0 || out > at->nports) {
 				snprintf(why, whylen, "%s has no route to LID %u", at->desc, dlid);
 				return 0;

@@ -46,16 +46,6 @@ static const struct node *next_switch(const struct node *n, uint8_t port)
 	return r && r->type == NODE_SWITCH ? r : NULL;
 }
 
-static uint8_t out_port(const struct routing_tables *t, const struct node *sw, uint16_t lid)
-{
-	return lid <= t->max_lid && t->lft[sw->index] ? t->lft[sw->index][lid] : LFT_NO_PATH;
-}
-
-static bool forwards(uint8_t port)
-{
-	return port != 0 && port != LFT_NO_PATH;
-}
-
 static bool on_layer(const struct cdg_mix *m, uint16_t lid, unsigned layer)
 {
 	for (unsigned k = 0; k < m->nsl; k++)
@@ -80,13 +70,13 @@ static int walk(struct graph *g, uint16_t lid, size_t top)
 	while (top) {
 		const struct node *sw = g->stack[--top];
 		for (unsigned k = 0; k < m->nlft; k++) {
-			uint8_t out = out_port(m->lft[k], sw, lid);
-			const struct node *next = forwards(out) ? next_switch(sw, out) : NULL;
+			uint8_t out = routing_next_hop(m->lft[k], sw, lid);
+			const struct node *next = out ? next_switch(sw, out) : NULL;
 			if (!next)
 				continue;
 			for (unsigned j = 0; j < m->nlft; j++) {
-				uint8_t next_out = out_port(m->lft[j], next, lid);
-				if (forwards(next_out) && depgraph_add(&g->dg, sw, out, next, next_out) < 0)
+				uint8_t next_out = routing_next_hop(m->lft[j], next, lid);
+				if (next_out && depgraph_add(&g->dg, sw, out, next, next_out) < 0)
 					return -1;
 			}
 			visit(g, next, &top);
@@ -201,8 +191,8 @@ int cdg_check(const struct fabric *f, const struct routing_tables *t, struct cdg
 bool cdg_lid_uses(const struct routing_tables *t, uint16_t lid, const struct cdg_channel *a,
 		  const struct cdg_channel *b)
 {
-	return out_port(t, a->node, lid) == a->port && next_switch(a->node, a->port) == b->node &&
-	       out_port(t, b->node, lid) == b->port;
+	return routing_lft_entry(t, a->node, lid) == a->port && next_switch(a->node, a->port) == b->node &&
+	       routing_lft_entry(t, b->node, lid) == b->port;
 }
 
 void cdg_cycle_text(const struct cdg_report *r, char *buf, size_t len)

@@ -30,6 +30,14 @@ const char *routing_engine_name(enum routing_engine e)
 	return names[e];
 }
 
+void routing_engine_list(char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]) && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", names[i]);
+}
+
 static int run_engine(const struct fabric *f, const struct routing_request *rq, struct routing_tables *out,
 		      struct route_info *info)
 {

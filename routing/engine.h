@@ -28,6 +28,8 @@ struct routing_result {
 /* 0 and *e set, or -1 for an unknown name. */
 int routing_engine_parse(const char *name, enum routing_engine *e);
 const char *routing_engine_name(enum routing_engine e);
+/* "ftree, updown, minhop": the names routing_engine_parse knows, for messages. */
+void routing_engine_list(char *buf, size_t len);
 
 /*
  * Runs the engine and layers the result. Returns 0 (out filled, every

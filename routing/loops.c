@@ -20,10 +20,8 @@ enum { UNSEEN, ON_WALK, ENDS, LOOPS };
 /* The switch lid's entry at sw leads to, or NULL where the path ends. */
 static const struct node *next_hop(const struct routing_tables *t, const struct node *sw, uint16_t lid)
 {
-	uint8_t out = t->lft[sw->index] ? t->lft[sw->index][lid] : LFT_NO_PATH;
-	if (out == 0 || out == LFT_NO_PATH || out > sw->nports)
-		return NULL;
-	const struct node *r = sw->ports[out].remote;
+	uint8_t out = routing_next_hop(t, sw, lid);
+	const struct node *r = out ? sw->ports[out].remote : NULL;
 	return r && r->type == NODE_SWITCH ? r : NULL;
 }
 

@@ -62,9 +62,8 @@ static bool walk(struct qrun *q, const struct host_ref *src, const struct host_r
 {
 	const struct node *sw = src->leaf;
 	for (unsigned hops = 0; hops <= FABRIC_MAX_HOPS; hops++) {
-		const uint8_t *lft = q->t->lft[sw->index];
-		uint8_t out = dst->lid <= q->t->max_lid && lft ? lft[dst->lid] : LFT_NO_PATH;
-		if (out == 0 || out == LFT_NO_PATH || out > sw->nports || !sw->ports[out].remote)
+		uint8_t out = routing_next_hop(q->t, sw, dst->lid);
+		if (!out)
 			return false;
 		q->load[q->base[sw->index] + out]++;
 		const struct node *next = sw->ports[out].remote;

@@ -32,6 +32,16 @@ void routing_tables_free(struct routing_tables *t);
 int routing_tables_alloc(struct routing_tables *t, const struct fabric *f, uint16_t max_lid);
 /* The highest LID assigned in f. */
 uint16_t routing_max_lid(const struct fabric *f);
+/*
+ * The one step of every walk through the tables (the SA's paths, fabricctl
+ * route, link loads, the deadlock and loop checks): the port switch sw
+ * sends LID lid out of, if that port exists and leads somewhere; 0 when
+ * the entry is empty (LFT_NO_PATH), beyond the table, port 0 (sw is lid's
+ * switch), out of range, or unconnected. routing_lft_entry gives the raw
+ * entry (LFT_NO_PATH beyond the table) for callers that say which it was.
+ */
+uint8_t routing_next_hop(const struct routing_tables *t, const struct node *sw, uint16_t lid);
+uint8_t routing_lft_entry(const struct routing_tables *t, const struct node *sw, uint16_t lid);
 
 /*
  * Min-hop: every switch forwards each LID on a shortest path; among the

@@ -333,9 +333,10 @@ static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 		if (ydoc_string(d, key, v, c->routing_engine, sizeof(c->routing_engine)) < 0)
 			return -1;
 		enum routing_engine e;
+		char known[64];
+		routing_engine_list(known, sizeof(known));
 		if (routing_engine_parse(c->routing_engine, &e) < 0)
-			return ydoc_fail(d, v, "unknown routing_engine '%s' (known: ftree, updown, minhop)",
-				    c->routing_engine);
+			return ydoc_fail(d, v, "unknown routing_engine '%s' (known: %s)", c->routing_engine, known);
 		return 0;
 	}
 	if (strcmp(key, "root_guids") == 0)

@@ -99,8 +99,8 @@ int sa_path_record(const struct fabric *f, const struct routing_tables *t, const
 			if (n != src || !n->ports[out_port].remote)
 				return 1;
 		} else {
-			out_port = t->lft[n->index] ? t->lft[n->index][dlid] : LFT_NO_PATH;
-			if (out_port == 0 || out_port == LFT_NO_PATH || out_port > n->nports || !n->ports[out_port].remote)
+			out_port = routing_next_hop(t, n, dlid);
+			if (!out_port)
 				return n == dst ? 0 : 1;
 		}
 		if (port_mtu(n, out_port) < mtu)
