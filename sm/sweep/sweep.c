@@ -1,12 +1,13 @@
 /*
  * DOC: heavy sweep
  *
- * One sweep walks these phases, each started by the previous one's
- * completion, and logs each with its duration and MAD count:
+ * One sweep walks the phases of the table phases[] below, each started by
+ * the previous one's completion, and logs each with its duration and MAD
+ * count:
  *
- *   discover -> sms (election) -> assign LIDs -> route -> program (LFTs, in
- *   the stages of a proven transition) -> vls -> pkeys -> arm -> activate
- *   -> store
+ *   discover -> sms (election) -> lids -> route -> readback (only without a
+ *   clean sweep of our own) -> program (LFTs, in the stages of a proven
+ *   transition) -> vls -> pkeys -> arm -> activate -> store
  *
  * An SM the election puts in standby stops after "sms": nothing is
  * programmed or stored.
@@ -57,6 +58,7 @@ struct sweep {
 	uint64_t t0, phase_t0, mads0, phase_mads0, retries0;
 	unsigned cfg_failed;
 	const char *phase;
+	size_t phase_index;		/* in phases[] */
 	/* event texts, kept until the sweep is stored */
 	struct fabric_change *changes;	/* since the stored sweep */
 	char routing_change[64];
@@ -154,9 +156,6 @@ static void sweep_end(struct sweep *s, const char *result, bool published)
 	done(sm);
 }
 
-
-
-
 /* Switches whose forwarding table differs from the stored one (same GUID). */
 static unsigned changed_tables(const struct fabric *prev, const struct routing_tables *pt,
 			       const struct fabric *f, const struct routing_tables *t)
@@ -232,118 +231,191 @@ done:
 	return rc;
 }
 
-static void store(struct sweep *s)
+/* --- the phases, top to bottom --- */
+
+static void start_discover(struct sweep *s);
+static void start_survey(struct sweep *s);
+static void start_lids(struct sweep *s);
+static void start_route(struct sweep *s);
+static void start_readback(struct sweep *s);
+static void start_program(struct sweep *s);
+static void start_vls(struct sweep *s);
+static void start_pkeys(struct sweep *s);
+static void start_arm(struct sweep *s);
+static void start_activate(struct sweep *s);
+static void start_store(struct sweep *s);
+
+/*
+ * The heavy sweep: each phase starts when the one before calls
+ * phase_done(); a phase that fails ends the sweep (sweep_end) instead, and
+ * the election's loser ends it after "sms" (stand_aside). The log lines,
+ * the DOC block and docs/design.md name the phases from this list.
+ */
+static const struct phase {
+	const char *name;
+	void (*start)(struct sweep *s);
+} phases[] = {
+	{ "discover", start_discover },	/* NodeInfo, PortInfo, NodeDescription, SwitchInfo from hop 0 out */
+	{ "sms", start_survey },	/* new M_Keys stored; the other SMs' SMInfo; the election */
+	{ "lids", start_lids },		/* stored LIDs, the ports' own, then new ones */
+	{ "route", start_route },	/* the engine, its loop and deadlock proofs, the VL tables */
+	{ "readback", start_readback },	/* without a clean sweep of our own: the LFTs the switches hold */
+	{ "program", start_program },	/* PortInfo, SwitchInfo, LFTs, in the stages of a proven transition */
+	{ "vls", start_vls },		/* SL-to-VL and VL arbitration */
+	{ "pkeys", start_pkeys },	/* P_Key tables and switch enforcement */
+	{ "arm", start_arm },		/* every port INIT -> ARMED */
+	{ "activate", start_activate },	/* every port ARMED -> ACTIVE */
+	{ "store", start_store },	/* the database, in one transaction; then published */
+};
+
+static void begin(struct sweep *s, size_t i)
+{
+	s->phase_index = i;
+	phase_begin(s, phases[i].name);
+	phases[i].start(s);
+}
+
+/* The phase running is done (detail: for its log line, or NULL): the next one starts. */
+static void phase_done(struct sweep *s, const char *detail)
+{
+	phase_end(s, detail);
+	if (s->phase_index + 1 < sizeof(phases) / sizeof(phases[0]))
+		begin(s, s->phase_index + 1);
+}
+
+/* The phase running has nothing to do in this sweep: the next one starts, no line logged. */
+static void phase_skip(struct sweep *s)
+{
+	begin(s, s->phase_index + 1);
+}
+
+/* Ends the phase running and the sweep with it (why: the result). */
+static void phase_failed(struct sweep *s, const char *detail, const char *why)
+{
+	phase_end(s, detail);
+	sweep_end(s, why, false);
+}
+
+/* discover */
+
+static void on_discovered(void *arg, const struct disc_report *r)
+{
+	struct sweep *s = arg;
+	char detail[160];
+	s->disc = *r;
+	snprintf(detail, sizeof(detail), "%u switches, %u CAs, %u links, %u unreachable, %u duplicate GUIDs",
+		 r->switches, r->cas, r->links, r->unreachable, r->duplicates);
+	if (r->nodes == 0)
+		phase_failed(s, detail, "the local port does not answer");
+	else
+		phase_done(s, detail);
+}
+
+static void start_discover(struct sweep *s)
+{
+	if (disc_start(s->sm->mp, &s->sm->mkeys, &s->f, on_discovered, s) < 0)
+		sweep_end(s, "out of memory", false);
+}
+
+/* sms */
+
+/* The election put this SM in standby: the sweep ends without touching the fabric or the database. */
+static void stand_aside(struct sweep *s)
 {
 	struct sm *sm = s->sm;
-	char result[64] = "ok";
-	if (s->cfg_failed || s->disc.unreachable || s->disc.failed_attrs)
-		snprintf(result, sizeof(result), "degraded: %u Sets failed, %u ports unreachable",
-			 s->cfg_failed, s->disc.unreachable + s->disc.failed_attrs);
-	phase_begin(s, "store");
-	struct db_sweep *r = &s->rec;
-	snprintf(r->kind, sizeof(r->kind), "heavy");
-	snprintf(r->result, sizeof(r->result), "%s", result);
-	r->finished = unix_now();
-	r->mads = mads_sent(s) - s->mads0;
-	r->nodes = s->disc.nodes;
-	r->switches = s->disc.switches;
-	r->links = s->disc.links;
-	struct db_new_event *events = NULL;
-	struct db_partitions parts = { 0 };
-	size_t nevents;
-	if (collect_events(s, &events, &nevents) < 0 || pkeys_membership(&s->f, &s->parts, &parts) < 0) {
-		free(events);
-		sweep_end(s, "out of memory", false);
-		return;
+	log_info("sweep: standing by: SM 0x%016llx is master; nothing programmed (%llu ms)",
+		 (unsigned long long)sm->ha.master.guid, (unsigned long long)(evl_now_ms() - s->t0));
+	sm_node_detach_all(&s->f);
+	ha_keep_seen(sm, &s->f);
+	sm->sweeping = false;
+	sm->resweep_wanted = false;
+	sweep_free(s);
+	if (sm->once) {
+		sm->exit_code = 0;
+		evl_stop(sm->loop);
 	}
-	int rc = db_save_sweep(sm->db, r, &s->f, &s->tables, &parts, s->lids.assigned, s->lids.n_assigned, events,
-			       nevents);
-	free(events);
-	pkeys_membership_free(&parts);
+}
+
+static void on_surveyed(void *arg)
+{
+	struct sweep *s = arg;
+	struct sm *sm = s->sm;
+	char detail[96];
+	unsigned masters = 0;
+	for (unsigned i = 0; i < sm->ha.npeers; i++)
+		masters += sm->ha.peers[i].state == SM_MASTER;
+	snprintf(detail, sizeof(detail), "%u other SMs, %u of them master", sm->ha.npeers, masters);
+	bool master = ha_elect(sm);
+	char err[MAD_ERR_LEN];
+	if (mad_claim_sm(sm->mp, err) < 0) {
+		phase_failed(s, detail, err);
+	} else if (master) {
+		phase_done(s, detail);
+	} else {
+		phase_end(s, detail);
+		stand_aside(s);
+	}
+}
+
+/* Random M_Keys drawn for new nodes reach the database before any port holds them. */
+static bool store_fresh_mkeys(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	struct db_mkey *fresh;
+	size_t nfresh, drawn = sm->mkeys.fresh;
+	if (mkeys_take_fresh(&sm->mkeys, &fresh, &nfresh) < 0) {
+		sweep_end(s, "out of memory", false);
+		return false;
+	}
+	int rc = nfresh ? db_save_mkeys(sm->db, fresh, nfresh) : 0;
+	free(fresh);
 	if (rc < 0) {
 		char why[DB_ERR_LEN + 32];
-		snprintf(why, sizeof(why), "cannot store the sweep: %s", db_last_error(sm->db));
-		phase_end(s, why);
-		sweep_end(s, why, true);	/* programmed: published all the same */
-		return;
+		snprintf(why, sizeof(why), "cannot store new M_Keys: %s", db_last_error(sm->db));
+		sm->mkeys.fresh = drawn;	/* try again next sweep */
+		sweep_end(s, why, false);
+		return false;
 	}
-	s->recorded = true;
-	phase_end(s, NULL);
-	sweep_end(s, result, true);
+	const struct mkey_config *mk = &sm->mkeys.cfg;
+	if (mk->enabled)
+		log_info("sweep: M_Keys    %s keys, protect %u, lease %u s; %zu drawn and stored",
+			 mk->random ? "random" : "derived", mk->protect, mk->lease_s, drawn);
+	return true;
 }
 
-static void on_active(void *arg, const struct cfg_result *r)
+static void start_survey(struct sweep *s)
 {
-	struct sweep *s = arg;
-	s->cfg_failed += r->failed;
-	phase_end(s, NULL);
-	store(s);
-}
-
-/* Ends a configuration phase and starts the port-state step to `to`. */
-static void step_ports(struct sweep *s, const struct cfg_result *r, const char *detail, const char *name,
-		       enum port_state to, cfg_done_fn then)
-{
-	s->cfg_failed += r->failed;
-	phase_end(s, detail);
-	phase_begin(s, name);
-	if (cfg_step_state(s->sm->mp, &s->f, to, then, s) < 0)
+	if (store_fresh_mkeys(s) && ha_survey(s->sm, &s->f, on_surveyed, s) < 0)
 		sweep_end(s, "out of memory", false);
 }
 
-static void on_armed(void *arg, const struct cfg_result *r)
-{
-	step_ports(arg, r, NULL, "activate", PORT_ACTIVE, on_active);
-}
+/* lids */
 
-static void on_pkeys(void *arg, const struct cfg_result *r)
+static void start_lids(struct sweep *s)
 {
-	char detail[96];
-	snprintf(detail, sizeof(detail), "%u PKeyTable/enforcement Sets, %u CAs unchanged and skipped", r->sent,
-		 r->skipped_nodes);
-	step_ports(arg, r, detail, "arm", PORT_ARMED, on_armed);
-}
-
-static void on_vls(void *arg, const struct cfg_result *r)
-{
-	struct sweep *s = arg;
 	struct sm *sm = s->sm;
 	char detail[96];
-	s->cfg_failed += r->failed;
-	snprintf(detail, sizeof(detail), "%u SL2VL/VLArb Sets, %u nodes unchanged and skipped", r->sent,
-		 r->skipped_nodes);
-	phase_end(s, detail);
-	phase_begin(s, "pkeys");
-	s->parts = sm->cfg.partitions;
-	bool clean = sm->have_fabric && sm->last_sweep_ok;
-	if (pkeys_program(sm->mp, &s->f, &s->parts, clean ? &sm->fabric : NULL, clean ? &sm->parts : NULL, on_pkeys,
-			  s) < 0)
-		sweep_end(s, "out of memory", false);
-}
-
-static void program_stage(struct sweep *s);
-
-static void on_programmed(void *arg, const struct cfg_result *r)
-{
-	struct sweep *s = arg;
-	struct sm *sm = s->sm;
-	char detail[96];
-	s->cfg_failed += r->failed;
-	s->programmed.lft_blocks_sent += r->lft_blocks_sent;
-	s->programmed.lft_blocks_skipped += r->lft_blocks_skipped;
-	if (s->stage < s->plan.nstages) {	/* the next stage only once this one is answered */
-		program_stage(s);
+	struct db_lid *stored = NULL;
+	size_t n_stored = 0;
+	if (db_load_lids(sm->db, &stored, &n_stored) < 0) {
+		log_error("sweep: cannot read the stored LIDs (%s): the ports keep the LIDs they hold; new ports get "
+			  "LIDs no port holds", db_last_error(sm->db));
+		free(stored);
+		stored = NULL;
+		n_stored = 0;
+	}
+	int rc = lid_assign(&s->f, stored, n_stored, &s->lids);
+	free(stored);
+	if (rc < 0) {
+		sweep_end(s, "LID assignment failed", false);
 		return;
 	}
-	snprintf(detail, sizeof(detail), "%u LFT blocks sent, %u unchanged and skipped, %zu stage%s",
-		 s->programmed.lft_blocks_sent, s->programmed.lft_blocks_skipped, s->plan.nstages,
-		 s->plan.nstages == 1 ? "" : "s");
-	phase_end(s, detail);
-	phase_begin(s, "vls");
-	bool clean = sm->have_fabric && sm->last_sweep_ok;
-	if (qos_program(sm->mp, &s->f, &s->qos, clean ? &sm->fabric : NULL, clean ? &sm->qos : NULL, on_vls, s) < 0)
-		sweep_end(s, "out of memory", false);
+	snprintf(detail, sizeof(detail), "%u kept, %u taken over from the ports, %u new", s->lids.kept,
+		 s->lids.reused, s->lids.fresh);
+	phase_done(s, detail);
 }
+
+/* route */
 
 /* Data VLs every link can run: the routing may layer over this many. */
 static unsigned data_vls(const struct fabric *f, unsigned configured)
@@ -362,15 +434,14 @@ static unsigned data_vls(const struct fabric *f, unsigned configured)
 }
 
 /*
- * Computes and proves the routing. A result with a credit loop left on
- * some VL is refused: the sweep ends there and the fabric keeps the
- * tables it has. False when the sweep ended.
+ * Computes and proves the routing. A result with a forwarding loop or a
+ * credit loop left on some VL is refused: the sweep ends there and the
+ * fabric keeps the tables it has.
  */
-static bool route(struct sweep *s)
+static void start_route(struct sweep *s)
 {
 	struct sm *sm = s->sm;
 	char detail[160];
-	phase_begin(s, "route");
 	struct routing_request rq = { .roots = sm->cfg.root_guids, .nroots = sm->cfg.nroots,
 				      .max_layers = data_vls(&s->f, sm->cfg.max_op_vls) };
 	routing_engine_parse(sm->cfg.routing_engine, &rq.engine);	/* validated with the config */
@@ -378,13 +449,12 @@ static bool route(struct sweep *s)
 	int rc = routing_compute(&s->f, &rq, &s->tables, &res);
 	if (rc < 0) {
 		sweep_end(s, "routing failed (out of memory)", false);
-		return false;
+		return;
 	}
 	snprintf(detail, sizeof(detail), "engine %s (%u levels), max LID %u, %u of %u VLs, %zu channels, "
 		 "%zu dependencies, %s", res.info.engine, res.info.levels, s->tables.max_lid, s->tables.layers,
 		 rq.max_layers, res.cdg.channels, res.cdg.dependencies,
 		 res.loops.entries ? "LOOPING" : rc ? "CYCLIC" : "acyclic, no loop from any switch");
-	phase_end(s, detail);
 	if (res.info.note[0])
 		log_warn("route: %s", res.info.note);
 	snprintf(s->rec.routing, sizeof(s->rec.routing), "%s (%u levels) on %u VL%s%s%s", res.info.engine,
@@ -401,68 +471,40 @@ static bool route(struct sweep *s)
 			snprintf(why, sizeof(why), "routing refused: credit loop on VL %u even with %u VLs: %s",
 				 res.cdg.vl, rq.max_layers, cycle);
 		}
-		sweep_end(s, why, false);
-		return false;
+		phase_failed(s, detail, why);
+		return;
 	}
 	char err[160];
 	if (qos_tables_build(&s->qos, rq.max_layers, sm->cfg.vlarb_high, sm->cfg.vlarb_low, sm->cfg.vl_high_limit,
 			     err, sizeof(err)) < 0) {
-		sweep_end(s, err, false);
-		return false;
+		phase_failed(s, detail, err);
+		return;
 	}
 	for (uint8_t sl = 0; sl < 16; sl++)
 		s->tables.vl_by_sl[sl] = ib_slvl_table_get(&s->qos.sl2vl, sl);
 	qos_describe(&s->qos, s->rec.vlarb, sizeof(s->rec.vlarb));
-	return true;
+	phase_done(s, detail);
 }
 
-static void program(struct sweep *s);
-static void on_read_back(void *arg, const struct cfg_result *r);
-
-static void route_and_program(struct sweep *s)
-{
-	struct sm *sm = s->sm;
-	char detail[96];
-	phase_begin(s, "lids");
-	struct db_lid *stored = NULL;
-	size_t n_stored = 0;
-	if (db_load_lids(sm->db, &stored, &n_stored) < 0) {
-		log_error("sweep: cannot read the stored LIDs (%s): the ports keep the LIDs they hold; new ports get "
-			  "LIDs no port holds", db_last_error(sm->db));
-		free(stored);
-		stored = NULL;
-		n_stored = 0;
-	}
-	int rc = lid_assign(&s->f, stored, n_stored, &s->lids);
-	free(stored);
-	if (rc < 0) {
-		sweep_end(s, "LID assignment failed", false);
-		return;
-	}
-	snprintf(detail, sizeof(detail), "%u kept, %u taken over from the ports, %u new", s->lids.kept,
-		 s->lids.reused, s->lids.fresh);
-	phase_end(s, detail);
-
-	if (!route(s))
-		return;
-	/* only a clean sweep's tables are known to be in the switches; else read what they hold */
-	if (!(sm->have_fabric && sm->last_sweep_ok)) {
-		phase_begin(s, "readback");
-		if (readback_lfts(sm->mp, &s->f, on_read_back, s) < 0)
-			sweep_end(s, "out of memory", false);
-		return;
-	}
-	program(s);
-}
+/* readback */
 
 static void on_read_back(void *arg, const struct cfg_result *r)
 {
-	struct sweep *s = arg;
 	char detail[96];
 	snprintf(detail, sizeof(detail), "%u LFT blocks read, %u unreadable", r->sent, r->failed);
-	phase_end(s, detail);
-	program(s);
+	phase_done(arg, detail);
 }
+
+static void start_readback(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	if (sm->have_fabric && sm->last_sweep_ok)	/* a clean sweep's tables are what the switches hold */
+		phase_skip(s);
+	else if (readback_lfts(sm->mp, &s->f, on_read_back, s) < 0)
+		sweep_end(s, "out of memory", false);
+}
+
+/* program */
 
 /*
  * Plans the transition from the tables the switches hold (the stored
@@ -502,6 +544,8 @@ static bool plan_transition(struct sweep *s)
 	return true;
 }
 
+static void on_programmed(void *arg, const struct cfg_result *r);
+
 static void program_stage(struct sweep *s)
 {
 	struct sm *sm = s->sm;
@@ -532,87 +576,131 @@ static void program_stage(struct sweep *s)
 		sweep_end(s, "out of memory", false);
 }
 
-static void program(struct sweep *s)
+static void on_programmed(void *arg, const struct cfg_result *r)
 {
-	phase_begin(s, "program");
+	struct sweep *s = arg;
+	char detail[96];
+	s->cfg_failed += r->failed;
+	s->programmed.lft_blocks_sent += r->lft_blocks_sent;
+	s->programmed.lft_blocks_skipped += r->lft_blocks_skipped;
+	if (s->stage < s->plan.nstages) {	/* the next stage only once this one is answered */
+		program_stage(s);
+		return;
+	}
+	snprintf(detail, sizeof(detail), "%u LFT blocks sent, %u unchanged and skipped, %zu stage%s",
+		 s->programmed.lft_blocks_sent, s->programmed.lft_blocks_skipped, s->plan.nstages,
+		 s->plan.nstages == 1 ? "" : "s");
+	phase_done(s, detail);
+}
+
+static void start_program(struct sweep *s)
+{
 	if (plan_transition(s))
 		program_stage(s);
 }
 
-/* The election put this SM in standby: the sweep ends without touching the fabric or the database. */
-static void stand_aside(struct sweep *s)
-{
-	struct sm *sm = s->sm;
-	log_info("sweep: standing by: SM 0x%016llx is master; nothing programmed (%llu ms)",
-		 (unsigned long long)sm->ha.master.guid, (unsigned long long)(evl_now_ms() - s->t0));
-	sm_node_detach_all(&s->f);
-	ha_keep_seen(sm, &s->f);
-	sm->sweeping = false;
-	sm->resweep_wanted = false;
-	sweep_free(s);
-	if (sm->once) {
-		sm->exit_code = 0;
-		evl_stop(sm->loop);
-	}
-}
+/* vls */
 
-static void on_surveyed(void *arg)
+static void on_vls(void *arg, const struct cfg_result *r)
 {
 	struct sweep *s = arg;
-	struct sm *sm = s->sm;
 	char detail[96];
-	unsigned masters = 0;
-	for (unsigned i = 0; i < sm->ha.npeers; i++)
-		masters += sm->ha.peers[i].state == SM_MASTER;
-	snprintf(detail, sizeof(detail), "%u other SMs, %u of them master", sm->ha.npeers, masters);
-	phase_end(s, detail);
-	bool master = ha_elect(sm);
-	char err[MAD_ERR_LEN];
-	if (mad_claim_sm(sm->mp, err) < 0) {
-		sweep_end(s, err, false);
-		return;
-	}
-	if (master)
-		route_and_program(s);
-	else
-		stand_aside(s);
+	s->cfg_failed += r->failed;
+	snprintf(detail, sizeof(detail), "%u SL2VL/VLArb Sets, %u nodes unchanged and skipped", r->sent,
+		 r->skipped_nodes);
+	phase_done(s, detail);
 }
 
-static void on_discovered(void *arg, const struct disc_report *r)
+static void start_vls(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	bool clean = sm->have_fabric && sm->last_sweep_ok;
+	if (qos_program(sm->mp, &s->f, &s->qos, clean ? &sm->fabric : NULL, clean ? &sm->qos : NULL, on_vls, s) < 0)
+		sweep_end(s, "out of memory", false);
+}
+
+/* pkeys */
+
+static void on_pkeys(void *arg, const struct cfg_result *r)
 {
 	struct sweep *s = arg;
-	char detail[160];
-	s->disc = *r;
-	snprintf(detail, sizeof(detail), "%u switches, %u CAs, %u links, %u unreachable, %u duplicate GUIDs",
-		 r->switches, r->cas, r->links, r->unreachable, r->duplicates);
-	phase_end(s, detail);
-	if (r->nodes == 0) {
-		sweep_end(s, "the local port does not answer", false);
-		return;
-	}
-	/* random M_Keys drawn for new nodes reach the database before any port holds them */
-	struct db_mkey *fresh;
-	size_t nfresh, drawn = s->sm->mkeys.fresh;
-	if (mkeys_take_fresh(&s->sm->mkeys, &fresh, &nfresh) < 0) {
+	char detail[96];
+	s->cfg_failed += r->failed;
+	snprintf(detail, sizeof(detail), "%u PKeyTable/enforcement Sets, %u CAs unchanged and skipped", r->sent,
+		 r->skipped_nodes);
+	phase_done(s, detail);
+}
+
+static void start_pkeys(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	s->parts = sm->cfg.partitions;
+	bool clean = sm->have_fabric && sm->last_sweep_ok;
+	if (pkeys_program(sm->mp, &s->f, &s->parts, clean ? &sm->fabric : NULL, clean ? &sm->parts : NULL, on_pkeys,
+			  s) < 0)
+		sweep_end(s, "out of memory", false);
+}
+
+/* arm, activate */
+
+static void on_stepped(void *arg, const struct cfg_result *r)
+{
+	struct sweep *s = arg;
+	s->cfg_failed += r->failed;
+	phase_done(s, NULL);
+}
+
+static void start_arm(struct sweep *s)
+{
+	if (cfg_step_state(s->sm->mp, &s->f, PORT_ARMED, on_stepped, s) < 0)
+		sweep_end(s, "out of memory", false);
+}
+
+static void start_activate(struct sweep *s)
+{
+	if (cfg_step_state(s->sm->mp, &s->f, PORT_ACTIVE, on_stepped, s) < 0)
+		sweep_end(s, "out of memory", false);
+}
+
+/* store */
+
+static void start_store(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	char result[64] = "ok";
+	if (s->cfg_failed || s->disc.unreachable || s->disc.failed_attrs)
+		snprintf(result, sizeof(result), "degraded: %u Sets failed, %u ports unreachable",
+			 s->cfg_failed, s->disc.unreachable + s->disc.failed_attrs);
+	struct db_sweep *r = &s->rec;
+	snprintf(r->kind, sizeof(r->kind), "heavy");
+	snprintf(r->result, sizeof(r->result), "%s", result);
+	r->finished = unix_now();
+	r->mads = mads_sent(s) - s->mads0;
+	r->nodes = s->disc.nodes;
+	r->switches = s->disc.switches;
+	r->links = s->disc.links;
+	struct db_new_event *events = NULL;
+	struct db_partitions parts = { 0 };
+	size_t nevents;
+	if (collect_events(s, &events, &nevents) < 0 || pkeys_membership(&s->f, &s->parts, &parts) < 0) {
+		free(events);
 		sweep_end(s, "out of memory", false);
 		return;
 	}
-	int rc = nfresh ? db_save_mkeys(s->sm->db, fresh, nfresh) : 0;
-	free(fresh);
+	int rc = db_save_sweep(sm->db, r, &s->f, &s->tables, &parts, s->lids.assigned, s->lids.n_assigned, events,
+			       nevents);
+	free(events);
+	pkeys_membership_free(&parts);
 	if (rc < 0) {
 		char why[DB_ERR_LEN + 32];
-		snprintf(why, sizeof(why), "cannot store new M_Keys: %s", db_last_error(s->sm->db));
-		s->sm->mkeys.fresh = drawn;	/* try again next sweep */
-		sweep_end(s, why, false);
+		snprintf(why, sizeof(why), "cannot store the sweep: %s", db_last_error(sm->db));
+		phase_done(s, why);
+		sweep_end(s, why, true);	/* programmed: published all the same */
 		return;
 	}
-	const struct mkey_config *mk = &s->sm->mkeys.cfg;
-	if (mk->enabled)
-		log_info("sweep: M_Keys    %s keys, protect %u, lease %u s; %zu drawn and stored",
-			 mk->random ? "random" : "derived", mk->protect, mk->lease_s, drawn);
-	phase_begin(s, "sms");
-	if (ha_survey(s->sm, &s->f, on_surveyed, s) < 0)
-		sweep_end(s, "out of memory", false);
+	s->recorded = true;
+	phase_done(s, NULL);
+	sweep_end(s, result, true);
 }
 
 void sweep_start(struct sm *sm, sweep_done_fn done)
@@ -633,7 +721,5 @@ void sweep_start(struct sm *sm, sweep_done_fn done)
 	sm->act_count++;
 	log_info("sweep: heavy sweep from %s port %d (GUID 0x%016llx)", mad_port_ca(sm->mp),
 		 mad_port_num(sm->mp), (unsigned long long)mad_port_guid(sm->mp));
-	phase_begin(s, "discover");
-	if (disc_start(sm->mp, &sm->mkeys, &s->f, on_discovered, s) < 0)
-		sweep_end(s, "out of memory", false);
+	begin(s, 0);
 }
