@@ -60,4 +60,25 @@ static inline void ring(struct fabric *f)
 	number_lids(f);
 }
 
+/*
+ * CA A (port GUID 0xa1, LID 1) - S1 (LID 2) - S2 (LID 3) - CA B (port GUID
+ * 0xb1, LID 4), cabled A.1-S1.1, S1.4-S2.2, S2.3-B.1: where SMPs come from.
+ */
+static inline void ca_switch_switch_ca(struct fabric *f)
+{
+	fabric_init(f);
+	struct node *a = fabric_add_node(f, NODE_CA, 0xa, 1, "A");
+	struct node *s1 = fabric_add_node(f, NODE_SWITCH, 0x51, 8, "S1");
+	struct node *s2 = fabric_add_node(f, NODE_SWITCH, 0x52, 8, "S2");
+	struct node *b = fabric_add_node(f, NODE_CA, 0xb, 1, "B");
+	a->ports[1].guid = 0xa1;
+	b->ports[1].guid = 0xb1;
+	a->ports[1].lid = 1;
+	s1->ports[0].lid = 2;
+	s2->ports[0].lid = 3;
+	b->ports[1].lid = 4;
+	if (fabric_link(a, 1, s1, 1) < 0 || fabric_link(s1, 4, s2, 2) < 0 || fabric_link(s2, 3, b, 1) < 0)
+		abort();
+}
+
 #endif

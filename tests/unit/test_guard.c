@@ -13,25 +13,7 @@
 
 #include "sm/mad/budget.h"
 #include "sm/mad/origin.h"
-
-/* CA A (GUID 0xa, port GUID 0xa1, LID 1) - S1 - S2 - CA B (port GUID 0xb1, LID 4): A.1-S1.1, S1.4-S2.2, S2.3-B.1 */
-static void line(struct fabric *f)
-{
-	fabric_init(f);
-	struct node *a = fabric_add_node(f, NODE_CA, 0xa, 1, "A");
-	struct node *s1 = fabric_add_node(f, NODE_SWITCH, 0x51, 8, "S1");
-	struct node *s2 = fabric_add_node(f, NODE_SWITCH, 0x52, 8, "S2");
-	struct node *b = fabric_add_node(f, NODE_CA, 0xb, 1, "B");
-	a->ports[1].guid = 0xa1;
-	b->ports[1].guid = 0xb1;
-	a->ports[1].lid = 1;
-	s1->ports[0].lid = 2;
-	s2->ports[0].lid = 3;
-	b->ports[1].lid = 4;
-	assert_int_equal(fabric_link(a, 1, s1, 1), 0);
-	assert_int_equal(fabric_link(s1, 4, s2, 2), 0);
-	assert_int_equal(fabric_link(s2, 3, b, 1), 0);
-}
+#include "fixtures.h"
 
 /* A directed-route SMP that crossed the switches on ports in[1..hops] (each hop's input port) to us. */
 static ib_smp_t dr_smp(const uint8_t *in, unsigned hops)
@@ -49,7 +31,7 @@ static void directed_route_from_b_and_from_a_switch(void **state)
 {
 	(void)state;
 	struct fabric f;
-	line(&f);
+	ca_switch_switch_ca(&f);
 	struct mad_origin dr = { .slid = 0xffff, .directed = true };
 	uint8_t port = 99;
 	/* B -> S2 (in on 3) -> S1 (in on 4) -> A (in on 1) */
@@ -73,7 +55,7 @@ static void paths_that_lead_nowhere_are_refused(void **state)
 {
 	(void)state;
 	struct fabric f;
-	line(&f);
+	ca_switch_switch_ca(&f);
 	struct mad_origin dr = { .slid = 0xffff, .directed = true };
 	uint8_t port;
 	ib_smp_t smp = dr_smp((const uint8_t[]){ 7, 4, 1 }, 3);	/* S2 port 7: nothing there */
@@ -97,7 +79,7 @@ static void lid_routed_by_source_lid(void **state)
 {
 	(void)state;
 	struct fabric f;
-	line(&f);
+	ca_switch_switch_ca(&f);
 	ib_smp_t smp;
 	memset(&smp, 0, sizeof(smp));
 	smp.mgmt_class = IB_MCLASS_SUBN_LID;

@@ -19,6 +19,7 @@
 
 #include "sm/sm.h"
 #include "sm/smnode.h"
+#include "fixtures.h"
 
 #define OWN_GUID 0xa1
 #define KEY 0x5eedULL
@@ -60,23 +61,10 @@ static void want_sweep(struct sm *sm)
 	sweeps_wanted++;
 }
 
-/* CA A (us: port GUID 0xa1, LID 1) - S1 (LID 2) - S2 (LID 3) - CA B (port GUID 0xb1, LID 4). */
+/* The four-node line of fixtures.h, with the SM's per-node state. */
 static void line(struct fabric *f)
 {
-	fabric_init(f);
-	struct node *a = fabric_add_node(f, NODE_CA, 0xa, 1, "A");
-	struct node *s1 = fabric_add_node(f, NODE_SWITCH, 0x51, 8, "S1");
-	struct node *s2 = fabric_add_node(f, NODE_SWITCH, 0x52, 8, "S2");
-	struct node *b = fabric_add_node(f, NODE_CA, 0xb, 1, "B");
-	a->ports[1].guid = OWN_GUID;
-	b->ports[1].guid = 0xb1;
-	a->ports[1].lid = 1;
-	s1->ports[0].lid = 2;
-	s2->ports[0].lid = 3;
-	b->ports[1].lid = 4;
-	assert_int_equal(fabric_link(a, 1, s1, 1), 0);
-	assert_int_equal(fabric_link(s1, 4, s2, 2), 0);
-	assert_int_equal(fabric_link(s2, 3, b, 1), 0);
+	ca_switch_switch_ca(f);
 	for (size_t i = 0; i < f->nnodes; i++)
 		assert_int_equal(sm_node_attach(f->nodes[i]), 0);
 }
