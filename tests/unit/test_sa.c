@@ -1,0 +1,205 @@
+/*
+ * The SA (sm/sa/) over a fake MAD port: mad_send_gsi is replaced at link
+ * time (-Wl,--wrap) by one that keeps the answer, and the test calls the
+ * dispatcher with the requests a host would send, on a master of a routed
+ * 2-level radix-8 fat tree. Component masks select; statuses say why.
+ *
+ * - NodeRecord by LID: one record, the node with that LID; an unknown LID:
+ *   NO_RECORDS.
+ * - PathRecord by LIDs: the SL the routing gave the destination; LID 0 or
+ *   an unknown one: no record.
+ * - ServiceRecord: registered for the requester's own GID only, deleted by
+ *   its owner only; the lease is cut to sa.max_lease_s.
+ * - Unknown attribute: UNSUP_METHOD_ATTR; a standby's SA: BUSY.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "routing/engine.h"
+#include "sm/sm.h"
+#include "sm/smnode.h"
+#include "topology/fattree_gen.h"
+
+static ib_sa_mad_t answer;
+static unsigned answers;
+
+int __wrap_mad_send_gsi(struct mad_port *mp, const ib_sa_mad_t *mad, uint16_t dlid, uint32_t qpn)
+{
+	answer = *mad;
+	answers++;
+	return 0;
+}
+
+uint64_t __wrap_mad_port_guid(const struct mad_port *mp)
+{
+	return 0x100000;
+}
+
+static struct sm sm;
+
+static int setup(void **state)
+{
+	char err[256];
+	memset(&sm, 0, sizeof(sm));
+	config_defaults(&sm.cfg);
+	sm.cfg.sa_max_lease_s = 60;
+	sm.loop = evl_new();
+	sm.mp = (struct mad_port *)&sm;	/* never dereferenced: mad_send_gsi is the test's */
+	sm.rmpp = rmpp_new(sm.loop, sm.mp, 800, 3);
+	struct fattree_spec spec = { .levels = 2, .radix = 8 };
+	struct routing_request rq = { .engine = ENGINE_FTREE, .max_layers = 8 };
+	struct routing_result res;
+	assert_non_null(sm.loop);
+	assert_non_null(sm.rmpp);
+	assert_int_equal(fattree_generate(&spec, &sm.fabric, err), 0);
+	uint16_t lid = 1;
+	for (size_t i = 0; i < sm.fabric.nnodes; i++) {
+		struct node *n = sm.fabric.nodes[i];
+		assert_int_equal(sm_node_attach(n), 0);
+		n->ports[n->type == NODE_SWITCH ? 0 : 1].lid = lid++;
+	}
+	assert_int_equal(routing_compute(&sm.fabric, &rq, &sm.tables, &res), 0);
+	assert_int_equal(fabric_index_end_ports(&sm.fabric), 0);
+	sm.have_fabric = true;
+	sm.state = SM_MASTER;
+	mcast_init(&sm.mcast, sm.cfg.subnet_prefix);
+	mcast_attach(&sm);
+	budget_init(&sm.sa_log_budget, 10);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	budget_free(&sm.sa_log_budget);
+	evl_watch_free(sm.mcast_timer);
+	sa_services_free(&sm.services);
+	rmpp_free(sm.rmpp);
+	sm_node_detach_all(&sm.fabric);
+	fabric_free(&sm.fabric);
+	routing_tables_free(&sm.tables);
+	evl_free(sm.loop);
+	return 0;
+}
+
+static ib_sa_mad_t request(uint8_t method, ib_net16_t attr, ib_net64_t comp_mask)
+{
+	ib_sa_mad_t m;
+	memset(&m, 0, sizeof(m));
+	m.base_ver = 1;
+	m.mgmt_class = IB_MCLASS_SUBN_ADM;
+	m.class_ver = 2;
+	m.method = method;
+	m.attr_id = attr;
+	m.comp_mask = comp_mask;
+	m.trans_id = cl_hton64(0x77);
+	return m;
+}
+
+/* Sends req from the port with LID slid; the answer's status (network order). */
+static ib_net16_t ask(const ib_sa_mad_t *req, uint16_t slid)
+{
+	struct mad_origin from = { .slid = slid, .qpn = 1 };
+	answers = 0;
+	sa_handle(&sm, req, &from);
+	assert_int_equal(answers, 1);
+	assert_true(answer.trans_id == req->trans_id);
+	return answer.status;
+}
+
+/* The node with LID lid in the test fabric. */
+static const struct node *by_lid(uint16_t lid)
+{
+	uint8_t port;
+	const struct node *n = fabric_find_lid(&sm.fabric, lid, &port);
+	assert_non_null(n);
+	return n;
+}
+
+static void node_record_by_lid(void **state)
+{
+	ib_sa_mad_t q = request(IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_RECORD, IB_NR_COMPMASK_LID);
+	((ib_node_record_t *)q.data)->lid = cl_hton16(20);
+	assert_true(ask(&q, 3) == 0);
+	const ib_node_record_t *r = (const ib_node_record_t *)answer.data;
+	assert_int_equal(cl_ntoh16(r->lid), 20);
+	assert_true(cl_ntoh64(r->node_info.node_guid) == by_lid(20)->guid);
+	((ib_node_record_t *)q.data)->lid = cl_hton16(999);
+	assert_true(ask(&q, 3) == IB_SA_MAD_STATUS_NO_RECORDS);
+}
+
+static void path_record_by_lids(void **state)
+{
+	ib_sa_mad_t q = request(IB_MAD_METHOD_GET, IB_MAD_ATTR_PATH_RECORD, IB_PR_COMPMASK_DLID | IB_PR_COMPMASK_SLID);
+	ib_path_rec_t *pr = (ib_path_rec_t *)q.data;
+	uint16_t src = 0, dst = 0;
+	for (uint16_t lid = 1; lid <= sm.tables.max_lid && !dst; lid++)
+		if (by_lid(lid)->type == NODE_CA)
+			src ? (void)(dst = lid) : (void)(src = lid);
+	pr->slid = cl_hton16(src);
+	pr->dlid = cl_hton16(dst);
+	assert_true(ask(&q, src) == 0);
+	const ib_path_rec_t *r = (const ib_path_rec_t *)answer.data;
+	assert_int_equal(cl_ntoh16(r->dlid), dst);
+	assert_int_equal(ib_path_rec_sl(r), sm.tables.sl[dst]);
+	pr->dlid = cl_hton16(999);
+	assert_true(ask(&q, src) != 0);
+	pr->dlid = 0;
+	assert_true(ask(&q, src) != 0);
+}
+
+static ib_sa_mad_t service(uint8_t method, uint64_t id, uint64_t gid_guid, uint32_t lease)
+{
+	ib_sa_mad_t q = request(method, IB_MAD_ATTR_SERVICE_RECORD, IB_SR_COMPMASK_SID);
+	ib_service_record_t *sr = (ib_service_record_t *)q.data;
+	sr->service_id = cl_hton64(id);
+	sr->service_gid.unicast.prefix = cl_hton64(0xfe80000000000000ULL);
+	sr->service_gid.unicast.interface_id = cl_hton64(gid_guid);
+	sr->service_pkey = cl_hton16(0xffff);
+	sr->service_lease = cl_hton32(lease);
+	return q;
+}
+
+static void service_records_belong_to_their_port(void **state)
+{
+	uint16_t host = 0, other = 0;
+	for (uint16_t lid = 1; lid <= sm.tables.max_lid && !other; lid++)
+		if (by_lid(lid)->type == NODE_CA)
+			host ? (void)(other = lid) : (void)(host = lid);
+	uint64_t guid = by_lid(host)->ports[1].guid, other_guid = by_lid(other)->ports[1].guid;
+	ib_sa_mad_t set = service(IB_MAD_METHOD_SET, 0x1000, guid, 0xffffffff);
+	assert_true(ask(&set, host) == 0);
+	assert_int_equal(cl_ntoh32(((const ib_service_record_t *)answer.data)->service_lease), 60);	/* cut */
+	ib_sa_mad_t squat = service(IB_MAD_METHOD_SET, 0x1001, other_guid, 60);
+	assert_true(ask(&squat, host) == IB_SA_MAD_STATUS_REQ_INVALID);	/* not its GID */
+	ib_sa_mad_t del = service(IB_MAD_METHOD_DELETE, 0x1000, 0, 0);
+	assert_true(ask(&del, other) == IB_SA_MAD_STATUS_NO_RECORDS);	/* not its service */
+	ib_sa_mad_t get = service(IB_MAD_METHOD_GET, 0x1000, 0, 0);
+	assert_true(ask(&get, other) == 0);	/* still there, and anyone may look */
+	assert_true(ask(&del, host) == 0);
+	assert_true(ask(&get, other) == IB_SA_MAD_STATUS_NO_RECORDS);
+}
+
+static void unknown_attribute_and_standby(void **state)
+{
+	ib_sa_mad_t q = request(IB_MAD_METHOD_GET, cl_hton16(0x7777), 0);
+	assert_true(ask(&q, 3) == IB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	sm.state = SM_STANDBY;
+	q = request(IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_RECORD, 0);
+	assert_true(ask(&q, 3) == IB_MAD_STATUS_BUSY);
+	sm.state = SM_MASTER;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(node_record_by_lid, setup, teardown),
+		cmocka_unit_test_setup_teardown(path_record_by_lids, setup, teardown),
+		cmocka_unit_test_setup_teardown(service_records_belong_to_their_port, setup, teardown),
+		cmocka_unit_test_setup_teardown(unknown_attribute_and_standby, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
