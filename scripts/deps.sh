@@ -3,7 +3,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config clang
+  build-essential cmake pkg-config clang libclang-rt-dev
   libibumad-dev libibmad-dev libopensm-dev
   libevent-dev libsqlite3-dev libyaml-dev libcmocka-dev
   ibsim-utils libumad2sim0 infiniband-diags opensm
