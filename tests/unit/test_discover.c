@@ -1,0 +1,222 @@
+/*
+ * Discovery (sm/sweep/discover.c) over a fake MAD port. mad_send_dr is
+ * replaced at link time (-Wl,--wrap) by a small simulator: it follows each
+ * directed route through a "true" fabric (a 2-level radix-4 fat tree, the
+ * SM on its first CA) and queues the answer the node there would give
+ * (NodeInfo, NodeDescription, SwitchInfo, PortInfo). The test delivers the
+ * queue in the order it likes, or loses answers.
+ *
+ * - In order, late (newest first) or shuffled, the model found is the
+ *   true fabric: the same GUIDs, types, links, port for port.
+ * - A CA whose NodeInfo is lost is counted unreachable and left out;
+ *   nothing else changes.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sm/smnode.h"
+#include "sm/sweep/discover.h"
+#include "topology/fattree_gen.h"
+
+#define QUEUE 4096
+
+static struct fabric truth;
+static const struct node *lost;	/* the node whose NodeInfo answers never come */
+static struct answer {
+	mad_done_fn done;
+	void *ctx;
+	int status;
+	ib_smp_t reply;
+} queue[QUEUE];
+static size_t queued;
+
+/* The node at the end of path (and in *in the port the SMP entered it by), or NULL. */
+static const struct node *follow(const uint8_t *path, uint8_t hops, uint8_t *in)
+{
+	const struct node *n = truth.nodes[0];	/* the SM's CA */
+	for (size_t i = 0; i < truth.nnodes && n->type == NODE_SWITCH; i++)
+		n = truth.nodes[i];
+	*in = 1;
+	for (unsigned h = 1; h <= hops; h++) {
+		uint8_t out = path[h];
+		if (out == 0 || out > n->nports || !n->ports[out].remote || (h > 1 && n->type != NODE_SWITCH) ||
+		    (h == 1 && out != *in))
+			return NULL;
+		*in = n->ports[out].remote_port;
+		n = n->ports[out].remote;
+	}
+	return n;
+}
+
+static void answer_for(const struct node *n, uint8_t in, ib_net16_t attr, uint32_t mod, ib_smp_t *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->attr_id = attr;
+	if (attr == IB_MAD_ATTR_NODE_INFO) {
+		ib_node_info_t *ni = (ib_node_info_t *)r->data;
+		ni->node_type = n->type == NODE_SWITCH ? IB_NODE_TYPE_SWITCH : IB_NODE_TYPE_CA;
+		ni->num_ports = n->nports;
+		ni->sys_guid = ni->node_guid = cl_hton64(n->guid);
+		ni->port_guid = cl_hton64(n->type == NODE_SWITCH ? n->guid : n->ports[in].guid);
+		ni->partition_cap = cl_hton16(64);
+		ni->port_num_vendor_id = cl_hton32((uint32_t)in << 24 | 0x02c9);
+	} else if (attr == IB_MAD_ATTR_NODE_DESC) {
+		memcpy(r->data, n->desc, strnlen(n->desc, IB_SMP_DATA_SIZE));
+	} else if (attr == IB_MAD_ATTR_SWITCH_INFO) {
+		ib_switch_info_t *si = (ib_switch_info_t *)r->data;
+		si->lin_cap = cl_hton16(0xc000);
+		si->mcast_cap = cl_hton16(1024);
+	} else if (attr == IB_MAD_ATTR_PORT_INFO) {
+		ib_port_info_t *pi = (ib_port_info_t *)r->data;
+		const struct port *p = &n->ports[mod <= n->nports ? mod : 0];
+		bool up = p->remote || (n->type == NODE_SWITCH && mod == 0);
+		ib_port_info_set_port_state(pi, up ? IB_LINK_INIT : IB_LINK_DOWN);
+		pi->state_info2 = (uint8_t)((up ? 5 : 3) << IB_PORT_PHYS_STATE_SHIFT);	/* LinkUp, Disabled */
+		pi->link_width_active = 2;
+	}
+}
+
+int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, const uint8_t *path,
+		       uint8_t hops, uint64_t mkey, const void *data, size_t len, mad_done_fn done, void *ctx)
+{
+	assert_true(queued < QUEUE);
+	struct answer *a = &queue[queued++];
+	uint8_t in;
+	const struct node *n = follow(path, hops, &in);
+	*a = (struct answer){ .done = done, .ctx = ctx, .status = MAD_TIMEOUT };
+	if (n && !(n == lost && attr == IB_MAD_ATTR_NODE_INFO)) {
+		a->status = 0;
+		answer_for(n, in, attr, mod, &a->reply);
+	}
+	return 0;
+}
+
+enum order { IN_ORDER, NEWEST_FIRST, SHUFFLED };
+
+/* Delivers every answer (and those the answers ask for) in order (shuffled: by seed) until discovery ends. */
+static void deliver(enum order order, uint64_t seed, const bool *ended)
+{
+	size_t first = 0;
+	while (!*ended) {
+		assert_true(queued > first);
+		size_t i = order == IN_ORDER ? first : order == NEWEST_FIRST ? queued - 1 : first + seed % (queued - first);
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		struct answer a = queue[i];
+		queue[i] = queue[first++];	/* the slot is consumed; keep the rest packed after first */
+		a.done(a.ctx, a.status, a.status ? NULL : &a.reply);
+	}
+}
+
+static struct disc_report report;
+static bool ended;
+
+static void on_done(void *arg, const struct disc_report *r)
+{
+	report = *r;
+	ended = true;
+}
+
+/* Discovers the true fabric into f, answers delivered in order. */
+static void discover(struct fabric *f, enum order order, uint64_t seed)
+{
+	struct mkey_config off = { 0 };
+	struct mkeys keys;
+	assert_int_equal(mkeys_init(&keys, &off, NULL, 0), 0);
+	fabric_init(f);
+	queued = 0;
+	ended = false;
+	assert_int_equal(disc_start(NULL, &keys, f, on_done, NULL), 0);
+	deliver(order, seed, &ended);
+	mkeys_free(&keys);
+}
+
+/* f holds exactly truth's nodes and links, by GUID and port. */
+static void same_as_truth(const struct fabric *f, const struct node *except)
+{
+	for (size_t i = 0; i < truth.nnodes; i++) {
+		const struct node *t = truth.nodes[i];
+		const struct node *n = fabric_find_guid(f, t->guid);
+		if (t == except) {
+			assert_null(n);
+			continue;
+		}
+		assert_non_null(n);
+		assert_int_equal(n->type, t->type);
+		assert_int_equal(n->nports, t->nports);
+		assert_string_equal(n->desc, t->desc);
+		for (unsigned p = 1; p <= t->nports; p++) {
+			const struct port *tp = &t->ports[p], *np = &n->ports[p];
+			if (!tp->remote || tp->remote == except) {
+				assert_null(np->remote);
+				continue;
+			}
+			assert_non_null(np->remote);
+			assert_true(np->remote->guid == tp->remote->guid);
+			assert_int_equal(np->remote_port, tp->remote_port);
+		}
+	}
+}
+
+static int setup(void **state)
+{
+	char err[256];
+	struct fattree_spec spec = { .levels = 2, .radix = 4 };
+	assert_int_equal(fattree_generate(&spec, &truth, err), 0);
+	lost = NULL;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fabric_free(&truth);
+	return 0;
+}
+
+static void whatever_the_order_the_model_is_the_fabric(void **state)
+{
+	/* in order, newest first, and 40 shuffles: late answers of links probed from both ends among them */
+	for (unsigned k = 0; k < 42; k++) {
+		struct fabric f;
+		discover(&f, k == 0 ? IN_ORDER : k == 1 ? NEWEST_FIRST : SHUFFLED, k);
+		assert_int_equal(report.nodes, truth.nnodes);
+		assert_int_equal(report.switches, fabric_count(&truth, NODE_SWITCH));
+		assert_int_equal(report.links, fabric_link_count(&truth));
+		assert_int_equal(report.unreachable + report.duplicates + report.failed_attrs, 0);
+		same_as_truth(&f, NULL);
+		for (size_t i = 1; i < f.nnodes; i++)	/* in GUID order, whatever the answers' order */
+			assert_true(f.nodes[i - 1]->guid < f.nodes[i]->guid);
+		sm_node_detach_all(&f);
+		fabric_free(&f);
+	}
+}
+
+static void a_lost_ca_is_unreachable_and_left_out(void **state)
+{
+	for (size_t i = truth.nnodes; i-- > 0;)	/* the last CA: not the SM's own */
+		if (truth.nodes[i]->type == NODE_CA) {
+			lost = truth.nodes[i];
+			break;
+		}
+	struct fabric f;
+	discover(&f, SHUFFLED, 7);
+	assert_int_equal(report.nodes, truth.nnodes - 1);
+	assert_int_equal(report.unreachable, 1);
+	assert_int_equal(report.links, fabric_link_count(&truth) - 1);
+	same_as_truth(&f, lost);
+	sm_node_detach_all(&f);
+	fabric_free(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(whatever_the_order_the_model_is_the_fabric, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_lost_ca_is_unreachable_and_left_out, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
