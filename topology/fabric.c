@@ -133,10 +133,6 @@ struct node *fabric_find_desc(const struct fabric *f, const char *desc)
 #define FOR_END_PORTS(n, p) \
 	for (unsigned p = (n)->type == NODE_SWITCH ? 0 : 1; p <= ((n)->type == NODE_SWITCH ? 0u : (n)->nports); p++)
 
-static uint64_t end_guid(const struct node *n, unsigned p)
-{
-	return n->type == NODE_SWITCH ? n->guid : n->ports[p].guid;
-}
 
 struct node *fabric_find_lid(const struct fabric *f, uint16_t lid, uint8_t *port)
 {
@@ -177,7 +173,7 @@ struct node *fabric_find_port_guid(const struct fabric *f, uint64_t guid, uint8_
 	for (size_t i = 0; i < f->nnodes; i++) {
 		struct node *n = f->nodes[i];
 		FOR_END_PORTS(n, p)
-			if (end_guid(n, p) == guid) {
+			if (fabric_port_guid(n, (uint8_t)p) == guid) {
 				*port = (uint8_t)p;
 				return n;
 			}
@@ -208,7 +204,7 @@ int fabric_index_end_ports(struct fabric *f)
 	for (size_t i = 0; i < f->nnodes; i++) {
 		struct node *n = f->nodes[i];
 		FOR_END_PORTS(n, p) {
-			struct end_ref e = { end_guid(n, p), n, (uint8_t)p };
+			struct end_ref e = { fabric_port_guid(n, (uint8_t)p), n, (uint8_t)p };
 			x->by_guid[x->n++] = e;
 			if (n->ports[p].lid && !x->by_lid[n->ports[p].lid].node)	/* the first, as the scan finds */
 				x->by_lid[n->ports[p].lid] = e;
@@ -243,6 +239,11 @@ void fabric_unlink(struct node *a, uint8_t pa)
 	r->remote_port = 0;
 	p->remote = NULL;
 	p->remote_port = 0;
+}
+
+uint64_t fabric_port_guid(const struct node *n, uint8_t port)
+{
+	return n->type == NODE_SWITCH ? n->guid : n->ports[port].guid;
 }
 
 uint16_t fabric_port_lid(const struct node *n, uint8_t port)

@@ -403,7 +403,7 @@ static uint64_t sender_guid(const struct sm *sm, const ib_smp_t *req, const stru
 	const struct fabric *f = sm->have_fabric ? &sm->fabric : sm->ha.have_seen ? &sm->ha.seen : NULL;
 	uint8_t port = 0;
 	const struct node *n = f ? smp_origin(f, own_guid(sm), req, from, &port) : NULL;
-	return n ? smp_port_guid(n, port) : 0;
+	return n ? fabric_port_guid(n, port) : 0;
 }
 
 bool ha_may_read_key(const struct sm *sm, const ib_smp_t *req, const struct mad_origin *from)

@@ -14,11 +14,6 @@
  */
 #include "sm/mad/origin.h"
 
-uint64_t smp_port_guid(const struct node *n, uint8_t port)
-{
-	return n->type == NODE_SWITCH ? n->guid : n->ports[port].guid;
-}
-
 static const struct node *by_return_path(const struct fabric *f, uint64_t own_guid, const ib_smp_t *req,
 					 uint8_t *port)
 {
@@ -46,7 +41,5 @@ const struct node *smp_origin(const struct fabric *f, uint64_t own_guid, const i
 {
 	if (req->mgmt_class == IB_MCLASS_SUBN_DIR)	/* with a LID-routed part the walk would end short of the sender */
 		return req->dr_slid == IB_LID_PERMISSIVE ? by_return_path(f, own_guid, req, port) : NULL;
-	if (!from->slid || from->slid > FABRIC_MAX_UCAST_LID)
-		return NULL;
-	return fabric_find_lid(f, from->slid, port);
+	return fabric_find_lid(f, from->slid, port);	/* none for LID 0 or a multicast LID */
 }

@@ -19,7 +19,5 @@
  */
 const struct node *smp_origin(const struct fabric *f, uint64_t own_guid, const ib_smp_t *req,
 			      const struct mad_origin *from, uint8_t *port);
-/* The GUID of n's port (the node GUID for a switch's port 0). */
-uint64_t smp_port_guid(const struct node *n, uint8_t port);
 
 #endif

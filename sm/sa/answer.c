@@ -86,9 +86,8 @@ void sa_respond(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *
 uint64_t sa_requester(const struct sm *sm, const struct mad_origin *from)
 {
 	uint8_t port = 0;
-	const struct node *n = from->slid && from->slid <= FABRIC_MAX_UCAST_LID
-				       ? fabric_find_lid(&sm->fabric, from->slid, &port) : NULL;
-	return n ? (n->type == NODE_SWITCH ? n->guid : n->ports[port].guid) : 0;
+	const struct node *n = fabric_find_lid(&sm->fabric, from->slid, &port);	/* none for LID 0 or multicast */
+	return n ? fabric_port_guid(n, port) : 0;
 }
 
 bool sa_trusted(const struct sm *sm, const ib_sa_mad_t *req)

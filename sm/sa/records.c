@@ -34,7 +34,7 @@ static void node_records(const struct fabric *f, const ib_sa_mad_t *req, struct 
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];
 		for (unsigned p = n->type == NODE_SWITCH ? 0 : 1; p <= (n->type == NODE_SWITCH ? 0u : n->nports); p++) {
-			uint64_t port_guid = n->type == NODE_SWITCH ? n->guid : n->ports[p].guid;
+			uint64_t port_guid = fabric_port_guid(n, (uint8_t)p);
 			if (!end_lid(n, p) || !want(req, 0, cl_ntoh16(q->lid), end_lid(n, p)) ||
 			    !want(req, 7, cl_ntoh64(q->node_info.node_guid), n->guid) ||
 			    !want(req, 8, cl_ntoh64(q->node_info.port_guid), port_guid))

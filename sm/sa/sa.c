@@ -115,8 +115,8 @@ int sa_path_record(const struct fabric *f, const struct routing_tables *t, const
 		rate = IB_PATH_RECORD_RATE_2_5_GBS;
 	ib_gid_t sgid, dgid;
 	sgid.unicast.prefix = dgid.unicast.prefix = cl_hton64(subnet_prefix);
-	sgid.unicast.interface_id = cl_hton64(src->type == NODE_SWITCH ? src->guid : src->ports[sp].guid);
-	dgid.unicast.interface_id = cl_hton64(dst->type == NODE_SWITCH ? dst->guid : dst->ports[dp].guid);
+	sgid.unicast.interface_id = cl_hton64(fabric_port_guid(src, sp));
+	dgid.unicast.interface_id = cl_hton64(fabric_port_guid(dst, dp));
 	memset(out, 0, sizeof(*out));
 	ib_path_rec_init_local(out, &dgid, &sgid, cl_hton16(dlid), cl_hton16(slid), 1, cl_hton16(key), t->sl[dlid], 0,
 			       SELECTOR_EXACTLY, mtu, SELECTOR_EXACTLY, rate, SELECTOR_EXACTLY, packet_life, 0);

@@ -62,7 +62,7 @@ static void answer_for(const struct node *n, uint8_t in, ib_net16_t attr, uint32
 		ni->node_type = n->type == NODE_SWITCH ? IB_NODE_TYPE_SWITCH : IB_NODE_TYPE_CA;
 		ni->num_ports = n->nports;
 		ni->sys_guid = ni->node_guid = cl_hton64(n->guid);
-		ni->port_guid = cl_hton64(n->type == NODE_SWITCH ? n->guid : n->ports[in].guid);
+		ni->port_guid = cl_hton64(fabric_port_guid(n, in));
 		ni->partition_cap = cl_hton16(64);
 		ni->port_num_vendor_id = cl_hton32((uint32_t)in << 24 | 0x02c9);
 	} else if (attr == IB_MAD_ATTR_NODE_DESC) {

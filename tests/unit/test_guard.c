@@ -40,14 +40,14 @@ static void directed_route_from_b_and_from_a_switch(void **state)
 	assert_non_null(n);
 	assert_string_equal(n->desc, "B");
 	assert_int_equal(port, 1);
-	assert_true(smp_port_guid(n, port) == 0xb1);
+	assert_true(fabric_port_guid(n, port) == 0xb1);
 	/* S2 itself (its port 0) -> S1 (in on 4) -> A */
 	smp = dr_smp((const uint8_t[]){ 4, 1 }, 2);
 	n = smp_origin(&f, 0xa1, &smp, &dr, &port);
 	assert_non_null(n);
 	assert_string_equal(n->desc, "S2");
 	assert_int_equal(port, 0);
-	assert_true(smp_port_guid(n, port) == 0x52);
+	assert_true(fabric_port_guid(n, port) == 0x52);
 	fabric_free(&f);
 }
 
