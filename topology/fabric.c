@@ -129,10 +129,6 @@ struct node *fabric_find_desc(const struct fabric *f, const char *desc)
 	return NULL;
 }
 
-/* The end ports of n: port 0 of a switch, ports 1..nports of a CA. */
-#define FOR_END_PORTS(n, p) \
-	for (unsigned p = (n)->type == NODE_SWITCH ? 0 : 1; p <= ((n)->type == NODE_SWITCH ? 0u : (n)->nports); p++)
-
 
 struct node *fabric_find_lid(const struct fabric *f, uint16_t lid, uint8_t *port)
 {

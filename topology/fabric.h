@@ -114,6 +114,9 @@ int fabric_link(struct node *a, uint8_t pa, struct node *b, uint8_t pb);
 void fabric_unlink(struct node *a, uint8_t pa);
 /* The LID that addresses a port: a switch's LID is its port 0's. */
 uint16_t fabric_port_lid(const struct node *n, uint8_t port);
+/* The end ports of n (those with a LID and a port GUID): port 0 of a switch, ports 1..nports of a CA. */
+#define FOR_END_PORTS(n, p) \
+	for (unsigned p = (n)->type == NODE_SWITCH ? 0 : 1; p <= ((n)->type == NODE_SWITCH ? 0u : (n)->nports); p++)
 /* The GUID of end port (n, port): a switch's node GUID (port 0), a CA port's own. */
 uint64_t fabric_port_guid(const struct node *n, uint8_t port);
 size_t fabric_count(const struct fabric *f, enum node_type type);

@@ -185,7 +185,7 @@ int ha_survey(struct sm *sm, const struct fabric *f, ha_done_fn done, void *arg)
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];
 		const struct sm_node *s = sm_node(n);
-		for (unsigned p = n->type == NODE_SWITCH ? 0 : 1; p <= (n->type == NODE_SWITCH ? 0u : n->nports); p++) {
+		FOR_END_PORTS(n, p) {
 			if (!s->have_port_info[p] || !(s->port_info[p].capability_mask & IB_PORT_CAP_IS_SM) || own_port(n, p))
 				continue;
 			struct survey_req *rq = calloc(1, sizeof(*rq));

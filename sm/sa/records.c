@@ -23,26 +23,22 @@ static bool want(const ib_sa_mad_t *req, unsigned bit, uint64_t asked, uint64_t 
 }
 
 /* The LID that addresses (n, port) as an end port: a switch's port 0 LID for all its ports. */
-static uint16_t end_lid(const struct node *n, unsigned port)
-{
-	return n->type == NODE_SWITCH ? n->ports[0].lid : n->ports[port].lid;
-}
-
 static void node_records(const struct fabric *f, const ib_sa_mad_t *req, struct sa_answer *a)
 {
 	const ib_node_record_t *q = (const ib_node_record_t *)req->data;
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];
-		for (unsigned p = n->type == NODE_SWITCH ? 0 : 1; p <= (n->type == NODE_SWITCH ? 0u : n->nports); p++) {
+		FOR_END_PORTS(n, p) {
 			uint64_t port_guid = fabric_port_guid(n, (uint8_t)p);
-			if (!end_lid(n, p) || !want(req, 0, cl_ntoh16(q->lid), end_lid(n, p)) ||
+			uint16_t lid = fabric_port_lid(n, (uint8_t)p);
+			if (!lid || !want(req, 0, cl_ntoh16(q->lid), lid) ||
 			    !want(req, 7, cl_ntoh64(q->node_info.node_guid), n->guid) ||
 			    !want(req, 8, cl_ntoh64(q->node_info.port_guid), port_guid))
 				continue;
 			ib_node_record_t *r = sa_answer_add(a);
 			if (!r)
 				return;
-			r->lid = cl_hton16(end_lid(n, p));
+			r->lid = cl_hton16(lid);
 			ib_node_info_t *ni = &r->node_info;
 			ni->base_version = 1;
 			ni->class_version = 1;
@@ -69,14 +65,15 @@ static void port_info_records(const struct fabric *f, const ib_sa_mad_t *req, st
 		for (unsigned p = n->type == NODE_SWITCH ? 0 : 1; p <= n->nports; p++) {
 			/* CapabilityMask: the bits asked for must be set (saquery -s asks for IsSM) */
 			ib_net32_t caps = q->port_info.capability_mask;
-			if (!s->have_port_info[p] || !end_lid(n, p) || !want(req, 0, cl_ntoh16(q->lid), end_lid(n, p)) ||
+			uint16_t lid = fabric_port_lid(n, (uint8_t)p);
+			if (!s->have_port_info[p] || !lid || !want(req, 0, cl_ntoh16(q->lid), lid) ||
 			    !want(req, 1, q->port_num, p) ||
 			    ((req->comp_mask & BIT(7)) && (s->port_info[p].capability_mask & caps) != caps))
 				continue;
 			ib_portinfo_record_t *r = sa_answer_add(a);
 			if (!r)
 				return;
-			r->lid = cl_hton16(end_lid(n, p));
+			r->lid = cl_hton16(lid);
 			r->port_num = (uint8_t)p;
 			r->port_info = s->port_info[p];
 			r->port_info.m_key = 0;	/* never hand out M_Keys */
@@ -129,7 +126,7 @@ static void link_records(const struct fabric *f, const ib_sa_mad_t *req, struct 
 			if (!r)
 				continue;
 			uint8_t rp = n->ports[p].remote_port;
-			uint16_t from = end_lid(n, p), to = end_lid(r, rp);
+			uint16_t from = fabric_port_lid(n, (uint8_t)p), to = fabric_port_lid(r, rp);
 			if (!from || !to || !want(req, 0, cl_ntoh16(q->from_lid), from) ||
 			    !want(req, 1, q->from_port_num, p) || !want(req, 2, q->to_port_num, rp) ||
 			    !want(req, 3, cl_ntoh16(q->to_lid), to))
