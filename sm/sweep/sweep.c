@@ -268,6 +268,16 @@ static const struct phase {
 	{ "store", start_store },	/* the database, in one transaction; then published */
 };
 
+/*
+ * Whether the switches hold what the published sweep says (its tables, VL
+ * tables, partitions): only a clean one's Sets all landed. The phases
+ * write only what differs from it then, and read back or rewrite all else.
+ */
+static bool switches_hold_published(const struct sm *sm)
+{
+	return sm->have_fabric && sm->last_sweep_ok;
+}
+
 static void begin(struct sweep *s, size_t i)
 {
 	s->phase_index = i;
@@ -498,7 +508,7 @@ static void on_read_back(void *arg, const struct cfg_result *r)
 static void start_readback(struct sweep *s)
 {
 	struct sm *sm = s->sm;
-	if (sm->have_fabric && sm->last_sweep_ok)	/* a clean sweep's tables are what the switches hold */
+	if (switches_hold_published(sm))
 		phase_skip(s);
 	else if (readback_lfts(sm->mp, &s->f, on_read_back, s) < 0)
 		sweep_end(s, "out of memory", false);
@@ -516,7 +526,7 @@ static bool plan_transition(struct sweep *s)
 {
 	struct sm *sm = s->sm;
 	struct routing_tables old;
-	bool known = sm->have_fabric && sm->last_sweep_ok && sm->tables.lft;
+	bool known = switches_hold_published(sm) && sm->tables.lft;
 	int rc = known ? transition_remap(&sm->fabric, &sm->tables, &s->f, &s->tables, &old) : 0;
 	if (rc == 0)
 		rc = transition_plan(&s->f, known ? &old : NULL, &s->tables, &s->plan);
@@ -565,7 +575,7 @@ static void program_stage(struct sweep *s)
 		.mkey_lease = (uint16_t)sm->mkeys.cfg.lease_s,
 	};
 	/* the first stage against what the switches hold, each later one against the stage before */
-	const struct fabric *prev = sm->have_fabric && sm->last_sweep_ok ? &sm->fabric : NULL;
+	const struct fabric *prev = switches_hold_published(sm) ? &sm->fabric : NULL;
 	const struct routing_tables *prev_t = prev ? &sm->tables : NULL;
 	if (s->stage > 0) {
 		prev = &s->f;
@@ -599,43 +609,40 @@ static void start_program(struct sweep *s)
 		program_stage(s);
 }
 
-/* vls */
+/* vls, pkeys: their Sets answered, the failures counted, the next phase */
+
+static void sets_answered(struct sweep *s, const struct cfg_result *r, const char *sets, const char *nodes)
+{
+	char detail[96];
+	s->cfg_failed += r->failed;
+	snprintf(detail, sizeof(detail), "%u %s Sets, %u %s unchanged and skipped", r->sent, sets, r->skipped_nodes,
+		 nodes);
+	phase_done(s, detail);
+}
 
 static void on_vls(void *arg, const struct cfg_result *r)
 {
-	struct sweep *s = arg;
-	char detail[96];
-	s->cfg_failed += r->failed;
-	snprintf(detail, sizeof(detail), "%u SL2VL/VLArb Sets, %u nodes unchanged and skipped", r->sent,
-		 r->skipped_nodes);
-	phase_done(s, detail);
+	sets_answered(arg, r, "SL2VL/VLArb", "nodes");
 }
 
 static void start_vls(struct sweep *s)
 {
 	struct sm *sm = s->sm;
-	bool clean = sm->have_fabric && sm->last_sweep_ok;
+	bool clean = switches_hold_published(sm);
 	if (qos_program(sm->mp, &s->f, &s->qos, clean ? &sm->fabric : NULL, clean ? &sm->qos : NULL, on_vls, s) < 0)
 		sweep_end(s, "out of memory", false);
 }
 
-/* pkeys */
-
 static void on_pkeys(void *arg, const struct cfg_result *r)
 {
-	struct sweep *s = arg;
-	char detail[96];
-	s->cfg_failed += r->failed;
-	snprintf(detail, sizeof(detail), "%u PKeyTable/enforcement Sets, %u CAs unchanged and skipped", r->sent,
-		 r->skipped_nodes);
-	phase_done(s, detail);
+	sets_answered(arg, r, "PKeyTable/enforcement", "CAs");
 }
 
 static void start_pkeys(struct sweep *s)
 {
 	struct sm *sm = s->sm;
 	s->parts = sm->cfg.partitions;
-	bool clean = sm->have_fabric && sm->last_sweep_ok;
+	bool clean = switches_hold_published(sm);
 	if (pkeys_program(sm->mp, &s->f, &s->parts, clean ? &sm->fabric : NULL, clean ? &sm->parts : NULL, on_pkeys,
 			  s) < 0)
 		sweep_end(s, "out of memory", false);
