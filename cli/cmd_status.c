@@ -25,13 +25,11 @@ static void daemon_state(const char *daemon, char state[16])
 		sscanf(at + 10, "%15[A-Z]", state);
 }
 
-/* The exit code for a daemon answer (running) or none, and the last sweep's verdict. */
-static int verdict(bool running, const char *daemon, bool sweep_ok)
+/* The exit code for the daemon's SM state (not running: none) and the last sweep's verdict. */
+static int verdict(bool running, const char *state, bool sweep_ok)
 {
-	char state[16];
 	if (!running)
 		return EXIT_DAEMON;
-	daemon_state(daemon, state);
 	if (strcmp(state, "STANDBY") == 0)
 		return EXIT_STANDBY;
 	return strcmp(state, "MASTER") == 0 && sweep_ok ? EXIT_OK : EXIT_NOT_FOUND;
@@ -86,15 +84,18 @@ int cmd_status(struct ctl *c, int argc, char **argv)
 	}
 	char daemon[2048], why[256];
 	bool running = ctl_ask_daemon(c, "status", daemon, sizeof(daemon), why, sizeof(why)) == 0;
-	if (running)
+	char state[16] = "";
+	if (running) {
 		daemon[strcspn(daemon, "\n")] = '\0';
+		daemon_state(daemon, state);
+	}
 	if (!found) {	/* a standby never sweeps: its daemon still says what it is */
 		if (c->json)
 			printf("{\"sweep\": null, \"daemon\": %s}\n", running ? daemon : "null");
 		else if (running)
 			print_daemon(daemon);
 		fprintf(stderr, "fabricctl: no sweep recorded yet in %s\n", c->db_path);
-		int rc = verdict(running, daemon, false);
+		int rc = verdict(running, state, false);
 		return rc == EXIT_OK ? EXIT_NOT_FOUND : rc;
 	}
 	char when[32];
@@ -122,9 +123,6 @@ int cmd_status(struct ctl *c, int argc, char **argv)
 			       (unsigned long long)bytes, sweeps, events);
 		printf(", \"daemon\": %s}\n", running ? daemon : "null");
 	} else {
-		char state[16] = "";
-		if (running)
-			daemon_state(daemon, state);
 		bool watched = running && (!strcmp(state, "MASTER") || !strcmp(state, "STANDBY"));
 		printf("subnet:     %s%s\n", ok ? "UP" : up ? "UP (degraded)" : "NOT UP",
 		       watched ? "" : running ? " at the last sweep; fabricd is not master: nothing sweeps it now"
@@ -144,5 +142,5 @@ int cmd_status(struct ctl *c, int argc, char **argv)
 			printf("VL arb:     %s\n", s.vlarb);
 		print_database(c, daemon, running);
 	}
-	return verdict(running, daemon, ok);
+	return verdict(running, state, ok);
 }
