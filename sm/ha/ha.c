@@ -22,8 +22,9 @@
  * Set came from that very port (sm/mad/origin.c, over the fabric this SM last
  * swept or, standing by, last discovered). Without an sm_key nobody can
  * hand over to, disable or redirect this SM: elections still work, since
- * they need only SMInfo Gets. The SM_Key itself is never in an answer to
- * a Get that does not carry our port's M_Key (sm/dispatch.c).
+ * they need only SMInfo Gets. The SM_Key itself is in an answer to a Get
+ * only when the Get carries our port's M_Key or comes from the master we
+ * stand by for (ha_may_read_key), and in no Get of ours.
  *
  * Elections, takeovers and handovers go to the log and the event log.
  */
@@ -166,8 +167,8 @@ static int send_sminfo(struct sm *sm, const struct sm_peer *to, uint8_t method, 
 {
 	uint8_t data[IB_SMP_DATA_SIZE] = { 0 };
 	ha_own_info(sm, (ib_sm_info_t *)data, method == IB_MAD_METHOD_SET);
-	return mad_send_dr(sm->mp, method, IB_MAD_ATTR_SM_INFO, what, to->route.path, to->route.hops, to->mkey, data, sizeof(data),
-			   done, ctx);
+	return mad_send_dr(sm->mp, method, IB_MAD_ATTR_SM_INFO, what, to->route.path, to->route.hops, to->mkey, data,
+			   sizeof(data), done, ctx);
 }
 
 static int ask(struct sm *sm, const struct sm_peer *to, mad_done_fn done, void *ctx)

@@ -259,7 +259,6 @@ static void handle_record(struct mad_port *mp, uint8_t *rec)
 	if (smp->method & IB_MAD_METHOD_RESP_MASK) {
 		struct txn *t = find_tid(mp, cl_ntoh64(smp->trans_id));
 		if (!t || !reply_matches(t, umad, smp)) {
-			mp->stats.dropped++;
 			log_debug("reply %s (TID 0x%016llx, class 0x%02x, attribute 0x%04x, from LID %u) dropped",
 				  t ? "not matching its request" : "with an unknown TID",
 				  (unsigned long long)cl_ntoh64(smp->trans_id), smp->mgmt_class,

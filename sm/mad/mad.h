@@ -31,7 +31,6 @@ struct mad_port_opts {
 
 struct mad_stats {
 	uint64_t sent, received, retries;
-	uint64_t dropped;	/* replies that matched no request of ours */
 };
 
 /* Where an unsolicited request came from, for the reply. */

@@ -25,7 +25,8 @@ static void keeps_text_and_replaces_the_rest(void **state)
 {
 	(void)state;
 	clean("gpu-node-17 HCA-1", "gpu-node-17 HCA-1", 0);
-	clean("n\xc5\x93ud \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80", "n\xc5\x93ud \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80", 0);
+	static const char utf8[] = "n\xc5\x93ud \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80";	/* 2-, 3- and 4-byte */
+	clean(utf8, utf8, 0);
 	clean("red\x1b[31mALERT\x1b[0m", "red?[31mALERT?[0m", 2);	/* a terminal escape */
 	clean("a\nfabricd: forged line\r", "a?fabricd: forged line?", 2);
 	clean("del\x7f", "del?", 1);
