@@ -116,7 +116,6 @@ struct db *db_open(const char *path, enum db_mode mode, char err[DB_ERR_LEN])
 		db->dev = opened.st_dev;
 		db->ino = opened.st_ino;
 	}
-	db->keep = (struct db_retention){ 1000, 10000, 90 };
 	if (mode == DB_READ_WRITE) {
 		char *msg = NULL;
 		if (sqlite3_exec(db->h, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"

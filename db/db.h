@@ -83,7 +83,11 @@ struct db_new_event {
 	const char *detail;
 };
 
-/* What db_save_sweep keeps from now on (default: 1000 sweeps, 10000 events, 90 days). */
+/*
+ * What db_save_sweep keeps from now on. Until it is set, everything is
+ * kept; fabricd sets its configuration's history (sm/config.c has the
+ * defaults).
+ */
 void db_set_retention(struct db *db, const struct db_retention *keep);
 /* The database's size in bytes (its pages; the WAL aside) and how many sweeps and events it holds. */
 int db_size(struct db *db, uint64_t *bytes, unsigned *sweeps, unsigned *events);
