@@ -128,26 +128,42 @@ static int port_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void
 	return ydoc_fail(d, v, "unknown key 'port.%s' (expected ca, port or guid)", key);
 }
 
+/* A number of a section (mad, qos, sa, history): its bounds, and where it goes. */
+struct number_key {
+	const char *key;
+	unsigned min, max;
+	size_t at;	/* offsetof(struct fabricd_config, the field) */
+};
+
+#define NUMBER(key, min, max, field) { key, min, max, offsetof(struct fabricd_config, field) }
+
+/* Reads section.key into its field if keys[] has it: 0, -1 on a bad value, 1 if it is none of them. */
+static int number_pair(struct ydoc *d, const char *section, const struct number_key *keys, size_t n, const char *key,
+		       const yaml_node_t *v, struct fabricd_config *c)
+{
+	for (size_t i = 0; i < n; i++) {
+		char name[48];
+		unsigned long long val;
+		if (strcmp(key, keys[i].key) != 0)
+			continue;
+		snprintf(name, sizeof(name), "%s.%s", section, key);
+		if (ydoc_uint(d, name, v, keys[i].min, keys[i].max, &val) < 0)
+			return -1;
+		*(unsigned *)((char *)c + keys[i].at) = (unsigned)val;
+		return 0;
+	}
+	return 1;
+}
+
 static int mad_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void *arg)
 {
-	struct fabricd_config *c = arg;
-	unsigned long long n;
-	if (strcmp(key, "window") == 0) {
-		if (ydoc_uint(d, "mad.window", v, 1, 1024, &n) < 0)
-			return -1;
-		c->mad_window = (unsigned)n;
-	} else if (strcmp(key, "timeout_ms") == 0) {
-		if (ydoc_uint(d, "mad.timeout_ms", v, 1, 60000, &n) < 0)
-			return -1;
-		c->mad_timeout_ms = (unsigned)n;
-	} else if (strcmp(key, "retries") == 0) {
-		if (ydoc_uint(d, "mad.retries", v, 0, 20, &n) < 0)
-			return -1;
-		c->mad_retries = (unsigned)n;
-	} else {
-		return ydoc_fail(d, v, "unknown key 'mad.%s' (expected window, timeout_ms or retries)", key);
-	}
-	return 0;
+	static const struct number_key keys[] = {
+		NUMBER("window", 1, 1024, mad_window),
+		NUMBER("timeout_ms", 1, 60000, mad_timeout_ms),
+		NUMBER("retries", 0, 20, mad_retries),
+	};
+	int rc = number_pair(d, "mad", keys, sizeof(keys) / sizeof(keys[0]), key, v, arg);
+	return rc <= 0 ? rc : ydoc_fail(d, v, "unknown key 'mad.%s' (expected window, timeout_ms or retries)", key);
 }
 
 static int arb_list(struct ydoc *d, const char *key, const yaml_node_t *v, char *out, size_t len)
@@ -213,32 +229,20 @@ static int read_mkey(struct ydoc *d, const yaml_node_t *v, struct fabricd_config
 static int qos_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void *arg)
 {
 	struct fabricd_config *c = arg;
-	unsigned long long n;
 	if (strcmp(key, "vlarb_high") == 0)
 		return arb_list(d, "qos.vlarb_high", v, c->vlarb_high, sizeof(c->vlarb_high));
 	if (strcmp(key, "vlarb_low") == 0)
 		return arb_list(d, "qos.vlarb_low", v, c->vlarb_low, sizeof(c->vlarb_low));
-	static const struct {
-		const char *key;
-		unsigned max;
-		size_t at;
-	} numbers[] = {
-		{ "vl_high_limit", 255, offsetof(struct fabricd_config, vl_high_limit) },
-		{ "head_of_queue_lifetime", 31, offsetof(struct fabricd_config, hoq_life) },
-		{ "leaf_head_of_queue_lifetime", 31, offsetof(struct fabricd_config, leaf_hoq_life) },
-		{ "vl_stall_count", 7, offsetof(struct fabricd_config, vl_stall_count) },
-		{ "leaf_vl_stall_count", 7, offsetof(struct fabricd_config, leaf_vl_stall_count) },
+	static const struct number_key keys[] = {
+		NUMBER("vl_high_limit", 0, 255, vl_high_limit),
+		NUMBER("head_of_queue_lifetime", 0, 31, hoq_life),
+		NUMBER("leaf_head_of_queue_lifetime", 0, 31, leaf_hoq_life),
+		NUMBER("vl_stall_count", 0, 7, vl_stall_count),
+		NUMBER("leaf_vl_stall_count", 0, 7, leaf_vl_stall_count),
 	};
-	for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
-		char name[48];
-		if (strcmp(key, numbers[i].key) != 0)
-			continue;
-		snprintf(name, sizeof(name), "qos.%s", key);
-		if (ydoc_uint(d, name, v, 0, numbers[i].max, &n) < 0)
-			return -1;
-		*(unsigned *)((char *)c + numbers[i].at) = (unsigned)n;
-		return 0;
-	}
+	int rc = number_pair(d, "qos", keys, sizeof(keys) / sizeof(keys[0]), key, v, c);
+	if (rc <= 0)
+		return rc;
 	return ydoc_fail(d, v, "unknown key 'qos.%s' (expected vlarb_high, vlarb_low, vl_high_limit, "
 			 "head_of_queue_lifetime, leaf_head_of_queue_lifetime, vl_stall_count or leaf_vl_stall_count)",
 			 key);
@@ -246,47 +250,26 @@ static int qos_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 
 static int sa_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void *arg)
 {
-	struct fabricd_config *c = arg;
-	unsigned long long n;
-	static const struct {
-		const char *key;
-		unsigned min, max;
-		size_t at;
-	} numbers[] = {
-		{ "services_per_port", 0, SA_MAX_SERVICES, offsetof(struct fabricd_config, sa_services_per_port) },
-		{ "subscriptions_per_port", 0, SA_MAX_SUBSCRIPTIONS,
-		  offsetof(struct fabricd_config, sa_subscriptions_per_port) },
-		{ "groups_per_port", 0, MC_MAX_GROUPS, offsetof(struct fabricd_config, sa_groups_per_port) },
-		{ "max_lease_s", 1, 0xfffffffeu, offsetof(struct fabricd_config, sa_max_lease_s) },
+	static const struct number_key keys[] = {
+		NUMBER("services_per_port", 0, SA_MAX_SERVICES, sa_services_per_port),
+		NUMBER("subscriptions_per_port", 0, SA_MAX_SUBSCRIPTIONS, sa_subscriptions_per_port),
+		NUMBER("groups_per_port", 0, MC_MAX_GROUPS, sa_groups_per_port),
+		NUMBER("max_lease_s", 1, 0xfffffffeu, sa_max_lease_s),
 	};
-	for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
-		char name[48];
-		if (strcmp(key, numbers[i].key) != 0)
-			continue;
-		snprintf(name, sizeof(name), "sa.%s", key);
-		if (ydoc_uint(d, name, v, numbers[i].min, numbers[i].max, &n) < 0)
-			return -1;
-		*(unsigned *)((char *)c + numbers[i].at) = (unsigned)n;
-		return 0;
-	}
-	return ydoc_fail(d, v, "unknown key 'sa.%s' (expected services_per_port, subscriptions_per_port, "
-			 "groups_per_port or max_lease_s)", key);
+	int rc = number_pair(d, "sa", keys, sizeof(keys) / sizeof(keys[0]), key, v, arg);
+	return rc <= 0 ? rc : ydoc_fail(d, v, "unknown key 'sa.%s' (expected services_per_port, subscriptions_per_port, "
+					 "groups_per_port or max_lease_s)", key);
 }
 
 static int history_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void *arg)
 {
-	struct fabricd_config *c = arg;
-	unsigned long long n;
-	unsigned *field = !strcmp(key, "sweeps") ? &c->keep_sweeps : !strcmp(key, "events") ? &c->keep_events
-			  : !strcmp(key, "days") ? &c->keep_days : NULL;
-	char name[48];
-	snprintf(name, sizeof(name), "history.%s", key);
-	if (!field)
-		return ydoc_fail(d, v, "unknown key '%s' (expected sweeps, events or days)", name);
-	if (ydoc_uint(d, name, v, 0, 100000000, &n) < 0)
-		return -1;
-	*field = (unsigned)n;
-	return 0;
+	static const struct number_key keys[] = {
+		NUMBER("sweeps", 0, 100000000, keep_sweeps),
+		NUMBER("events", 0, 100000000, keep_events),
+		NUMBER("days", 0, 100000000, keep_days),
+	};
+	int rc = number_pair(d, "history", keys, sizeof(keys) / sizeof(keys[0]), key, v, arg);
+	return rc <= 0 ? rc : ydoc_fail(d, v, "unknown key 'history.%s' (expected sweeps, events or days)", key);
 }
 
 static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void *arg)
