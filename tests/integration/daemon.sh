@@ -67,20 +67,29 @@ ctl resweep >/dev/null
 wait_event 'link_up +L0\[9\] <-> A0\[1\]'
 note "Unlink/ReLink of L0[9]: link_down, link_up and routing events are logged"
 
-sleep 1	# let a sweep a trap asked for finish
+# let a sweep a trap asked for finish
+for _ in $(seq 100); do
+	grep -q "sweeping now" <<<"$(ctl status)" || break
+	sleep 0.1
+done
 before=$(ctl --json topology | md5sum)
 ups=$(grep -c "SUBNET UP" "$WORK/fabricd.log")
 last=$(ctl sweeps | tail -1 | awk '{print $1}')
-# SIGKILL while the next sweep is discovering: nothing of it may reach the database
+# SIGKILL while the next sweep is discovering: nothing of it may reach the
+# database. The simulator is frozen (SIGSTOP) first, so the sweep cannot
+# finish before the kill however fast this machine is.
 started=$(grep -c "sweep: heavy sweep" "$WORK/fabricd.log")
+kill -STOP "$SIM_PID"
 ctl resweep >/dev/null
-for _ in $(seq 500); do
+for _ in $(seq 100); do
 	(( $(grep -c "sweep: heavy sweep" "$WORK/fabricd.log") > started )) && break
-	sleep 0.002
+	sleep 0.05
 done
+(( $(grep -c "sweep: heavy sweep" "$WORK/fabricd.log") > started )) || fail "the asked-for sweep did not start"
 kill -KILL "$FD_PID"
 wait "$FD_PID" 2>/dev/null || true
 FD_PID=
+kill -CONT "$SIM_PID"
 (( $(grep -c "SUBNET UP" "$WORK/fabricd.log") == ups )) || fail "the sweep finished before the kill: the test proves nothing"
 rc=0; ctl status >/dev/null || rc=$?
 ((rc == 4)) || fail "after SIGKILL fabricctl status exits $rc, not 4 (fabricd not running): $(ctl status 2>&1)"
