@@ -10,7 +10,10 @@
  *
  * Planning: try the whole change as one step. If its mixture has a
  * cycle, change entries (switch, LID) in batches: from the entries still
- * to change, in switch order, take all, and halve until the step from the
+ * to change, nearest their destination first (under the new tables, so a
+ * switch changes after the switch its new entry points at, the ordered
+ * FIB rule that keeps the mixture free of forwarding loops), take all,
+ * and halve until the step from the
  * current tables to "current with that batch changed" is acyclic;
  * program that batch as a stage, and go on from there. An entry whose
  * change alone closes a cycle waits at the back until others have moved.
@@ -85,11 +88,78 @@ const struct routing_tables *transition_stage(const struct transition_plan *p, s
 	return i + 1 < p->nstages ? &p->between[i] : p->last;
 }
 
-/* One entry to change: switch node index and LID. */
+/* One entry to change: switch node index, LID, and the switch's hops to the LID under the new tables. */
 struct entry {
 	uint32_t node;
 	uint16_t lid;
+	uint16_t hops;
 };
+
+#define HOPS_FAR 64	/* a walk that does not arrive within this counts as this far */
+
+/* Switches from sw to lid along t (0: sw hands it to its CA or is lid's switch); memo per node, hops + 1. */
+static uint16_t hops_to(const struct routing_tables *t, const struct node *sw, uint16_t lid, uint16_t *memo)
+{
+	const struct node *path[HOPS_FAR];
+	size_t n = 0;
+	uint16_t h = HOPS_FAR;
+	for (const struct node *at = sw; n < HOPS_FAR; n++) {
+		if (memo[at->index]) {
+			h = (uint16_t)(memo[at->index] - 1);
+			break;
+		}
+		path[n] = at;
+		uint8_t out = routing_next_hop(t, at, lid);
+		const struct node *next = out ? at->ports[out].remote : NULL;
+		if (routing_lft_entry(t, at, lid) == 0 || (next && next->type != NODE_SWITCH)) {
+			memo[at->index] = 1;
+			h = 0;
+			break;
+		}
+		if (!next) {	/* a dead end */
+			memo[at->index] = HOPS_FAR + 1;
+			break;
+		}
+		at = next;
+	}
+	while (n--) {
+		h = h < HOPS_FAR ? h + 1 : HOPS_FAR;
+		memo[path[n]->index] = (uint16_t)(h + 1);
+	}
+	return (uint16_t)(memo[sw->index] - 1);
+}
+
+static int by_lid(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	return (x->lid > y->lid) - (x->lid < y->lid);
+}
+
+/* Nearest the destination first: a switch moves after the switch its new entry points at. */
+static int by_hops(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	if (x->hops != y->hops)
+		return x->hops < y->hops ? -1 : 1;
+	return x->node != y->node ? (x->node < y->node ? -1 : 1) : (x->lid > y->lid) - (x->lid < y->lid);
+}
+
+/* Orders item[0..n) nearest the destination first (under new); -1 on allocation failure. */
+static int order_by_hops(const struct fabric *f, const struct routing_tables *new, struct entry *item, size_t n)
+{
+	uint16_t *memo = calloc(f->nnodes, sizeof(*memo));
+	if (!memo)
+		return -1;
+	qsort(item, n, sizeof(*item), by_lid);
+	for (size_t i = 0; i < n; i++) {
+		if (i && item[i].lid != item[i - 1].lid)
+			memset(memo, 0, f->nnodes * sizeof(*memo));
+		item[i].hops = hops_to(new, f->nodes[item[i].node], item[i].lid, memo);
+	}
+	free(memo);
+	qsort(item, n, sizeof(*item), by_hops);
+	return 0;
+}
 
 /* cur with the entries item[0..n) set to new's, into next (same shape as cur). */
 static void apply(const struct routing_tables *cur, const struct routing_tables *new, const struct entry *item,
@@ -126,8 +196,8 @@ static long proven_batch(const struct fabric *f, const struct routing_tables *cu
 }
 
 /*
- * Batches of entries, each step proven, from old towards new. Entries go
- * in switch order, so the first batches tried are whole switches. An
+ * Batches of entries, each step proven, from old towards new, in the
+ * order order_by_hops gave them. An
  * entry that cannot change yet waits at the back of the queue; when a
  * whole round of the queue makes no progress (or after `STAGE_CHECKS`
  * checks), what is left goes as one unproven stage.
@@ -205,7 +275,7 @@ int transition_plan(const struct fabric *f, const struct routing_tables *old, co
 					goto done;
 				item = more;
 			}
-			item[n++] = (struct entry){ (uint32_t)i, (uint16_t)lid };
+			item[n++] = (struct entry){ (uint32_t)i, (uint16_t)lid, 0 };
 		}
 		p->switches += n > before;
 	}
@@ -213,7 +283,7 @@ int transition_plan(const struct fabric *f, const struct routing_tables *old, co
 		goto done;
 	rc = 0;
 	if (r.cycle_len)
-		rc = stage_by_entries(f, old, new, item, n, p);
+		rc = order_by_hops(f, new, item, n) < 0 ? -1 : stage_by_entries(f, old, new, item, n, p);
 done:
 	free(item);
 	if (rc < 0)

@@ -14,6 +14,7 @@
 
 #include "routing/engine.h"
 #include "routing/transition.h"
+#include "topology/fattree_gen.h"
 #include "fixtures.h"
 
 /* The ring with R`root`'s GUID lowest, so up/down ranks from it. */
@@ -38,6 +39,20 @@ static void updown_from(unsigned root, struct fabric *f, struct routing_tables *
 	ring_rooted(f, 0);
 }
 
+/* Each stage of p, from old, proven by the CDG code on its own: the step and the state it reaches. */
+static void assert_stages_proven(const struct fabric *f, const struct routing_tables *old,
+				 const struct transition_plan *p)
+{
+	struct cdg_report r;
+	const struct routing_tables *from = old;
+	for (size_t i = 0; i < p->nstages; i++) {
+		const struct routing_tables *stage = transition_stage(p, i);
+		assert_int_equal(transition_check_step(f, from, stage, old, &r), 0);
+		assert_int_equal(r.cycle_len, 0);
+		from = stage;
+	}
+}
+
 static void test_transition_two_roots_union_is_cyclic_and_stages_are_each_acyclic(void **state)
 {
 	struct fabric f;
@@ -58,18 +73,15 @@ static void test_transition_two_roots_union_is_cyclic_and_stages_are_each_acycli
 	assert_int_equal(transition_plan(&f, &old, &new, &p), 0);
 	assert_true(p.proven);
 	assert_true(p.nstages >= 2);
-	const struct routing_tables *from = &old;
+	assert_stages_proven(&f, &old, &p);
 	for (size_t i = 0; i < p.nstages; i++) {
-		const struct routing_tables *stage = transition_stage(&p, i);
-		assert_int_equal(transition_check_step(&f, from, stage, &old, &r), 0);
+		assert_int_equal(cdg_check(&f, transition_stage(&p, i), &r), 0);
 		assert_int_equal(r.cycle_len, 0);
-		assert_int_equal(cdg_check(&f, stage, &r), 0);
-		assert_int_equal(r.cycle_len, 0);
-		from = stage;
 	}
+	const struct routing_tables *last = transition_stage(&p, p.nstages - 1);
 	for (size_t n = 0; n < f.nnodes; n++)
 		if (new.lft[n])
-			assert_memory_equal(from->lft[n], new.lft[n], new.max_lid + 1u);
+			assert_memory_equal(last->lft[n], new.lft[n], new.max_lid + 1u);
 	transition_plan_free(&p);
 	routing_tables_free(&old);
 	routing_tables_free(&new);
@@ -88,6 +100,44 @@ static void test_transition_same_tables_is_one_proven_stage(void **state)
 	assert_int_equal(p.switches, 0);
 	transition_plan_free(&p);
 	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
+/*
+ * Degraded radix-8 tree (seed 2), a leaf's first up-link fails: the plain
+ * switch is cyclic; moving each destination's nearest switches first (a
+ * switch only after the one its new entry points at) gives proven stages.
+ * In switch order, the step budget ran out with a cycle left.
+ */
+static void test_transition_leaf_uplink_failure_on_degraded_tree_is_proven(void **state)
+{
+	char err[256];
+	struct fabric f;
+	struct routing_tables old, new;
+	struct routing_result res;
+	struct cdg_report r;
+	struct transition_plan p;
+	struct fattree_spec spec = { .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1, .seed = 2 };
+	struct routing_request rq = { .engine = ENGINE_FTREE, .max_layers = 8 };
+	assert_int_equal(fattree_generate(&spec, &f, err), 0);
+	number_lids(&f);
+	assert_int_equal(routing_compute(&f, &rq, &old, &res), 0);
+	struct node *leaf = fabric_find_desc(&f, "L0");
+	assert_non_null(leaf);
+	unsigned up = 1;
+	while (!leaf->ports[up].remote || leaf->ports[up].remote->type != NODE_SWITCH)
+		up++;
+	fabric_unlink(leaf, (uint8_t)up);
+	assert_int_equal(routing_compute(&f, &rq, &new, &res), 0);
+	assert_int_equal(transition_check_step(&f, &old, &new, &old, &r), 0);
+	assert_true(r.cycle_len > 0);
+	assert_int_equal(transition_plan(&f, &old, &new, &p), 0);
+	assert_true(p.proven);
+	assert_true(p.nstages > 1);
+	assert_stages_proven(&f, &old, &p);
+	transition_plan_free(&p);
+	routing_tables_free(&old);
+	routing_tables_free(&new);
 	fabric_free(&f);
 }
 
@@ -123,6 +173,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_transition_two_roots_union_is_cyclic_and_stages_are_each_acyclic),
 		cmocka_unit_test(test_transition_same_tables_is_one_proven_stage),
+		cmocka_unit_test(test_transition_leaf_uplink_failure_on_degraded_tree_is_proven),
 		cmocka_unit_test(test_transition_remap_follows_guids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
