@@ -46,6 +46,7 @@ struct sm {
 	bool mcast_pending;
 	bool have_fabric;
 	bool last_sweep_ok;	/* every Set of that sweep succeeded */
+	bool clients_registered;	/* the hosts were asked to reregister since this SM became master */
 	struct evl_watch *sweep_timer;	/* the next light sweep (sm/sched.c) */
 	/*
 	 * Asks for a heavy sweep (sm_sweep_request): for the modules a sweep

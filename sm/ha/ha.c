@@ -215,6 +215,7 @@ static void stand_by(struct sm *sm, struct sm_peer *master)
 	bool was = sm->state == SM_STANDBY && sm->ha.master.guid == master->guid;
 	master->state = SM_MASTER;	/* what it is now, whatever the survey saw */
 	sm->state = SM_STANDBY;
+	sm->last_sweep_ok = false;	/* the master programs now: our tables are no longer what switches hold */
 	sm->ha.master = *master;
 	sm->ha.poll_failures = 0;
 	sm->ha.handover_sent = false;
@@ -232,6 +233,7 @@ static void become_master(struct sm *sm, const char *why)
 		return;
 	evl_timer_cancel(sm->ha.poll_timer);
 	sm->state = SM_MASTER;
+	sm->clients_registered = false;	/* the hosts may hold another SM's groups and paths */
 	if (sm->ha.master_lost_ms)
 		note(sm, "sm_takeover", "MASTER: took over from SM 0x%016llx, %llu ms after its last answer (%s)",
 		     (unsigned long long)sm->ha.master.guid,

@@ -45,6 +45,7 @@ bool cfg_wanted_port_info(const struct node *n, unsigned port, const struct cfg_
 	*pi = *now;
 	ib_port_info_set_port_state(pi, IB_LINK_NO_CHANGE);
 	pi->state_info2 &= 0x0f;	/* PortPhysicalState 0: no change */
+	ib_port_info_set_client_rereg(pi, 0);	/* only rereg_clients asks for it */
 	pi->vl_high_limit = p->vl_high_limit;
 	if (n->type != NODE_SWITCH || port == 0) {
 		pi->base_lid = cl_hton16(pt->lid);
@@ -72,6 +73,7 @@ bool cfg_wanted_port_info(const struct node *n, unsigned port, const struct cfg_
 	ib_port_info_t cmp = *now;
 	ib_port_info_set_port_state(&cmp, IB_LINK_NO_CHANGE);
 	cmp.state_info2 &= 0x0f;
+	ib_port_info_set_client_rereg(&cmp, 0);	/* a port may echo the last Set's bit */
 	return memcmp(&cmp, pi, sizeof(cmp)) != 0;
 }
 

@@ -7,7 +7,8 @@
  *
  *   discover -> sms (election) -> lids -> route -> readback (only without a
  *   clean sweep of our own) -> program (LFTs, in the stages of a proven
- *   transition) -> vls -> pkeys -> arm -> activate -> store
+ *   transition) -> vls -> pkeys -> arm -> activate -> store -> reregister
+ *   (published first; ClientReregister on the hosts' ports, when due)
  *
  * An SM the election puts in standby stops after "sms": nothing is
  * programmed or stored.
@@ -38,6 +39,7 @@
 #include "sm/log.h"
 #include "sm/sweep/pkeys.h"
 #include "sm/sweep/readback.h"
+#include "sm/sweep/reregister.h"
 #include "sm/smnode.h"
 #include "sm/sweep/sweep.h"
 
@@ -51,6 +53,9 @@ struct sweep {
 	size_t stage;			/* the next stage to program */
 	struct cfg_result programmed;	/* summed over the stages */
 	bool recorded;			/* the database took it */
+	bool published;			/* it is sm->fabric now (s->f is empty) */
+	size_t sl_changed;		/* LIDs whose SL differs from the switches' last tables */
+	char result[DB_ERR_LEN + 64];	/* "ok", or how the programming or the store fell short */
 	sweep_done_fn done;
 	struct qos_tables qos;
 	struct partitions parts;	/* as configured when the pkeys phase began */
@@ -104,6 +109,33 @@ static void sweep_free(struct sweep *s)
 	free(s);
 }
 
+/* The sweep (one that programmed the switches) becomes sm->fabric, what the SA answers from. */
+static void publish(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	if (s->published)
+		return;
+	s->published = true;
+	if (sm->have_fabric) {
+		sm_node_detach_all(&sm->fabric);
+		fabric_free(&sm->fabric);
+		routing_tables_free(&sm->tables);
+	}
+	sm->tables = s->tables;
+	memset(&s->tables, 0, sizeof(s->tables));
+	sm->qos = s->qos;
+	sm->parts = s->parts;
+	if (s->recorded) {	/* the queued events went in with it */
+		sm->nevents = 0;
+		sm->events_unlogged = 0;
+	}
+	fabric_move(&sm->fabric, &s->f);
+	if (fabric_index_end_ports(&sm->fabric) < 0)	/* for the SA, which looks up ends per query */
+		log_warn("out of memory indexing the fabric's ports: the SA scans instead");
+	sm->have_fabric = true;
+	sm->last_sweep_ok = strcmp(s->result, "ok") == 0;
+}
+
 /*
  * Ends the sweep; result is "ok" or what went wrong. A published sweep
  * (one that programmed the switches) becomes sm->fabric; with --once only
@@ -114,25 +146,9 @@ static void sweep_end(struct sweep *s, const char *result, bool published)
 	struct sm *sm = s->sm;
 	bool ok = strcmp(result, "ok") == 0;
 	uint64_t ms = evl_now_ms() - s->t0;
-	if (published) {
-		if (sm->have_fabric) {
-			sm_node_detach_all(&sm->fabric);
-			fabric_free(&sm->fabric);
-			routing_tables_free(&sm->tables);
-		}
-		sm->tables = s->tables;
-		memset(&s->tables, 0, sizeof(s->tables));
-		sm->qos = s->qos;
-		sm->parts = s->parts;
-		if (s->recorded) {	/* the queued events went in with it */
-			sm->nevents = 0;
-			sm->events_unlogged = 0;
-		}
-		fabric_move(&sm->fabric, &s->f);
-		if (fabric_index_end_ports(&sm->fabric) < 0)	/* for the SA, which looks up ends per query */
-			log_warn("out of memory indexing the fabric's ports: the SA scans instead");
-		sm->have_fabric = true;
-		sm->last_sweep_ok = ok;
+	if (published && !s->published) {
+		snprintf(s->result, sizeof(s->result), "%s", result);
+		publish(s);
 	}
 	/* the groups' trees on the fabric as it is now; --once exits when their Sets are answered */
 	bool programming = published && mcast_program(sm);
@@ -244,6 +260,7 @@ static void start_pkeys(struct sweep *s);
 static void start_arm(struct sweep *s);
 static void start_activate(struct sweep *s);
 static void start_store(struct sweep *s);
+static void start_reregister(struct sweep *s);
 
 /*
  * The heavy sweep: each phase starts when the one before calls
@@ -265,8 +282,11 @@ static const struct phase {
 	{ "pkeys", start_pkeys },	/* P_Key tables and switch enforcement */
 	{ "arm", start_arm },		/* every port INIT -> ARMED */
 	{ "activate", start_activate },	/* every port ARMED -> ACTIVE */
-	{ "store", start_store },	/* the database, in one transaction; then published */
+	{ "store", start_store },	/* the database, in one transaction */
+	{ "reregister", start_reregister },	/* published; hosts asked to reregister when due */
 };
+
+#define NPHASES (sizeof(phases) / sizeof(phases[0]))
 
 /*
  * Whether the switches hold what the published sweep says (its tables, VL
@@ -285,18 +305,23 @@ static void begin(struct sweep *s, size_t i)
 	phases[i].start(s);
 }
 
-/* The phase running is done (detail: for its log line, or NULL): the next one starts. */
+/* The phase running is done (detail: for its log line, or NULL): the next one starts, or the sweep ends. */
 static void phase_done(struct sweep *s, const char *detail)
 {
 	phase_end(s, detail);
-	if (s->phase_index + 1 < sizeof(phases) / sizeof(phases[0]))
+	if (s->phase_index + 1 < NPHASES)
 		begin(s, s->phase_index + 1);
+	else
+		sweep_end(s, s->result, true);
 }
 
 /* The phase running has nothing to do in this sweep: the next one starts, no line logged. */
 static void phase_skip(struct sweep *s)
 {
-	begin(s, s->phase_index + 1);
+	if (s->phase_index + 1 < NPHASES)
+		begin(s, s->phase_index + 1);
+	else
+		sweep_end(s, s->result, true);
 }
 
 /* Ends the phase running and the sweep with it (why: the result). */
@@ -516,6 +541,21 @@ static void start_readback(struct sweep *s)
 
 /* program */
 
+/* The LIDs of f's addressed ports whose SL differs between old and new (both sized for f). */
+static size_t sl_changes(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *nd = f->nodes[i];
+		for (unsigned p = 0; p <= nd->nports; p++) {
+			uint16_t lid = nd->ports[p].lid;
+			if (lid && lid <= new->max_lid && (nd->type == NODE_SWITCH) == (p == 0))
+				n += old->sl[lid] != new->sl[lid];
+		}
+	}
+	return n;
+}
+
 /*
  * Plans the transition from the tables the switches hold (the stored
  * clean sweep's) to the new ones and says how it is proven; without such
@@ -530,6 +570,8 @@ static bool plan_transition(struct sweep *s)
 	int rc = known ? transition_remap(&sm->fabric, &sm->tables, &s->f, &s->tables, &old) : 0;
 	if (rc == 0)
 		rc = transition_plan(&s->f, known ? &old : NULL, &s->tables, &s->plan);
+	if (known && rc == 0)
+		s->sl_changed = sl_changes(&s->f, &old, &s->tables);
 	if (known)
 		routing_tables_free(&old);
 	if (rc < 0) {
@@ -556,11 +598,11 @@ static bool plan_transition(struct sweep *s)
 
 static void on_programmed(void *arg, const struct cfg_result *r);
 
-static void program_stage(struct sweep *s)
+/* The PortInfo values fabricd wants, as configured, on fabric f. */
+static struct cfg_params cfg_params_of(const struct sm *sm, const struct fabric *f)
 {
-	struct sm *sm = s->sm;
-	struct cfg_params p = {
-		.sm_lid = sm_node_own_lid(&s->f),
+	return (struct cfg_params){
+		.sm_lid = sm_node_own_lid(f),
 		.subnet_prefix = sm->cfg.subnet_prefix,
 		.max_mtu = config_mtu_code(sm->cfg.max_mtu),
 		.max_op_vls = config_vls_code(sm->cfg.max_op_vls),
@@ -574,6 +616,12 @@ static void program_stage(struct sweep *s)
 		.mkey_protect = (uint8_t)sm->mkeys.cfg.protect,
 		.mkey_lease = (uint16_t)sm->mkeys.cfg.lease_s,
 	};
+}
+
+static void program_stage(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	struct cfg_params p = cfg_params_of(sm, &s->f);
 	/* the first stage against what the switches hold, each later one against the stage before */
 	const struct fabric *prev = switches_hold_published(sm) ? &sm->fabric : NULL;
 	const struct routing_tables *prev_t = prev ? &sm->tables : NULL;
@@ -674,13 +722,13 @@ static void start_activate(struct sweep *s)
 static void start_store(struct sweep *s)
 {
 	struct sm *sm = s->sm;
-	char result[64] = "ok";
+	snprintf(s->result, sizeof(s->result), "ok");
 	if (s->cfg_failed || s->disc.unreachable || s->disc.failed_attrs)
-		snprintf(result, sizeof(result), "degraded: %u Sets failed, %u ports unreachable",
+		snprintf(s->result, sizeof(s->result), "degraded: %u Sets failed, %u ports unreachable",
 			 s->cfg_failed, s->disc.unreachable + s->disc.failed_attrs);
 	struct db_sweep *r = &s->rec;
 	snprintf(r->kind, sizeof(r->kind), "heavy");
-	snprintf(r->result, sizeof(r->result), "%s", result);
+	snprintf(r->result, sizeof(r->result), "%.63s", s->result);
 	r->finished = unix_now();
 	r->mads = mads_sent(s) - s->mads0;
 	r->nodes = s->disc.nodes;
@@ -698,16 +746,44 @@ static void start_store(struct sweep *s)
 			       nevents);
 	free(events);
 	pkeys_membership_free(&parts);
-	if (rc < 0) {
-		char why[DB_ERR_LEN + 32];
-		snprintf(why, sizeof(why), "cannot store the sweep: %s", db_last_error(sm->db));
-		phase_done(s, why);
-		sweep_end(s, why, true);	/* programmed: published all the same */
+	if (rc < 0) {	/* programmed: published all the same */
+		snprintf(s->result, sizeof(s->result), "cannot store the sweep: %s", db_last_error(sm->db));
+		phase_done(s, s->result);
 		return;
 	}
 	s->recorded = true;
 	phase_done(s, NULL);
-	sweep_end(s, result, true);
+}
+
+/* reregister */
+
+static void on_reregistered(void *arg, const struct cfg_result *r)
+{
+	struct sweep *s = arg;
+	char detail[96];
+	s->sm->clients_registered = true;
+	snprintf(detail, sizeof(detail), "%u host ports asked, %u refused or lost", r->sent, r->failed);
+	phase_done(s, detail);
+}
+
+/*
+ * Published first, so that the hosts' new queries meet the new tables.
+ * Due on the first sweep since this SM became master, and when a LID's
+ * SL changed (its hosts must learn the new one).
+ */
+static void start_reregister(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	publish(s);
+	if (sm->clients_registered && !s->sl_changed) {
+		phase_skip(s);
+		return;
+	}
+	log_info("sweep: asking the hosts to reregister: %s", !sm->clients_registered ? "first sweep as master"
+		 : "destinations changed SL");
+	struct cfg_params p = cfg_params_of(sm, &sm->fabric);
+	if (rereg_clients(sm->mp, &sm->fabric, &p, on_reregistered, s) < 0)
+		sweep_end(s, "out of memory", true);
 }
 
 void sweep_start(struct sm *sm, sweep_done_fn done)

@@ -11,6 +11,9 @@
  *   bytes from a 20-byte struct).
  * - A refused PortInfo state Set is read back over the same route before it
  *   counts as failed; answered by a port already there, it succeeds.
+ * - Client reregistration (sm/sweep/reregister.c) sets the bit only on
+ *   active CA ports that offer it, in the PortInfo fabricd wants there; the
+ *   answer, which may echo the bit, asks for no later Set.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +23,7 @@
 #include <cmocka.h>
 
 #include "sm/sweep/batch.h"
+#include "sm/sweep/reregister.h"
 #include "sm/smnode.h"
 
 struct sent {
@@ -156,12 +160,70 @@ static void a_refused_state_set_is_read_back(void **state)
 	fabric_free(&f);
 }
 
+/* A CA with LID base_lid on port 1 (and 2), its PortInfo as reported: active, with caps. */
+static struct node *host(struct fabric *f, uint64_t guid, uint16_t lid, ib_net32_t caps, enum port_state state)
+{
+	struct node *ca = fabric_add_node(f, NODE_CA, guid, 2, "host");
+	assert_non_null(ca);
+	assert_int_equal(sm_node_attach(ca), 0);
+	ca->hops = 1;
+	ca->path[1] = 2;
+	for (uint8_t p = 1; p <= 2; p++) {
+		ib_port_info_t pi;
+		memset(&pi, 0, sizeof(pi));
+		pi.base_lid = cl_hton16((uint16_t)(lid + p - 1));
+		pi.capability_mask = caps;
+		ib_port_info_set_port_state(&pi, (uint8_t)state);
+		ca->ports[p].exists = true;
+		ca->ports[p].lid = (uint16_t)(lid + p - 1);
+		sm_node_set_port_info(ca, p, &pi);
+	}
+	return ca;
+}
+
+static void reregistration_asks_capable_active_host_ports_only(void **state)
+{
+	(void)state;
+	reset();
+	struct fabric f;
+	struct node *sw = one_switch(&f);
+	struct node *able = host(&f, 0x100, 10, IB_PORT_CAP_HAS_CLIENT_REREG, PORT_ACTIVE);
+	host(&f, 0x200, 20, 0, PORT_ACTIVE);	/* does not offer it */
+	host(&f, 0x300, 30, IB_PORT_CAP_HAS_CLIENT_REREG, PORT_INIT);	/* not active yet */
+	(void)sw;
+	struct cfg_params p = { .sm_lid = 1, .subnet_timeout = 18 };
+	assert_int_equal(rereg_clients(NULL, &f, &p, on_done, NULL), 0);
+	assert_int_equal(nsent, 2);	/* ports 1 and 2 of the able host */
+	for (unsigned i = 0; i < 2; i++) {
+		const ib_port_info_t *pi = (const ib_port_info_t *)sent[i].data;
+		assert_int_equal(sent[i].method, IB_MAD_METHOD_SET);
+		assert_true(sent[i].attr == IB_MAD_ATTR_PORT_INFO);
+		assert_int_equal(sent[i].mod, i + 1);
+		assert_int_equal(ib_port_info_get_client_rereg(pi), 1);
+		assert_int_equal(cl_ntoh16(pi->master_sm_base_lid), 1);
+		assert_int_equal(ib_port_info_get_timeout(pi), 18);
+		ib_smp_t reply;
+		memset(&reply, 0, sizeof(reply));
+		memcpy(reply.data, pi, sizeof(*pi));	/* the port echoes the bit */
+		sent[i].done(sent[i].ctx, 0, &reply);
+	}
+	assert_int_equal(finished, 1);
+	assert_int_equal(result.sent, 2);
+	assert_int_equal(result.failed, 0);
+	ib_port_info_t want;
+	assert_false(cfg_wanted_port_info(able, 1, &p, &want));	/* nothing left to set */
+	assert_int_equal(ib_port_info_get_client_rereg(&want), 0);
+	sm_node_detach_all(&f);
+	fabric_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_batch_outlives_its_fabric),
 		cmocka_unit_test(a_set_carries_its_attribute_only),
 		cmocka_unit_test(a_refused_state_set_is_read_back),
+		cmocka_unit_test(reregistration_asks_capable_active_host_ports_only),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

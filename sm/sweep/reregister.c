@@ -1,0 +1,41 @@
+/*
+ * DOC: client reregistration
+ *
+ * A PortInfo Set with ClientReregister makes the port raise a client
+ * reregister event: its SA clients (the kernel's multicast and SA
+ * modules, IPoIB, ibacm, rdma_cm users) join their multicast groups,
+ * register their services and subscriptions again, and drop the
+ * PathRecords they cached. fabricd asks for it when the hosts' view may
+ * be stale: on its first sweep as master (it may have taken over from an
+ * SM whose groups it does not know), and when a destination's SL changed
+ * (a host sending on the old SL keeps a VL layer the new tables no longer
+ * prove for that destination). The Set is the PortInfo fabricd wants on
+ * the port anyway, with the bit added; ports without the capability are
+ * left alone.
+ */
+#include "sm/sweep/reregister.h"
+
+#include "sm/sweep/batch.h"
+#include "sm/smnode.h"
+
+int rereg_clients(struct mad_port *mp, struct fabric *f, const struct cfg_params *p, cfg_done_fn done, void *arg)
+{
+	struct batch *b = batch_new(mp, done, arg);
+	if (!b)
+		return -1;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		struct node *n = f->nodes[i];
+		const struct sm_node *s = sm_node(n);
+		for (unsigned port = 1; n->type != NODE_SWITCH && port <= n->nports; port++) {
+			ib_port_info_t pi;
+			if (!s->have_port_info[port] || n->ports[port].state != PORT_ACTIVE ||
+			    !(s->port_info[port].capability_mask & IB_PORT_CAP_HAS_CLIENT_REREG))
+				continue;
+			cfg_wanted_port_info(n, port, p, &pi);
+			ib_port_info_set_client_rereg(&pi, 1);
+			batch_set(b, n, (uint8_t)port, IB_MAD_ATTR_PORT_INFO, port, &pi, sizeof(pi));
+		}
+	}
+	batch_issued(b);
+	return 0;
+}
