@@ -30,6 +30,8 @@ enum netfile_style {
 
 /* Writes f; returns 0 or -1 on a write error. */
 int netfile_write(FILE *out, const struct fabric *f, enum netfile_style style);
+/* "4x"-style text for a PortInfo LinkWidthActive. */
+const char *netfile_width_text(uint8_t w);
 /* "4xQDR"-style link text for a port. */
 const char *netfile_link_text(const struct port *p, char buf[16]);
 

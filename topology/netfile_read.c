@@ -193,6 +193,27 @@ static int parse_header(struct parser *ps, char *line)
 	return 0;
 }
 
+/* ibnetdiscover ends a port line's comment with the link ("4xQDR"): the port's active width and speed. */
+static void read_link_text(const char *comment, struct port *p)
+{
+	static const struct { const char *name; uint8_t speed, ext; } speeds[] = {
+		{ "SDR", 1, 0 }, { "DDR", 2, 0 }, { "QDR", 4, 0 }, { "FDR", 0, 1 }, { "EDR", 0, 2 }, { "HDR", 0, 4 },
+		{ "NDR", 0, 8 },
+	};
+	const char *last = strrchr(comment, ' ');
+	char speed[8];
+	unsigned lanes;
+	if (sscanf(last ? last + 1 : comment, "%ux%7s", &lanes, speed) != 2)
+		return;
+	uint8_t width = lanes == 1 ? 1 : lanes == 4 ? 2 : lanes == 8 ? 4 : lanes == 12 ? 8 : lanes == 2 ? 16 : 0;
+	for (size_t i = 0; width && i < sizeof(speeds) / sizeof(speeds[0]); i++)
+		if (strcmp(speed, speeds[i].name) == 0) {
+			p->width_active = width;
+			p->speed_active = speeds[i].speed ? speeds[i].speed : 4;
+			p->speed_ext_active = speeds[i].ext;
+		}
+}
+
 static int parse_port_line(struct parser *ps, char *line)
 {
 	if (!ps->cur)
@@ -211,6 +232,8 @@ static int parse_port_line(struct parser *ps, char *line)
 		return fail(ps, ps->line, "bad remote port, expected \"id\"[number]");
 	/* ibnetdiscover: a CA port line's comment starts with the port's own LID */
 	char *hash = strchr(s, '#');
+	if (hash)
+		read_link_text(hash, &ps->cur->ports[l.port]);
 	if (hash && ps->cur->type != NODE_SWITCH) {
 		hash = skip_ws(hash + 1);
 		if (strncmp(hash, "lid ", 4) == 0)

@@ -9,7 +9,7 @@
 
 #include <inttypes.h>
 
-static const char *width_text(uint8_t w)
+const char *netfile_width_text(uint8_t w)
 {
 	switch (w) {
 	case 1: return "1x";
@@ -39,7 +39,7 @@ static const char *speed_text(const struct port *p)
 
 const char *netfile_link_text(const struct port *p, char buf[16])
 {
-	snprintf(buf, 16, "%s%s", width_text(p->width_active), speed_text(p));
+	snprintf(buf, 16, "%s%s", netfile_width_text(p->width_active), speed_text(p));
 	return buf;
 }
 
