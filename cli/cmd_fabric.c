@@ -8,8 +8,14 @@
 #include <string.h>
 
 #include "cli/fabricctl.h"
+#include "cli/osmdump.h"
 #include "cli/output.h"
 #include "topology/netfile.h"
+
+static int ibnetdiscover_text(FILE *out, const struct fabric *f)
+{
+	return netfile_write(out, f, NETFILE_IBNETDISCOVER);
+}
 
 static void json_node(FILE *out, const struct node *n)
 {
@@ -196,16 +202,59 @@ int cmd_node(struct ctl *c, int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* The formats fabricctl export writes: NULL tables for the fabric alone. */
+static const struct export_format {
+	const char *name;
+	int (*fabric_only)(FILE *out, const struct fabric *f);
+	int (*with_tables)(FILE *out, const struct fabric *f, const struct routing_tables *t);
+} formats[] = {
+	{ "ibnetdiscover", ibnetdiscover_text, NULL },
+	{ "opensm-subnet", osmdump_subnet, NULL },
+	{ "opensm-fdbs", NULL, osmdump_fdbs },
+	{ "ibdmchk-sl", NULL, osmdump_path_sl },
+};
+
+/*
+ * export FORMAT [--lfts DUMP --topology IBNETDISCOVER]: the stored fabric,
+ * or (for the formats with tables) any SM's tables from the switches.
+ */
 int cmd_export(struct ctl *c, int argc, char **argv)
 {
-	if (argc != 2 || strcmp(argv[1], "ibnetdiscover") != 0) {
-		fprintf(stderr, "fabricctl export: the format must be 'ibnetdiscover'\n");
+	const struct export_format *fmt = NULL;
+	const char *lfts = NULL, *topology = NULL;
+	for (size_t i = 0; argc >= 2 && i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (strcmp(argv[1], formats[i].name) == 0)
+			fmt = &formats[i];
+	for (int i = 2; fmt && i + 1 < argc; i += 2) {
+		if (strcmp(argv[i], "--lfts") == 0)
+			lfts = argv[i + 1];
+		else if (strcmp(argv[i], "--topology") == 0)
+			topology = argv[i + 1];
+		else
+			fmt = NULL;
+	}
+	if (!fmt || argc % 2 || !lfts != !topology) {
+		fprintf(stderr, "fabricctl export: use ibnetdiscover, opensm-subnet, opensm-fdbs or ibdmchk-sl; "
+			"any with --lfts DUMP --topology IBNETDISCOVER for an SM's tables read from the switches\n");
 		return EXIT_USAGE;
 	}
 	struct fabric f;
-	if (ctl_load_fabric(c, &f) < 0)
-		return EXIT_DB;
-	int rc = netfile_write(stdout, &f, NETFILE_IBNETDISCOVER);
+	struct routing_tables t;
+	int rc = EXIT_OK;
+	if (fmt->fabric_only && !topology) {
+		if (ctl_open_db(c) != EXIT_OK || ctl_load_fabric(c, &f) < 0)
+			return EXIT_DB;
+		rc = fmt->fabric_only(stdout, &f) < 0 ? EXIT_DB : EXIT_OK;
+	} else {
+		int loaded = ctl_load_tables(c, topology, lfts, &f, &t);
+		if (loaded != EXIT_OK)
+			return loaded;
+		rc = (fmt->with_tables ? fmt->with_tables(stdout, &f, &t) : fmt->fabric_only(stdout, &f)) < 0
+			     ? EXIT_DB : EXIT_OK;
+		routing_tables_free(&t);
+	}
 	fabric_free(&f);
-	return rc < 0 ? EXIT_DB : EXIT_OK;
+	if (rc != EXIT_OK)
+		fprintf(stderr, "fabricctl export: cannot write the %s output\n", fmt->name);
+	return rc;
 }

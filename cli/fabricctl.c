@@ -31,8 +31,10 @@ static const struct ctl_command commands[] = {
 	{ "route", "SRC DST", "the path the stored tables give, hop by hop", cmd_route },
 	{ "sweeps", "[--last N]", "the sweep history (default: the last 20)", cmd_sweeps },
 	{ "events", "[--since T]", "the event log (T: Unix seconds, or -SECONDS ago)", cmd_events },
-	{ "export", "ibnetdiscover", "the fabric as ibnetdiscover prints it", cmd_export },
-	{ "check", "[--lfts F --topology F [--sl F]] [--before F --after F --topology F]",
+	{ "export", "ibnetdiscover|opensm-subnet|opensm-fdbs|ibdmchk-sl",
+	  "the fabric as ibnetdiscover prints it, or it and its tables as OpenSM dumps them for ibdmchk", cmd_export },
+	{ "check", "[--lfts F --topology F [--sl F]] [--before F --after F --topology F [--sl F] [--before-sl F]] "
+	  "[--ca-to-ca]",
 	  "prove connectivity, no forwarding loop and deadlock freedom of the stored tables, any SM's, or a "
 	  "transition", cmd_check },
 	{ "credits", "[--cable-length M] [--latency NS] [--mtu B]",
@@ -213,8 +215,9 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	optind = 1;
-	/* resweep talks to the daemon; quality and check may judge files instead of the database; plan uses files only */
-	bool no_db = cmd->run == cmd_resweep || cmd->run == cmd_quality || cmd->run == cmd_plan || cmd->run == cmd_check;
+	/* resweep talks to the daemon; quality, check and export may read files instead of the database; plan uses files only */
+	bool no_db = cmd->run == cmd_resweep || cmd->run == cmd_quality || cmd->run == cmd_plan || cmd->run == cmd_check ||
+		     cmd->run == cmd_export;
 	int rc = no_db ? EXIT_OK : ctl_open_db(&c);
 	if (rc == EXIT_OK)
 		rc = cmd->run(&c, cargc, cargv);
