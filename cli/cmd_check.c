@@ -10,7 +10,9 @@
  * "LID SL" lines, as the SA's PathRecords give them; without it, all on
  * VL 0). With --before and --after (two dumps of one fabric) it judges
  * the transition between them: every mixture of the two tables, with
- * both SLs, must be acyclic. Exit 0 when all hold, 1 with the failures
+ * both SLs (--before-sl: the SLs hosts had before, if they changed), must
+ * be acyclic. --ca-to-ca limits the deadlock proof to routes between CAs,
+ * the scope ibdmchk checks without -a. Exit 0 when all hold, 1 with the failures
  * (at most 10 unreachable pairs are named) or the cycle otherwise.
  */
 #include <stdio.h>
@@ -53,7 +55,8 @@ static size_t targets(const struct fabric *f, struct target *out)
 }
 
 struct check_args {
-	const char *lfts, *topology, *sl, *before, *after;
+	const char *lfts, *topology, *sl, *before, *after, *before_sl;
+	bool ca_to_ca;		/* deadlock proof for routes to CA LIDs only, as ibdmchk checks by default */
 };
 
 static int parse_args(int argc, char **argv, struct check_args *a)
@@ -61,9 +64,15 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 	memset(a, 0, sizeof(*a));
 	for (int i = 1; i < argc; i += 2) {
 		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(opt, "--ca-to-ca") == 0) {
+			a->ca_to_ca = true;
+			i--;
+			continue;
+		}
 		const char **slot = strcmp(opt, "--lfts") == 0 ? &a->lfts : strcmp(opt, "--topology") == 0 ? &a->topology
 				    : strcmp(opt, "--sl") == 0 ? &a->sl : strcmp(opt, "--before") == 0 ? &a->before
-				    : strcmp(opt, "--after") == 0 ? &a->after : NULL;
+				    : strcmp(opt, "--after") == 0 ? &a->after
+				    : strcmp(opt, "--before-sl") == 0 ? &a->before_sl : NULL;
 		if (!slot) {
 			fprintf(stderr, "fabricctl check: unknown option '%s'\n", opt);
 			return -1;
@@ -76,9 +85,9 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 	}
 	bool files = a->lfts || a->before || a->after;
 	if (files != !!a->topology || (a->lfts && (a->before || a->after)) || !a->before != !a->after ||
-	    (a->sl && !files)) {
+	    (a->sl && !files) || (a->before_sl && !a->before)) {
 		fprintf(stderr, "fabricctl check: use --lfts F --topology F [--sl F], or --before F --after F "
-			"--topology F [--sl F]\n");
+			"--topology F [--sl F] [--before-sl F]\n");
 		return -1;
 	}
 	return 0;
@@ -126,14 +135,10 @@ static int load(struct ctl *c, const struct check_args *a, struct fabric *f, str
 	if (a->sl && read_sls(a->sl, t) < 0)
 		rc = EXIT_USAGE;
 	if (rc == EXIT_OK && a->before) {
-		if (lftdump_read(a->before, f, before, err, sizeof(err)) < 0) {
+		if (lftdump_read_earlier(a->before, f, t, before, err, sizeof(err)) < 0) {
 			fprintf(stderr, "fabricctl: %s\n", err);
 			rc = EXIT_USAGE;
-		} else if (a->sl && read_sls(a->sl, before) < 0) {
-			rc = EXIT_USAGE;
-		} else if (before->max_lid != t->max_lid) {
-			fprintf(stderr, "fabricctl: %s and %s cover different LIDs (up to %u and %u)\n", a->before,
-				a->after, before->max_lid, t->max_lid);
+		} else if ((a->before_sl || a->sl) && read_sls(a->before_sl ? a->before_sl : a->sl, before) < 0) {
 			rc = EXIT_USAGE;
 		}
 		if (rc != EXIT_OK)
@@ -197,7 +202,9 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 	struct target *tg = malloc(nports * sizeof(*tg));
 	struct cdg_report cdg;
 	struct loops_report loops;
-	if (!tg || cdg_check(&f, &t, &cdg) < 0 || loops_find(&f, &t, &loops) < 0) {
+	struct cdg_mix steady = cdg_mix_of(&t);
+	steady.to_cas_only = a.ca_to_ca;
+	if (!tg || cdg_check_mix(&f, &steady, &cdg) < 0 || loops_find(&f, &t, &loops) < 0) {
 		fprintf(stderr, "fabricctl: out of memory\n");
 		free(tg);
 		routing_tables_free(&t);
@@ -226,6 +233,7 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 		}
 	}
 	char loop[1024] = "", looping[512] = "";
+	const char *scope = a.ca_to_ca ? ", routes between CAs" : "";
 	cdg_cycle_text(&cdg, loop, sizeof(loop));
 	loops_text(&loops, looping, sizeof(looping));
 	if (c->json) {
@@ -256,11 +264,11 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 		else
 			printf("loops:        ok, no switch entry loops for any LID\n");
 		if (cdg.cycle_len)
-			printf("deadlock:     CREDIT LOOP on VL%u (%zu channels, %zu dependencies):\n  %s\n",
-			       cdg.vl, cdg.channels, cdg.dependencies, loop);
+			printf("deadlock:     CREDIT LOOP on VL%u%s (%zu channels, %zu dependencies):\n  %s\n",
+			       cdg.vl, scope, cdg.channels, cdg.dependencies, loop);
 		else
-			printf("deadlock:     ok, no cycle in the channel dependency graph of any of %u VL%s "
-			       "(%zu channels, %zu dependencies)\n", t.layers, t.layers > 1 ? "s" : "",
+			printf("deadlock:     ok, no cycle in the channel dependency graph of any of %u VL%s%s "
+			       "(%zu channels, %zu dependencies)\n", t.layers, t.layers > 1 ? "s" : "", scope,
 			       cdg.channels, cdg.dependencies);
 	}
 	free(tg);

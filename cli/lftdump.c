@@ -4,7 +4,9 @@
  * dump_lfts prints, per switch, a header naming the switch's GUID
  * ("Unicast lids [0x0-0x2c] of switch ... guid 0x0000000000200007 (L7):")
  * and one line per LID ("0x0001 005 : (Channel Adapter ...)"). Entries are
- * collected first, since the highest LID is known only at the end.
+ * collected first, since the highest LID is known only at the end. A
+ * dump from before a change (fabricctl check --before) may name switches
+ * that have gone and LIDs nobody holds now: those are left out.
  */
 #include "cli/lftdump.h"
 
@@ -24,6 +26,8 @@ struct reader {
 	struct entry *e;
 	size_t n, cap;
 	uint16_t max_lid;
+	bool earlier;		/* a dump from before a change: gone switches and LIDs past limit drop */
+	uint16_t limit;
 };
 
 static int add(struct reader *r, size_t node, unsigned lid, unsigned port)
@@ -47,6 +51,7 @@ static int parse(FILE *in, const char *path, const struct fabric *f, struct read
 	char line[512];
 	unsigned long lineno = 0;
 	const struct node *sw = NULL;
+	bool skip = false;
 	while (fgets(line, sizeof(line), in)) {
 		lineno++;
 		unsigned lid, port;
@@ -58,12 +63,19 @@ static int parse(FILE *in, const char *path, const struct fabric *f, struct read
 				return -1;
 			}
 			sw = fabric_find_guid(f, guid);
+			if (!sw && r->earlier) {	/* gone since: nothing reaches its table any more */
+				skip = true;
+				continue;
+			}
+			skip = false;
 			if (!sw || sw->type != NODE_SWITCH) {
 				snprintf(err, len, "%s:%lu: switch 0x%016" PRIx64 " is not in the topology", path,
 					 lineno, guid);
 				return -1;
 			}
 		} else if (sscanf(line, "0x%x %u :", &lid, &port) == 2) {
+			if (skip || (r->earlier && lid > r->limit))
+				continue;
 			if (!sw) {
 				snprintf(err, len, "%s:%lu: a LID line before any switch header", path, lineno);
 				return -1;
@@ -92,17 +104,18 @@ static int parse(FILE *in, const char *path, const struct fabric *f, struct read
 	return 0;
 }
 
-int lftdump_read(const char *path, const struct fabric *f, struct routing_tables *t, char *err, size_t len)
+static int read_dump(const char *path, const struct fabric *f, struct reader *rd, struct routing_tables *t,
+		     char *err, size_t len)
 {
 	FILE *in = fopen(path, "r");
-	struct reader r = { 0 };
+	struct reader r = *rd;
 	if (!in) {
 		snprintf(err, len, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	int rc = parse(in, path, f, &r, err, len);
 	fclose(in);
-	uint16_t max = routing_max_lid(f);
+	uint16_t max = r.earlier ? r.limit : routing_max_lid(f);
 	if (rc == 0 && routing_tables_alloc(t, f, r.max_lid > max ? r.max_lid : max) < 0) {
 		snprintf(err, len, "out of memory");
 		rc = -1;
@@ -111,4 +124,17 @@ int lftdump_read(const char *path, const struct fabric *f, struct routing_tables
 		t->lft[r.e[i].node][r.e[i].lid] = r.e[i].port;
 	free(r.e);
 	return rc;
+}
+
+int lftdump_read(const char *path, const struct fabric *f, struct routing_tables *t, char *err, size_t len)
+{
+	struct reader r = { 0 };
+	return read_dump(path, f, &r, t, err, len);
+}
+
+int lftdump_read_earlier(const char *path, const struct fabric *f, const struct routing_tables *like,
+			 struct routing_tables *t, char *err, size_t len)
+{
+	struct reader r = { .earlier = true, .limit = like->max_lid };
+	return read_dump(path, f, &r, t, err, len);
 }

@@ -14,5 +14,12 @@
  * "file:line: what" in err.
  */
 int lftdump_read(const char *path, const struct fabric *f, struct routing_tables *t, char *err, size_t len);
+/*
+ * The same for a dump taken before a change to f: switches no longer in f
+ * and LIDs past like's top are left out (nothing reaches those tables, no
+ * host has those LIDs now); t is sized like like. 0, or -1 with err.
+ */
+int lftdump_read_earlier(const char *path, const struct fabric *f, const struct routing_tables *like,
+			 struct routing_tables *t, char *err, size_t len);
 
 #endif

@@ -143,7 +143,7 @@ int cdg_check_layer_with(const struct fabric *f, const struct cdg_mix *m, unsign
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];
 		for (unsigned p = 0; p <= n->nports; p++)
-			if (n->ports[p].lid && (n->type == NODE_SWITCH ? p == 0 : p > 0) &&
+			if (n->ports[p].lid && (n->type == NODE_SWITCH ? p == 0 && !m->to_cas_only : p > 0) &&
 			    n->ports[p].lid <= g.max_lid && add_destination(&g, n->ports[p].lid) < 0)
 				goto done;
 	}

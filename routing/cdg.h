@@ -26,6 +26,7 @@ struct cdg_mix {
 	unsigned nlft;
 	const struct routing_tables *sl[CDG_MAX_SETS];
 	unsigned nsl;
+	bool to_cas_only;	/* only traffic to CA LIDs (switch LIDs take management traffic only) */
 };
 
 /* The steady state of t: its own entries and SLs. */
