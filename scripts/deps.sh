@@ -6,7 +6,7 @@ packages=(
   build-essential cmake pkg-config clang libclang-rt-dev
   libibumad-dev libibmad-dev libopensm-dev
   libevent-dev libsqlite3-dev libyaml-dev libcmocka-dev
-  ibsim-utils libumad2sim0 infiniband-diags opensm
+  ibsim-utils libumad2sim0 infiniband-diags opensm ibutils
   sqlite3 iproute2 util-linux
 )
 
