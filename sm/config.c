@@ -377,3 +377,25 @@ int config_load(const char *path, struct fabricd_config *c, char err[CONFIG_ERR_
 	ydoc_free(&d);
 	return rc;
 }
+
+bool config_keep_bound(struct fabricd_config *reloaded, const struct fabricd_config *running)
+{
+	struct fabricd_config *n = reloaded;
+	const struct fabricd_config *o = running;
+	bool differ = strcmp(n->ca, o->ca) || n->port != o->port || n->port_guid != o->port_guid ||
+		      strcmp(n->database, o->database) || strcmp(n->control_socket, o->control_socket) ||
+		      strcmp(n->log_file, o->log_file) || n->mad_window != o->mad_window ||
+		      n->mad_timeout_ms != o->mad_timeout_ms || n->mad_retries != o->mad_retries ||
+		      memcmp(&n->mkey, &o->mkey, sizeof(n->mkey)) != 0;
+	memcpy(n->ca, o->ca, sizeof(n->ca));
+	n->port = o->port;
+	n->port_guid = o->port_guid;
+	memcpy(n->database, o->database, sizeof(n->database));
+	memcpy(n->control_socket, o->control_socket, sizeof(n->control_socket));
+	memcpy(n->log_file, o->log_file, sizeof(n->log_file));
+	n->mad_window = o->mad_window;
+	n->mad_timeout_ms = o->mad_timeout_ms;
+	n->mad_retries = o->mad_retries;
+	n->mkey = o->mkey;	/* ports hold the running keys: a new secret needs the old one to set */
+	return differ;
+}

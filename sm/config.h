@@ -54,6 +54,14 @@ void config_defaults(struct fabricd_config *c);
 /* Reads path over c; returns 0, or -1 with "file:line: what is wrong" in err. */
 int config_load(const char *path, struct fabricd_config *c, char err[CONFIG_ERR_LEN]);
 /* IB encodings of the byte/VL settings. */
+/*
+ * Settings bound when the daemon starts (port, database, control socket,
+ * log file, MAD transport, M_Keys): copies running's into reloaded, for a
+ * reload that must keep them. True if reloaded asked for other values.
+ */
+bool config_keep_bound(struct fabricd_config *reloaded, const struct fabricd_config *running);
+/* The names of those settings, for the message that says they need a restart. */
+#define CONFIG_BOUND_NAMES "port, database, control_socket, log_file, mad and m_key"
 uint8_t config_mtu_code(unsigned bytes);
 uint8_t config_vls_code(unsigned vls);
 

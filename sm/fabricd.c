@@ -180,24 +180,8 @@ static void on_hup(void *arg)
 			log_error("SIGHUP: configuration not reloaded: %s", err);
 		} else {
 			apply_cli(r->cli, &cfg);
-			const struct fabricd_config *old = &sm->cfg;
-			if (strcmp(cfg.ca, old->ca) || cfg.port != old->port || cfg.port_guid != old->port_guid ||
-			    strcmp(cfg.database, old->database) || strcmp(cfg.control_socket, old->control_socket) ||
-			    strcmp(cfg.log_file, old->log_file) || cfg.mad_window != old->mad_window ||
-			    cfg.mad_timeout_ms != old->mad_timeout_ms || cfg.mad_retries != old->mad_retries ||
-			    memcmp(&cfg.mkey, &old->mkey, sizeof(cfg.mkey)) != 0)
-				log_warn("SIGHUP: port, database, control_socket, log_file, mad and m_key settings take "
-					 "a restart; the running ones stay");
-			memcpy(cfg.ca, old->ca, sizeof(cfg.ca));
-			cfg.port = old->port;
-			cfg.port_guid = old->port_guid;
-			memcpy(cfg.database, old->database, sizeof(cfg.database));
-			memcpy(cfg.control_socket, old->control_socket, sizeof(cfg.control_socket));
-			memcpy(cfg.log_file, old->log_file, sizeof(cfg.log_file));
-			cfg.mad_window = old->mad_window;
-			cfg.mad_timeout_ms = old->mad_timeout_ms;
-			cfg.mad_retries = old->mad_retries;
-			cfg.mkey = old->mkey;	/* ports hold the running keys: a new secret needs the old one to set */
+			if (config_keep_bound(&cfg, &sm->cfg))
+				log_warn("SIGHUP: " CONFIG_BOUND_NAMES " settings take a restart; the running ones stay");
 			sm->cfg = cfg;
 			db_set_retention(sm->db, &(struct db_retention){ cfg.keep_sweeps, cfg.keep_events, cfg.keep_days });
 			sm->trap_budget.per_minute = cfg.trap_budget_per_minute;	/* the buckets go on */

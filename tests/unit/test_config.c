@@ -90,12 +90,34 @@ static void test_config_errors_name_the_line(void **state)
 	expect("sa: { services_per_port: 2000 }\n", "f.yaml:1: sa.services_per_port must be 0..1024, not 2000");
 }
 
+/* A reload keeps what the daemon bound at start and says whether it asked for other values. */
+static void test_config_reload_keeps_bound_settings(void **state)
+{
+	struct fabricd_config running, reloaded;
+	(void)state;
+	config_defaults(&running);
+	running.port = 2;
+	snprintf(running.database, sizeof(running.database), "/var/lib/fabricd/a.db");
+	reloaded = running;
+	reloaded.sm_priority = 9;	/* not bound: a reload may change it */
+	assert_false(config_keep_bound(&reloaded, &running));
+	assert_int_equal(reloaded.sm_priority, 9);
+	snprintf(reloaded.database, sizeof(reloaded.database), "/tmp/b.db");
+	reloaded.mad_window = running.mad_window + 1;
+	assert_true(config_keep_bound(&reloaded, &running));
+	assert_string_equal(reloaded.database, "/var/lib/fabricd/a.db");
+	assert_int_equal(reloaded.mad_window, running.mad_window);
+	assert_int_equal(reloaded.port, 2);
+	assert_int_equal(reloaded.sm_priority, 9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_config_reads_every_key),
 		cmocka_unit_test(test_config_empty_file_keeps_defaults),
 		cmocka_unit_test(test_config_errors_name_the_line),
+		cmocka_unit_test(test_config_reload_keeps_bound_settings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
