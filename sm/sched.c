@@ -7,8 +7,11 @@
  * sweep that sees a change, or that cannot run (no clean heavy sweep
  * yet), is a heavy one. A trap that reports a change asks for a heavy
  * sweep trap_holddown_ms after the first such trap, however many more
- * come. A STANDBY or NOTACTIVE SM does not sweep; with --once nothing is
- * rearmed (the sweep ends the process).
+ * come. A STANDBY or NOTACTIVE SM does not sweep. A published sweep is
+ * followed by the multicast trees on its fabric. With --once nothing is
+ * rearmed: the first sweep's end (once its MFT Sets are answered) ends
+ * the run, exit 0 for a clean sweep or a standby, 1 otherwise; traps
+ * start no sweep.
  *
  * The sweeps report back through the callbacks given when they start, and
  * the election asks for a sweep through sm->want_sweep: sched.c depends on
@@ -16,6 +19,7 @@
  */
 #include <stdbool.h>
 
+#include "sm/sa/mcast.h"
 #include "sm/sweep/light.h"
 #include "sm/log.h"
 #include "sm/sm.h"
@@ -29,6 +33,24 @@ static void next(struct sm *sm)
 	} else if (sm->cfg.sweep_interval && sm->state == SM_MASTER && !sm->once) {
 		evl_timer_arm(sm->sweep_timer, (uint64_t)sm->cfg.sweep_interval * 1000);
 	}
+}
+
+static void stop_run(struct sm *sm)
+{
+	evl_stop(sm->loop);
+}
+
+static void after_sweep(struct sm *sm, const struct sweep_outcome *o)
+{
+	if (sm->once) {
+		sm->exit_code = o->ok ? 0 : 1;
+		if (!(o->published && mcast_program(sm, stop_run)))
+			stop_run(sm);
+		return;
+	}
+	if (o->published)	/* the groups' trees on the fabric as it is now */
+		mcast_program(sm, NULL);
+	next(sm);
 }
 
 static void on_light_done(struct sm *sm, bool changed)
@@ -67,7 +89,7 @@ void sm_sweep_request(struct sm *sm)
 		return;
 	}
 	evl_timer_cancel(sm->sweep_timer);
-	sweep_start(sm, next);
+	sweep_start(sm, after_sweep);
 }
 
 void sm_sweep_soon(struct sm *sm)

@@ -208,7 +208,7 @@ static void on_mcast_timer(void *arg)
 {
 	struct sm *sm = arg;
 	sm->mcast_pending = false;
-	mcast_program(sm);
+	mcast_program(sm, NULL);
 }
 
 void mcast_attach(struct sm *sm)
@@ -287,18 +287,24 @@ static bool trees_deadlock_free(struct sm *sm, bool ***on)
 	return true;
 }
 
+struct programming {
+	struct sm *sm;
+	void (*done)(struct sm *sm);
+};
+
 static void on_programmed(void *arg, const struct cfg_result *r)
 {
-	struct sm *sm = arg;
+	struct programming *p = arg;
 	if (r->failed)
 		log_warn("mcast: %u MFT Sets failed", r->failed);
 	else
 		log_debug("mcast: %u MFT blocks sent", r->sent);
-	if (sm->once)
-		evl_stop(sm->loop);
+	if (p->done)
+		p->done(p->sm);
+	free(p);
 }
 
-bool mcast_program(struct sm *sm)
+bool mcast_program(struct sm *sm, void (*done)(struct sm *sm))
 {
 	struct fabric *f = &sm->fabric;
 	if (!sm->have_fabric || sm->state != SM_MASTER)
@@ -306,7 +312,12 @@ bool mcast_program(struct sm *sm)
 	/* per switch, per group: the ports the tree uses */
 	bool ***on = calloc(sm->mcast.n + 1, sizeof(*on));
 	struct mcast_member *mem = malloc(MC_MAX_MEMBERS * sizeof(*mem));
-	struct batch *b = on && mem ? batch_new(sm->mp, on_programmed, sm) : NULL;
+	struct programming *ctx = malloc(sizeof(*ctx));
+	struct batch *b = on && mem && ctx ? batch_new(sm->mp, on_programmed, ctx) : NULL;
+	if (ctx)
+		*ctx = (struct programming){ sm, done };
+	if (!b)
+		free(ctx);
 	for (unsigned g = 0; b && g < sm->mcast.n; g++) {
 		if (!(on[g] = calloc(f->nnodes, sizeof(**on))))
 			break;

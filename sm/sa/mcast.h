@@ -41,9 +41,9 @@ void mcast_attach(struct sm *sm);
 void mcast_program_soon(struct sm *sm);
 /*
  * Programs every group's MFT entries on every switch of the stored
- * fabric. Returns true if Sets went out; with --once, their answers end
- * the run (no MAD may be left in flight at exit).
+ * fabric. Returns true if Sets went out; done (may be NULL) runs when all
+ * are answered (--once exits then: no MAD may be left in flight).
  */
-bool mcast_program(struct sm *sm);
+bool mcast_program(struct sm *sm, void (*done)(struct sm *sm));
 
 #endif

@@ -138,8 +138,8 @@ static void publish(struct sweep *s)
 
 /*
  * Ends the sweep; result is "ok" or what went wrong. A published sweep
- * (one that programmed the switches) becomes sm->fabric; with --once only
- * "ok" exits 0.
+ * (one that programmed the switches) becomes sm->fabric. The scheduler
+ * hears how it ended.
  */
 static void sweep_end(struct sweep *s, const char *result, bool published)
 {
@@ -150,8 +150,6 @@ static void sweep_end(struct sweep *s, const char *result, bool published)
 		snprintf(s->result, sizeof(s->result), "%s", result);
 		publish(s);
 	}
-	/* the groups' trees on the fabric as it is now; --once exits when their Sets are answered */
-	bool programming = published && mcast_program(sm);
 	if (published)	/* max LID from sm->tables: s->tables moved there */
 		log_msg(ok ? LOG_INFO : LOG_WARN, "SUBNET UP%s%s: %u nodes (%u switches, %u CAs), %u links, "
 			"max LID %u, %llu ms, %llu MADs (%llu retried)", ok ? "" : " but ", ok ? "" : result,
@@ -163,13 +161,7 @@ static void sweep_end(struct sweep *s, const char *result, bool published)
 	sm->sweeping = false;
 	sweep_done_fn done = s->done;
 	sweep_free(s);
-	if (sm->once) {
-		sm->exit_code = ok ? 0 : 1;
-		if (!programming)
-			evl_stop(sm->loop);
-		return;
-	}
-	done(sm);
+	done(sm, &(struct sweep_outcome){ .ok = ok, .published = published });
 }
 
 /* Switches whose forwarding table differs from the stored one (same GUID). */
@@ -364,11 +356,9 @@ static void stand_aside(struct sweep *s)
 	ha_keep_seen(sm, &s->f);
 	sm->sweeping = false;
 	sm->resweep_wanted = false;
+	sweep_done_fn done = s->done;
 	sweep_free(s);
-	if (sm->once) {
-		sm->exit_code = 0;
-		evl_stop(sm->loop);
-	}
+	done(sm, &(struct sweep_outcome){ .ok = true, .published = false });
 }
 
 static void on_surveyed(void *arg)

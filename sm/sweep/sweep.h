@@ -7,7 +7,11 @@
 
 #include "sm/sm.h"
 
-typedef void (*sweep_done_fn)(struct sm *sm);
+/* How a heavy sweep ended: ok (clean, or this SM stood aside), published (it is sm->fabric now). */
+struct sweep_outcome {
+	bool ok, published;
+};
+typedef void (*sweep_done_fn)(struct sm *sm, const struct sweep_outcome *o);
 
 /* Starts a heavy sweep now (none may be running); done runs when it has ended, stored or not. */
 void sweep_start(struct sm *sm, sweep_done_fn done);

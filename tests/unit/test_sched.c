@@ -79,7 +79,7 @@ static void end_heavy(struct sm *sm)
 {
 	assert_true(sm->sweeping);
 	sm->sweeping = false;
-	heavy_done(sm);
+	heavy_done(sm, &(struct sweep_outcome){ .ok = true });
 }
 
 static void a_trap_storm_is_one_sweep_per_hold_down(void **state)
