@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "routing/cdg.h"
-#include "routing/mcast.h"
+#include "routing/mtree.h"
 #include "sm/sweep/batch.h"
 #include "sm/log.h"
 #include "sm/sm.h"
@@ -235,14 +235,14 @@ void mcast_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origi
 }
 
 /* The CA ports of g's members in f. */
-static size_t members_of(const struct fabric *f, const struct mc_group *g, struct mcast_member *out)
+static size_t members_of(const struct fabric *f, const struct mc_group *g, struct mtree_member *out)
 {
 	size_t n = 0;
 	for (unsigned k = 0; k < g->nm; k++) {
 		uint8_t port;
 		const struct node *ca = fabric_find_port_guid(f, cl_ntoh64(g->m[k].port_gid.unicast.interface_id), &port);
 		if (ca && ca->type != NODE_SWITCH)
-			out[n++] = (struct mcast_member){ ca, port };
+			out[n++] = (struct mtree_member){ ca, port };
 	}
 	return n;
 }
@@ -257,7 +257,7 @@ static int add_trees(void *arg, struct depgraph *g)
 {
 	const struct trees *t = arg;
 	for (unsigned i = 0; i < t->n; i++)
-		if (t->on[i] && mcast_dependencies(t->f, t->on[i], g) < 0)
+		if (t->on[i] && mtree_dependencies(t->f, t->on[i], g) < 0)
 			return -1;
 	return 0;
 }
@@ -311,7 +311,7 @@ bool mcast_program(struct sm *sm, void (*done)(struct sm *sm))
 		return false;
 	/* per switch, per group: the ports the tree uses */
 	bool ***on = calloc(sm->mcast.n + 1, sizeof(*on));
-	struct mcast_member *mem = malloc(MC_MAX_MEMBERS * sizeof(*mem));
+	struct mtree_member *mem = malloc(MC_MAX_MEMBERS * sizeof(*mem));
 	struct programming *ctx = malloc(sizeof(*ctx));
 	struct batch *b = on && mem && ctx ? batch_new(sm->mp, on_programmed, ctx) : NULL;
 	if (ctx)
@@ -323,7 +323,7 @@ bool mcast_program(struct sm *sm, void (*done)(struct sm *sm))
 			break;
 		for (size_t i = 0; i < f->nnodes; i++)
 			on[g][i] = calloc((size_t)f->nodes[i]->nports + 1, sizeof(bool));
-		mcast_tree(f, mem, members_of(f, &sm->mcast.g[g], mem), on[g]);
+		mtree_build(f, mem, members_of(f, &sm->mcast.g[g], mem), on[g]);
 	}
 	bool proven = b && trees_deadlock_free(sm, on);
 	/* every MLID block that holds a group, on every switch, one Set per 16-port position */

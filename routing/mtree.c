@@ -10,7 +10,7 @@
  * from down back up, so the group's own dependencies cannot close a
  * cycle.
  */
-#include "routing/mcast.h"
+#include "routing/mtree.h"
 
 #include <stdlib.h>
 
@@ -25,7 +25,7 @@ static unsigned switch_links(const struct swindex *x, size_t s)
 	return c;
 }
 
-int mcast_tree(const struct fabric *f, const struct mcast_member *m, size_t n, bool **on)
+int mtree_build(const struct fabric *f, const struct mtree_member *m, size_t n, bool **on)
 {
 	struct swindex x;
 	if (swindex_build(&x, f) < 0)
@@ -80,7 +80,7 @@ int mcast_tree(const struct fabric *f, const struct mcast_member *m, size_t n, b
 	return rc;
 }
 
-int mcast_dependencies(const struct fabric *f, bool *const *on, struct depgraph *g)
+int mtree_dependencies(const struct fabric *f, bool *const *on, struct depgraph *g)
 {
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];

@@ -1,15 +1,15 @@
 /*
- * mcast.h - multicast forwarding for one group: the tree its members'
+ * mtree.h - multicast forwarding for one group: the tree its members'
  * packets flood, as the ports each switch forwards them on.
  */
-#ifndef ROUTING_MCAST_H
-#define ROUTING_MCAST_H
+#ifndef ROUTING_MTREE_H
+#define ROUTING_MTREE_H
 
 #include <stdbool.h>
 #include "topology/fabric.h"
 
 /* A member: a CA port. */
-struct mcast_member {
+struct mtree_member {
 	const struct node *ca;
 	uint8_t port;
 };
@@ -23,14 +23,14 @@ struct mcast_member {
  * by (tree links and member ports); on is nnodes arrays of nports + 1
  * flags, all false on entry. -1 on allocation failure.
  */
-int mcast_tree(const struct fabric *f, const struct mcast_member *m, size_t n, bool **on);
+int mtree_build(const struct fabric *f, const struct mtree_member *m, size_t n, bool **on);
 
 struct depgraph;
 /*
- * Adds the channel dependencies a tree (on, as mcast_tree fills it)
+ * Adds the channel dependencies a tree (on, as mtree_build fills it)
  * creates: a packet that enters a switch over a tree link leaves on every
  * other tree port. -1 on allocation failure.
  */
-int mcast_dependencies(const struct fabric *f, bool *const *on, struct depgraph *g);
+int mtree_dependencies(const struct fabric *f, bool *const *on, struct depgraph *g);
 
 #endif

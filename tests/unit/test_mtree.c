@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "routing/cdg.h"
-#include "routing/mcast.h"
+#include "routing/mtree.h"
 #include "routing/routing.h"
 #include "topology/fattree_gen.h"
 #include "fixtures.h"
@@ -28,10 +28,10 @@ static unsigned ports_on(const struct node *n, bool *const *on)
 static int add_tree(void *arg, struct depgraph *g)
 {
 	void **a = arg;
-	return mcast_dependencies(a[0], a[1], g);
+	return mtree_dependencies(a[0], a[1], g);
 }
 
-static void test_mcast_tree_joins_the_members_leaves_through_one_spine(void **state)
+static void test_mtree_joins_the_members_leaves_through_one_spine(void **state)
 {
 	(void)state;
 	struct fabric f;
@@ -40,11 +40,11 @@ static void test_mcast_tree_joins_the_members_leaves_through_one_spine(void **st
 	assert_int_equal(fattree_generate(&spec, &f, err), 0);
 	number_lids(&f);
 	const struct node *h0 = fabric_find_desc(&f, "H0_0"), *h3 = fabric_find_desc(&f, "H3_1");
-	struct mcast_member m[] = { { h0, 1 }, { h3, 1 } };
+	struct mtree_member m[] = { { h0, 1 }, { h3, 1 } };
 	bool **on = calloc(f.nnodes, sizeof(*on));
 	for (size_t i = 0; i < f.nnodes; i++)
 		on[i] = calloc((size_t)f.nodes[i]->nports + 1, sizeof(bool));
-	assert_int_equal(mcast_tree(&f, m, 2, on), 0);
+	assert_int_equal(mtree_build(&f, m, 2, on), 0);
 	const struct node *l0 = fabric_find_desc(&f, "L0"), *l3 = fabric_find_desc(&f, "L3");
 	/* each member's leaf: its member port and one up-link */
 	assert_int_equal(ports_on(l0, on), 2);
@@ -77,7 +77,7 @@ static void test_mcast_tree_joins_the_members_leaves_through_one_spine(void **st
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mcast_tree_joins_the_members_leaves_through_one_spine),
+		cmocka_unit_test(test_mtree_joins_the_members_leaves_through_one_spine),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
