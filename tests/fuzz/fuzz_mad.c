@@ -16,12 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "routing/engine.h"
 #include "sm/log.h"
-#include "sm/sm.h"
-#include "sm/smnode.h"
-#include "topology/fattree_gen.h"
 #include "fuzz_file.h"
+#include "master.h"
 
 /* --- the fake port: what the library calls instead of sm/mad/mad.c --- */
 
@@ -106,33 +103,15 @@ static struct sm *master(void)
 {
 	static struct sm sm;
 	char err[DB_ERR_LEN];
-	config_defaults(&sm.cfg);
+	if (test_master_init(&sm) < 0)
+		abort();
 	sm.cfg.sm_key = 0x5eed;
-	sm.loop = evl_new();
-	sm.mp = (struct mad_port *)&sm;	/* never dereferenced: every mad_ call is wrapped */
 	snprintf(sm.cfg.database, sizeof(sm.cfg.database), "%s", fuzz_file((const uint8_t *)"", 0, "fabricd.db"));
 	unlink(sm.cfg.database);
 	sm.db = db_open(sm.cfg.database, DB_READ_WRITE, err);
-	sm.rmpp = rmpp_new(sm.loop, sm.mp, 800, 3);
-	struct fattree_spec spec = { .levels = 2, .radix = 8 };
-	struct routing_request rq = { .engine = ENGINE_FTREE, .max_layers = 8 };
-	struct routing_result res;
-	if (!sm.loop || !sm.db || !sm.rmpp || fattree_generate(&spec, &sm.fabric, err) < 0 || ha_init(&sm) < 0)
+	if (!sm.db || ha_init(&sm) < 0)
 		abort();
-	uint16_t lid = 1;
-	for (size_t i = 0; i < sm.fabric.nnodes; i++) {
-		struct node *n = sm.fabric.nodes[i];
-		if (sm_node_attach(n) < 0)
-			abort();
-		n->ports[n->type == NODE_SWITCH ? 0 : 1].lid = lid++;
-	}
-	if (routing_compute(&sm.fabric, &rq, &sm.tables, &res) < 0 || fabric_index_end_ports(&sm.fabric) < 0)
-		abort();
-	sm.have_fabric = true;
-	sm.state = SM_MASTER;
 	mkeys_init(&sm.mkeys, &sm.cfg.mkey, NULL, 0);
-	mcast_init(&sm.mcast, sm.cfg.subnet_prefix);
-	mcast_attach(&sm);
 	if (sched_init(&sm) < 0)	/* its timers never fire: the loop does not run */
 		abort();
 	budget_init(&sm.trap_budget, sm.cfg.trap_budget_per_minute);

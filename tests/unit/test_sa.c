@@ -19,10 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "routing/engine.h"
-#include "sm/sm.h"
-#include "sm/smnode.h"
-#include "topology/fattree_gen.h"
+#include "master.h"
 
 static ib_sa_mad_t answer;
 static unsigned answers;
@@ -43,31 +40,8 @@ static struct sm sm;
 
 static int setup(void **state)
 {
-	char err[256];
-	memset(&sm, 0, sizeof(sm));
-	config_defaults(&sm.cfg);
+	assert_int_equal(test_master_init(&sm), 0);
 	sm.cfg.sa_max_lease_s = 60;
-	sm.loop = evl_new();
-	sm.mp = (struct mad_port *)&sm;	/* never dereferenced: mad_send_gsi is the test's */
-	sm.rmpp = rmpp_new(sm.loop, sm.mp, 800, 3);
-	struct fattree_spec spec = { .levels = 2, .radix = 8 };
-	struct routing_request rq = { .engine = ENGINE_FTREE, .max_layers = 8 };
-	struct routing_result res;
-	assert_non_null(sm.loop);
-	assert_non_null(sm.rmpp);
-	assert_int_equal(fattree_generate(&spec, &sm.fabric, err), 0);
-	uint16_t lid = 1;
-	for (size_t i = 0; i < sm.fabric.nnodes; i++) {
-		struct node *n = sm.fabric.nodes[i];
-		assert_int_equal(sm_node_attach(n), 0);
-		n->ports[n->type == NODE_SWITCH ? 0 : 1].lid = lid++;
-	}
-	assert_int_equal(routing_compute(&sm.fabric, &rq, &sm.tables, &res), 0);
-	assert_int_equal(fabric_index_end_ports(&sm.fabric), 0);
-	sm.have_fabric = true;
-	sm.state = SM_MASTER;
-	mcast_init(&sm.mcast, sm.cfg.subnet_prefix);
-	mcast_attach(&sm);
 	budget_init(&sm.sa_log_budget, 10);
 	return 0;
 }

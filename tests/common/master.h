@@ -1,0 +1,47 @@
+/*
+ * master.h - the SM the SA unit tests and the MAD fuzzer talk to: a master
+ * of a routed 2-level radix-8 fat tree (LIDs 1.. in node order), with its
+ * end-port index, RMPP sender and multicast groups, over a MAD port that
+ * is never dereferenced (the tests wrap every mad_ call they reach).
+ */
+#ifndef TESTS_COMMON_MASTER_H
+#define TESTS_COMMON_MASTER_H
+
+#include <string.h>
+
+#include "routing/engine.h"
+#include "sm/sm.h"
+#include "sm/smnode.h"
+#include "topology/fattree_gen.h"
+
+/* Fills sm (zeroed first, configuration at its defaults); -1 if any part cannot be built. */
+static inline int test_master_init(struct sm *sm)
+{
+	char err[256];
+	struct fattree_spec spec = { .levels = 2, .radix = 8 };
+	struct routing_request rq = { .engine = ENGINE_FTREE, .max_layers = 8 };
+	struct routing_result res;
+	memset(sm, 0, sizeof(*sm));
+	config_defaults(&sm->cfg);
+	sm->loop = evl_new();
+	sm->mp = (struct mad_port *)sm;
+	sm->rmpp = sm->loop ? rmpp_new(sm->loop, sm->mp, 800, 3) : NULL;
+	if (!sm->rmpp || fattree_generate(&spec, &sm->fabric, err) < 0)
+		return -1;
+	uint16_t lid = 1;
+	for (size_t i = 0; i < sm->fabric.nnodes; i++) {
+		struct node *n = sm->fabric.nodes[i];
+		if (sm_node_attach(n) < 0)
+			return -1;
+		n->ports[n->type == NODE_SWITCH ? 0 : 1].lid = lid++;
+	}
+	if (routing_compute(&sm->fabric, &rq, &sm->tables, &res) != 0 || fabric_index_end_ports(&sm->fabric) < 0)
+		return -1;
+	sm->have_fabric = true;
+	sm->state = SM_MASTER;
+	mcast_init(&sm->mcast, sm->cfg.subnet_prefix);
+	mcast_attach(sm);
+	return 0;
+}
+
+#endif
