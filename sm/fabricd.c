@@ -312,11 +312,7 @@ int main(int argc, char **argv)
 	control_close(ctl);
 	rmpp_free(sm.rmpp);
 	mad_close(sm.mp);
-	if (sm.have_fabric) {
-		sm_node_detach_all(&sm.fabric);
-		fabric_free(&sm.fabric);
-		routing_tables_free(&sm.tables);
-	}
+	sm_snapshot_free(sm.pub);
 	mkeys_free(&sm.mkeys);
 	sa_services_free(&sm.services);
 	db_close(sm.db);

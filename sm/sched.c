@@ -64,7 +64,7 @@ static void on_light_done(struct sm *sm, bool changed)
 static void on_sweep_timer(void *arg)
 {
 	struct sm *sm = arg;
-	if (!sm->have_fabric || !sm->last_sweep_ok || sm->sweeping)
+	if (!sm_published(sm) || !sm->last_sweep_ok || sm->sweeping)
 		sm_sweep_request(sm);
 	else
 		light_sweep(sm, on_light_done);

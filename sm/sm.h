@@ -22,6 +22,21 @@
 
 enum sm_state { SM_NOTACTIVE = 0, SM_DISCOVERING = 1, SM_STANDBY = 2, SM_MASTER = 3 };
 
+/*
+ * What the last published sweep found and programmed: what the SA, the
+ * trap handler, the light sweep and the control socket answer from. A
+ * sweep builds the next one aside and publishes it whole at its end
+ * (sm/sweep/sweep.c); from then on nobody changes it, and every reader
+ * gets it const (sm_published). (Each node's sm_node, what the SM knows
+ * beyond the model, goes with it.)
+ */
+struct sm_snapshot {
+	struct fabric fabric;		/* with its end-port index, for the SA */
+	struct routing_tables tables;	/* the LFTs and each LID's SL */
+	struct qos_tables qos;		/* the VL tables */
+	struct partitions parts;	/* the partitions */
+};
+
 struct sm {
 	struct fabricd_config cfg;
 	struct evloop *loop;
@@ -33,10 +48,7 @@ struct sm {
 	bool sweeping, resweep_wanted;
 	bool once;		/* exit after the first sweep */
 	int exit_code;
-	struct fabric fabric;	/* as the last finished sweep found it */
-	struct routing_tables tables;	/* what that sweep programmed */
-	struct qos_tables qos;		/* and the VL tables it programmed */
-	struct partitions parts;	/* and the partitions */
+	struct sm_snapshot *pub;	/* the published sweep; NULL before the first */
 	struct mkeys mkeys;		/* every node's M_Key */
 	struct ha ha;			/* the other SMs, and the master when standing by */
 	struct sa_services services;	/* ServiceRecords hosts registered */
@@ -44,8 +56,7 @@ struct sm {
 	struct mcast mcast;		/* multicast groups and their members */
 	struct evl_watch *mcast_timer;	/* coalesces joins and leaves */
 	bool mcast_pending;
-	bool have_fabric;
-	bool last_sweep_ok;	/* every Set of that sweep succeeded */
+	bool last_sweep_ok;	/* every Set of the published sweep landed: the switches hold it */
 	bool clients_registered;	/* the hosts were asked to reregister since this SM became master */
 	struct evl_watch *sweep_timer;	/* the next light sweep (sm/sched.c) */
 	/*
@@ -71,6 +82,14 @@ struct sm {
 	size_t nevents;
 	unsigned events_unlogged;	/* beyond SM_MAX_EVENTS */
 };
+
+/* The published sweep, read-only; NULL before the first. */
+static inline const struct sm_snapshot *sm_published(const struct sm *sm)
+{
+	return sm->pub;
+}
+/* sm/sweep/sweep.c: frees the published sweep (at exit). */
+void sm_snapshot_free(struct sm_snapshot *snap);
 
 /* sm/sched.c: the sweep timers and sm->want_sweep; -1 if a timer cannot be made. */
 int sched_init(struct sm *sm);

@@ -60,8 +60,9 @@ static bool from_issuer(const struct sm *sm, const ib_smp_t *req, const struct m
 	if (from->slid == issuer)
 		return true;
 	uint8_t p1 = 0, p2 = 0;
-	const struct node *a = sm->have_fabric ? fabric_find_lid(&sm->fabric, from->slid, &p1) : NULL;
-	const struct node *b = a ? fabric_find_lid(&sm->fabric, issuer, &p2) : NULL;
+	const struct sm_snapshot *pub = sm_published(sm);
+	const struct node *a = pub ? fabric_find_lid(&pub->fabric, from->slid, &p1) : NULL;
+	const struct node *b = a ? fabric_find_lid(&pub->fabric, issuer, &p2) : NULL;
 	return a && a == b && p1 == p2;
 }
 
@@ -69,7 +70,8 @@ static bool from_issuer(const struct sm *sm, const ib_smp_t *req, const struct m
 static const char *name_of(const struct sm *sm, uint16_t lid)
 {
 	uint8_t port;
-	const struct node *n = sm->have_fabric ? fabric_find_lid(&sm->fabric, lid, &port) : NULL;
+	const struct sm_snapshot *pub = sm_published(sm);
+	const struct node *n = pub ? fabric_find_lid(&pub->fabric, lid, &port) : NULL;
 	return n ? n->desc : NULL;
 }
 
@@ -107,7 +109,8 @@ void trap_handle(struct sm *sm, const ib_smp_t *req, const struct mad_origin *fr
 	log_info("trap: %s", text);
 	sm_event(sm, "trap", text);
 	sa_inform_forward(sm, ntc);
-	uint16_t own = sm->have_fabric ? sm_node_own_lid(&sm->fabric) : 0;	/* 0 before the first sweep */
+	const struct sm_snapshot *pub = sm_published(sm);
+	uint16_t own = pub ? sm_node_own_lid(&pub->fabric) : 0;	/* 0 before the first sweep */
 	if (means_change(num) && issuer != own && sm->cfg.react_to_traps)
 		sm_sweep_soon(sm);
 }

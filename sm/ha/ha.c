@@ -403,7 +403,8 @@ static bool obey(struct sm *sm, uint32_t what, uint64_t guid)
 /* The port of the fabric this SM knows that req came from; 0 if none. */
 static uint64_t sender_guid(const struct sm *sm, const ib_smp_t *req, const struct mad_origin *from)
 {
-	const struct fabric *f = sm->have_fabric ? &sm->fabric : sm->ha.have_seen ? &sm->ha.seen : NULL;
+	const struct sm_snapshot *pub = sm_published(sm);
+	const struct fabric *f = pub ? &pub->fabric : sm->ha.have_seen ? &sm->ha.seen : NULL;
 	uint8_t port = 0;
 	const struct node *n = f ? smp_origin(f, own_guid(sm), req, from, &port) : NULL;
 	return n ? fabric_port_guid(n, port) : 0;

@@ -86,7 +86,8 @@ void sa_respond(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *
 uint64_t sa_requester(const struct sm *sm, const struct mad_origin *from)
 {
 	uint8_t port = 0;
-	const struct node *n = fabric_find_lid(&sm->fabric, from->slid, &port);	/* none for LID 0 or multicast */
+	const struct sm_snapshot *pub = sm_published(sm);
+	const struct node *n = pub ? fabric_find_lid(&pub->fabric, from->slid, &port) : NULL;	/* none for LID 0, mcast */
 	return n ? fabric_port_guid(n, port) : 0;
 }
 

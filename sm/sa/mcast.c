@@ -268,10 +268,11 @@ static int add_trees(void *arg, struct depgraph *g)
  */
 static bool trees_deadlock_free(struct sm *sm, bool ***on)
 {
-	struct trees t = { &sm->fabric, on, sm->mcast.n };
+	const struct sm_snapshot *pub = sm_published(sm);
+	struct trees t = { &pub->fabric, on, sm->mcast.n };
 	struct cdg_report r;
-	struct cdg_mix m = cdg_mix_of(&sm->tables);
-	if (cdg_check_layer_with(&sm->fabric, &m, 0, add_trees, &t, &r) < 0) {
+	struct cdg_mix m = cdg_mix_of(&pub->tables);
+	if (cdg_check_layer_with(&pub->fabric, &m, 0, add_trees, &t, &r) < 0) {
 		log_error("mcast: out of memory proving the trees");
 		return false;
 	}
@@ -306,9 +307,10 @@ static void on_programmed(void *arg, const struct cfg_result *r)
 
 bool mcast_program(struct sm *sm, void (*done)(struct sm *sm))
 {
-	struct fabric *f = &sm->fabric;
-	if (!sm->have_fabric || sm->state != SM_MASTER)
+	const struct sm_snapshot *pub = sm_published(sm);
+	if (!pub || sm->state != SM_MASTER)
 		return false;
+	const struct fabric *f = &pub->fabric;
 	/* per switch, per group: the ports the tree uses */
 	bool ***on = calloc(sm->mcast.n + 1, sizeof(*on));
 	struct mtree_member *mem = malloc(MC_MAX_MEMBERS * sizeof(*mem));
@@ -328,7 +330,7 @@ bool mcast_program(struct sm *sm, void (*done)(struct sm *sm))
 	bool proven = b && trees_deadlock_free(sm, on);
 	/* every MLID block that holds a group, on every switch, one Set per 16-port position */
 	for (size_t i = 0; proven && i < f->nnodes; i++) {
-		struct node *n = f->nodes[i];
+		const struct node *n = f->nodes[i];
 		if (n->type != NODE_SWITCH || !n->mft_cap)
 			continue;
 		for (unsigned block = 0; block * 32u < n->mft_cap; block++) {

@@ -81,9 +81,10 @@ static void port_info_records(const struct fabric *f, const ib_sa_mad_t *req, st
 	}
 }
 
-static void switch_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a, bool lft)
+static void switch_records(const struct sm_snapshot *pub, const ib_sa_mad_t *req, struct sa_answer *a, bool lft)
 {
-	const struct fabric *f = &sm->fabric;
+	const struct fabric *f = &pub->fabric;
+	const struct routing_tables *tables = &pub->tables;
 	const ib_lft_record_t *ql = (const ib_lft_record_t *)req->data;
 	const ib_switch_info_record_t *qs = (const ib_switch_info_record_t *)req->data;
 	for (size_t i = 0; i < f->nnodes; i++) {
@@ -100,8 +101,8 @@ static void switch_records(const struct sm *sm, const ib_sa_mad_t *req, struct s
 			}
 			continue;
 		}
-		const uint8_t *t = sm->tables.lft[n->index];
-		for (unsigned block = 0; t && block <= sm->tables.max_lid / 64u; block++) {
+		const uint8_t *t = tables->lft[n->index];
+		for (unsigned block = 0; t && block <= tables->max_lid / 64u; block++) {
 			if (!want(req, 1, cl_ntoh16(ql->block_num), block))
 				continue;
 			ib_lft_record_t *r = sa_answer_add(a);
@@ -110,7 +111,7 @@ static void switch_records(const struct sm *sm, const ib_sa_mad_t *req, struct s
 			r->lid = cl_hton16(lid);
 			r->block_num = cl_hton16((uint16_t)block);
 			memset(r->lft, LFT_NO_PATH, sizeof(r->lft));
-			unsigned count = sm->tables.max_lid + 1u - block * 64u;
+			unsigned count = tables->max_lid + 1u - block * 64u;
 			memcpy(r->lft, t + block * 64u, count < 64 ? count : 64);
 		}
 	}
@@ -142,7 +143,7 @@ static void link_records(const struct fabric *f, const ib_sa_mad_t *req, struct 
 static void sminfo_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a)
 {
 	const ib_sminfo_record_t *q = (const ib_sminfo_record_t *)req->data;
-	uint16_t lid = sm_node_own_lid(&sm->fabric);
+	uint16_t lid = sm_node_own_lid(&sm_published(sm)->fabric);
 	if (!want(req, 0, cl_ntoh16(q->lid), lid))
 		return;
 	ib_sminfo_record_t *r = sa_answer_add(a);
@@ -170,15 +171,16 @@ int sa_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a)
 		size = sizeof(ib_sminfo_record_t);
 	else
 		return -1;
+	const struct sm_snapshot *pub = sm_published(sm);	/* the SA answers only once there is one */
 	sa_answer_init(a, size);
 	if (id == IB_MAD_ATTR_NODE_RECORD)
-		node_records(&sm->fabric, req, a);
+		node_records(&pub->fabric, req, a);
 	else if (id == IB_MAD_ATTR_PORTINFO_RECORD)
-		port_info_records(&sm->fabric, req, a);
+		port_info_records(&pub->fabric, req, a);
 	else if (id == IB_MAD_ATTR_SWITCH_INFO_RECORD || id == IB_MAD_ATTR_LFT_RECORD)
-		switch_records(sm, req, a, id == IB_MAD_ATTR_LFT_RECORD);
+		switch_records(pub, req, a, id == IB_MAD_ATTR_LFT_RECORD);
 	else if (id == IB_MAD_ATTR_LINK_RECORD)
-		link_records(&sm->fabric, req, a);
+		link_records(&pub->fabric, req, a);
 	else
 		sminfo_records(sm, req, a);
 	return 0;

@@ -1,8 +1,9 @@
 /*
  * DOC: Subnet Administration
  *
- * The SA answers from what the last stored sweep found and programmed
- * (sm->fabric, sm->tables, sm->parts), and only while fabricd is master:
+ * The SA answers from what the last published sweep found and programmed
+ * (sm_published: fabric, tables, partitions; read-only), and only while
+ * fabricd is master:
  * a standby's view is not the subnet's.
  *
  * PathRecord: the request names the ends by LID or GID (port GUID); the
@@ -142,11 +143,12 @@ static uint16_t request_lid(const struct fabric *f, const ib_path_rec_t *pr, boo
 static void answer_path(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
 {
 	const ib_path_rec_t *pr = (const ib_path_rec_t *)req->data;
-	uint16_t slid = request_lid(&sm->fabric, pr, true, req->comp_mask);
-	uint16_t dlid = request_lid(&sm->fabric, pr, false, req->comp_mask);
+	const struct sm_snapshot *pub = sm_published(sm);
+	uint16_t slid = request_lid(&pub->fabric, pr, true, req->comp_mask);
+	uint16_t dlid = request_lid(&pub->fabric, pr, false, req->comp_mask);
 	uint16_t pkey = req->comp_mask & IB_PR_COMPMASK_PKEY ? cl_ntoh16(pr->pkey) : 0;
 	ib_path_rec_t rec;
-	int rc = slid && dlid ? sa_path_record(&sm->fabric, &sm->tables, &sm->parts, sm->cfg.subnet_prefix,
+	int rc = slid && dlid ? sa_path_record(&pub->fabric, &pub->tables, &pub->parts, sm->cfg.subnet_prefix,
 					       (uint8_t)sm->cfg.subnet_timeout, slid, dlid, pkey, &rec)
 			      : -1;
 	if (rc < 0) {
@@ -168,7 +170,8 @@ static int gid_lid(const struct sm *sm, const ib_gid_t *gid)
 	if (prefix != sm->cfg.subnet_prefix && prefix != 0xfe80000000000000ULL)
 		return -1;
 	uint8_t port;
-	const struct node *n = fabric_find_port_guid(&sm->fabric, cl_ntoh64(gid->unicast.interface_id), &port);
+	const struct node *n = fabric_find_port_guid(&sm_published(sm)->fabric, cl_ntoh64(gid->unicast.interface_id),
+						     &port);
 	return n ? fabric_port_lid(n, port) : 0;
 }
 
@@ -181,6 +184,7 @@ static int gid_lid(const struct sm *sm, const ib_gid_t *gid)
 static void answer_multipath(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
 {
 	const ib_multipath_rec_t *q = (const ib_multipath_rec_t *)req->data;
+	const struct sm_snapshot *pub = sm_published(sm);
 	ib_net64_t need = IB_MPR_COMPMASK_SGIDCOUNT | IB_MPR_COMPMASK_DGIDCOUNT;
 	if (!(req->rmpp_flags & IB_RMPP_FLAG_ACTIVE)) {	/* GetMulti is an RMPP request by definition */
 		sa_respond(sm, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
@@ -206,7 +210,7 @@ static void answer_multipath(struct sm *sm, const ib_sa_mad_t *req, const struct
 	for (unsigned s = 0; s < ns; s++)
 		for (unsigned d = ns; d < ns + nd && a.n < max; d++) {
 			ib_path_rec_t rec;
-			if (sa_path_record(&sm->fabric, &sm->tables, &sm->parts, sm->cfg.subnet_prefix,
+			if (sa_path_record(&pub->fabric, &pub->tables, &pub->parts, sm->cfg.subnet_prefix,
 					   (uint8_t)sm->cfg.subnet_timeout, (uint16_t)lid[s], (uint16_t)lid[d], pkey, &rec) ||
 			    ((req->comp_mask & IB_MPR_COMPMASK_SL) &&
 			     ib_path_rec_sl(&rec) != ib_multipath_rec_sl(q)))
@@ -240,7 +244,7 @@ void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *f
 		rmpp_receive(sm->rmpp, req, from);
 		return;
 	}
-	if (sm->state != SM_MASTER || !sm->have_fabric) {
+	if (sm->state != SM_MASTER || !sm_published(sm)) {
 		sa_respond(sm, req, from, IB_MAD_STATUS_BUSY, NULL, 0, 0);
 		return;
 	}

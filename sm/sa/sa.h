@@ -51,7 +51,7 @@ void sa_respond(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *
  */
 int sa_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a);
 
-/* The port GUID of the requester (by its source LID in sm->fabric); 0 if unknown. */
+/* The port GUID of the requester (by its source LID in the published fabric); 0 if unknown. */
 uint64_t sa_requester(const struct sm *sm, const struct mad_origin *from);
 /* The request carries the configured SM_Key: it may act for other ports. */
 bool sa_trusted(const struct sm *sm, const ib_sa_mad_t *req);

@@ -3,15 +3,17 @@
  *
  * A batch counts its MADs in flight and calls done when the last answer
  * is in and the caller said it issued everything. Failures are counted
- * and logged; the batch goes on. PortInfo answers (the attribute as now
- * set) are stored back into sm_node.
+ * and logged; the batch goes on. The answers to batch_set_stored's
+ * PortInfo and SwitchInfo Sets (the attribute as now set) are stored back
+ * into sm_node.
  *
  * A Set keeps its own copy of what its retries and its log line need
  * (route, M_Key, name): a batch may outlive the fabric its nodes came
  * from (the multicast MFTs of the published fabric, replaced by a sweep
  * while their Sets still retry). Only PortInfo and SwitchInfo answers
  * touch the node again, and only the sweep sends those, on the fabric
- * it owns until its batches are done.
+ * it owns until its batches are done (batch_set_stored); published
+ * fabrics get plain batch_set, which never writes to a node.
  */
 #include "sm/sweep/batch.h"
 
@@ -78,9 +80,9 @@ static void on_set(void *ctx, int status, const ib_smp_t *reply)
 		b->r.failed++;
 		log_warn("configure: Set attribute 0x%04x mod 0x%x on %s failed (%s)", cl_ntoh16(c->attr), c->mod,
 			 c->desc, status == MAD_TIMEOUT ? "timeout" : "refused");
-	} else if (c->attr == IB_MAD_ATTR_PORT_INFO) {
+	} else if (c->store && c->attr == IB_MAD_ATTR_PORT_INFO) {
 		sm_node_set_port_info(c->store, (uint8_t)c->mod, (const ib_port_info_t *)reply->data);
-	} else if (c->attr == IB_MAD_ATTR_SWITCH_INFO) {
+	} else if (c->store && c->attr == IB_MAD_ATTR_SWITCH_INFO) {
 		sm_node(c->store)->switch_info = *(const ib_switch_info_t *)reply->data;	/* as now set */
 	}
 	free(c);
@@ -88,16 +90,15 @@ static void on_set(void *ctx, int status, const ib_smp_t *reply)
 	finish_if_idle(b);
 }
 
-void batch_set(struct batch *b, struct node *n, uint8_t port, ib_net16_t attr, uint32_t mod, const void *data,
-	       size_t len)
+static void send_set(struct batch *b, const struct node *n, struct node *store, uint8_t port, ib_net16_t attr,
+		     uint32_t mod, const void *data, size_t len)
 {
 	struct set_ctx *c = malloc(sizeof(*c));
 	if (!c) {
 		b->r.failed++;
 		return;
 	}
-	bool stored = attr == IB_MAD_ATTR_PORT_INFO || attr == IB_MAD_ATTR_SWITCH_INFO;
-	*c = (struct set_ctx){ .b = b, .store = stored ? n : NULL, .route = sm_node_route(n, port),
+	*c = (struct set_ctx){ .b = b, .store = store, .route = sm_node_route(n, port),
 			       .mkey = sm_node_mkey(n, port), .attr = attr, .mod = mod };
 	snprintf(c->desc, sizeof(c->desc), "%s", n->desc);
 	if (attr == IB_MAD_ATTR_PORT_INFO)
@@ -110,6 +111,18 @@ void batch_set(struct batch *b, struct node *n, uint8_t port, ib_net16_t attr, u
 	}
 	b->r.sent++;
 	b->in_flight++;
+}
+
+void batch_set(struct batch *b, const struct node *n, uint8_t port, ib_net16_t attr, uint32_t mod, const void *data,
+	       size_t len)
+{
+	send_set(b, n, NULL, port, attr, mod, data, len);
+}
+
+void batch_set_stored(struct batch *b, struct node *n, uint8_t port, ib_net16_t attr, uint32_t mod,
+		      const void *data, size_t len)
+{
+	send_set(b, n, n, port, attr, mod, data, len);
 }
 
 struct batch *batch_new(struct mad_port *mp, cfg_done_fn done, void *arg)

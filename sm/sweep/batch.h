@@ -25,8 +25,15 @@ struct batch *batch_new(struct mad_port *mp, cfg_done_fn done, void *arg);
  * n's port (CAs answer only on the port an SMP comes in on; 0 for a
  * switch). A PortInfo Set's state field is verified if refused.
  */
-void batch_set(struct batch *b, struct node *n, uint8_t port, ib_net16_t attr, uint32_t mod, const void *data,
+/* A Set to n (over port's route for a CA); the answer only counts. */
+void batch_set(struct batch *b, const struct node *n, uint8_t port, ib_net16_t attr, uint32_t mod, const void *data,
 	       size_t len);
+/*
+ * A PortInfo or SwitchInfo Set whose answer (the attribute as now set) is
+ * stored back into n: only for a sweep's own fabric, never a published one.
+ */
+void batch_set_stored(struct batch *b, struct node *n, uint8_t port, ib_net16_t attr, uint32_t mod,
+		      const void *data, size_t len);
 /* Everything is sent: done runs (and b is freed) when the answers are in. */
 void batch_issued(struct batch *b);
 

@@ -127,7 +127,7 @@ static void program_switch(struct batch *b, struct node *n,
 	ib_switch_info_t si = s->switch_info;
 	si.lin_top = cl_hton16(t->max_lid);
 	si.life_state |= IB_SWITCH_PSC;	/* writing 1 clears PortStateChange */
-	batch_set(b, n, 0, IB_MAD_ATTR_SWITCH_INFO, 0, &si, sizeof(si));
+	batch_set_stored(b, n, 0, IB_MAD_ATTR_SWITCH_INFO, 0, &si, sizeof(si));
 	const uint8_t *lft = t->lft[n->index];
 	uint16_t old_max = 0;
 	const uint8_t *old = programmed_table(n, prev, prev_t, &old_max);
@@ -163,7 +163,7 @@ int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tabl
 			if (!s->have_port_info[port] || !n->ports[port].exists)
 				continue;
 			if (cfg_wanted_port_info(n, port, p, &pi))
-				batch_set(b, n, (uint8_t)port, IB_MAD_ATTR_PORT_INFO, port, &pi, sizeof(pi));
+				batch_set_stored(b, n, (uint8_t)port, IB_MAD_ATTR_PORT_INFO, port, &pi, sizeof(pi));
 		}
 	}
 	batch_issued(b);
@@ -187,7 +187,7 @@ int cfg_step_state(struct mad_port *mp, struct fabric *f, enum port_state to, cf
 			ib_port_info_t pi = s->port_info[port];
 			ib_port_info_set_port_state(&pi, (uint8_t)to);
 			pi.state_info2 &= 0x0f;
-			batch_set(b, n, (uint8_t)port, IB_MAD_ATTR_PORT_INFO, port, &pi, sizeof(pi));
+			batch_set_stored(b, n, (uint8_t)port, IB_MAD_ATTR_PORT_INFO, port, &pi, sizeof(pi));
 		}
 	}
 	batch_issued(b);

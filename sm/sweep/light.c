@@ -78,8 +78,9 @@ void light_sweep(struct sm *sm, light_done_fn done)
 	l->mads0 = mad_get_stats(sm->mp)->sent;
 	sm->sweeping = true;	/* a heavy sweep asked for meanwhile waits for us */
 	l->in_flight = 1;	/* held until every probe is sent */
-	for (size_t i = 0; i < sm->fabric.nnodes; i++) {
-		const struct node *n = sm->fabric.nodes[i];
+	const struct fabric *f = &sm_published(sm)->fabric;	/* the scheduler runs us only after a clean sweep */
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
 		struct probe *p = n->type == NODE_SWITCH ? malloc(sizeof(*p)) : NULL;
 		if (!p)
 			continue;

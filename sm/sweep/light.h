@@ -11,7 +11,7 @@
 typedef void (*light_done_fn)(struct sm *sm, bool changed);
 
 /*
- * Reads SwitchInfo of every switch of sm->fabric (which a clean heavy
+ * Reads SwitchInfo of every switch of the published sweep (a clean heavy
  * sweep stored), all in flight, then calls done. Nothing else may sweep
  * meanwhile (it holds sm->sweeping).
  */

@@ -53,7 +53,7 @@ static void enforce(struct batch *b, struct node *sw, uint8_t port)
 	ib_port_info_set_port_state(&pi, IB_LINK_NO_CHANGE);
 	ib_port_info_set_port_phys_state(0, &pi);	/* no change */
 	pi.vl_enforce |= want;
-	batch_set(b, sw, 0, IB_MAD_ATTR_PORT_INFO, port, &pi, sizeof(pi));
+	batch_set_stored(b, sw, 0, IB_MAD_ATTR_PORT_INFO, port, &pi, sizeof(pi));
 }
 
 static unsigned table_cap(const struct node *n)

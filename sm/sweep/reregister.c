@@ -11,20 +11,22 @@
  * (a host sending on the old SL keeps a VL layer the new tables no longer
  * prove for that destination). The Set is the PortInfo fabricd wants on
  * the port anyway, with the bit added; ports without the capability are
- * left alone.
+ * left alone. The fabric is the published one: the answers are counted,
+ * not stored.
  */
 #include "sm/sweep/reregister.h"
 
 #include "sm/sweep/batch.h"
 #include "sm/smnode.h"
 
-int rereg_clients(struct mad_port *mp, struct fabric *f, const struct cfg_params *p, cfg_done_fn done, void *arg)
+int rereg_clients(struct mad_port *mp, const struct fabric *f, const struct cfg_params *p, cfg_done_fn done,
+		  void *arg)
 {
 	struct batch *b = batch_new(mp, done, arg);
 	if (!b)
 		return -1;
 	for (size_t i = 0; i < f->nnodes; i++) {
-		struct node *n = f->nodes[i];
+		const struct node *n = f->nodes[i];
 		const struct sm_node *s = sm_node(n);
 		for (unsigned port = 1; n->type != NODE_SWITCH && port <= n->nports; port++) {
 			ib_port_info_t pi;

@@ -12,6 +12,7 @@
  * CapabilityMask offers it; done(arg, result) when all are answered.
  * -1 on allocation failure (done is not called).
  */
-int rereg_clients(struct mad_port *mp, struct fabric *f, const struct cfg_params *p, cfg_done_fn done, void *arg);
+int rereg_clients(struct mad_port *mp, const struct fabric *f, const struct cfg_params *p, cfg_done_fn done,
+		  void *arg);
 
 #endif

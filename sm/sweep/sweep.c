@@ -16,8 +16,8 @@
  * Storing compares the new fabric with the stored one and logs each node
  * and link that came or went, and the switches whose tables changed.
  *
- * The sweep builds a fresh fabric model; the previous one stays in
- * sm->fabric until the new sweep is published at its end, so a sweep that
+ * The sweep builds a fresh fabric model; the previous one stays published
+ * (sm->pub) until the new sweep replaces it whole at its end, so a sweep that
  * fails before programming changes nothing, in the database or in memory.
  * One that programmed the switches is published even if the database
  * cannot take it (locked, corrupt, replaced, disk full): the switches hold
@@ -53,7 +53,7 @@ struct sweep {
 	size_t stage;			/* the next stage to program */
 	struct cfg_result programmed;	/* summed over the stages */
 	bool recorded;			/* the database took it */
-	bool published;			/* it is sm->fabric now (s->f is empty) */
+	bool published;			/* it is sm->pub now (s->f is empty) */
 	size_t sl_changed;		/* LIDs whose SL differs from the switches' last tables */
 	char result[DB_ERR_LEN + 64];	/* "ok", or how the programming or the store fell short */
 	sweep_done_fn done;
@@ -109,36 +109,53 @@ static void sweep_free(struct sweep *s)
 	free(s);
 }
 
-/* The sweep (one that programmed the switches) becomes sm->fabric, what the SA answers from. */
-static void publish(struct sweep *s)
+void sm_snapshot_free(struct sm_snapshot *snap)
+{
+	if (!snap)
+		return;
+	sm_node_detach_all(&snap->fabric);
+	fabric_free(&snap->fabric);
+	routing_tables_free(&snap->tables);
+	free(snap);
+}
+
+/*
+ * The sweep (one that programmed the switches) replaces the published
+ * snapshot, what the SA answers from. False when there is no memory for
+ * it: the old one stays, and the switches are known not to hold it.
+ */
+static bool publish(struct sweep *s)
 {
 	struct sm *sm = s->sm;
 	if (s->published)
-		return;
-	s->published = true;
-	if (sm->have_fabric) {
-		sm_node_detach_all(&sm->fabric);
-		fabric_free(&sm->fabric);
-		routing_tables_free(&sm->tables);
+		return true;
+	struct sm_snapshot *snap = calloc(1, sizeof(*snap));
+	if (!snap) {
+		log_error("sweep: out of memory publishing the sweep; the SA answers from the previous one");
+		sm->last_sweep_ok = false;
+		return false;
 	}
-	sm->tables = s->tables;
+	s->published = true;
+	snap->tables = s->tables;
 	memset(&s->tables, 0, sizeof(s->tables));
-	sm->qos = s->qos;
-	sm->parts = s->parts;
+	snap->qos = s->qos;
+	snap->parts = s->parts;
+	fabric_move(&snap->fabric, &s->f);
+	if (fabric_index_end_ports(&snap->fabric) < 0)	/* for the SA, which looks up ends per query */
+		log_warn("out of memory indexing the fabric's ports: the SA scans instead");
 	if (s->recorded) {	/* the queued events went in with it */
 		sm->nevents = 0;
 		sm->events_unlogged = 0;
 	}
-	fabric_move(&sm->fabric, &s->f);
-	if (fabric_index_end_ports(&sm->fabric) < 0)	/* for the SA, which looks up ends per query */
-		log_warn("out of memory indexing the fabric's ports: the SA scans instead");
-	sm->have_fabric = true;
+	sm_snapshot_free(sm->pub);
+	sm->pub = snap;
 	sm->last_sweep_ok = strcmp(s->result, "ok") == 0;
+	return true;
 }
 
 /*
  * Ends the sweep; result is "ok" or what went wrong. A published sweep
- * (one that programmed the switches) becomes sm->fabric. The scheduler
+ * (one that programmed the switches) becomes sm->pub. The scheduler
  * hears how it ended.
  */
 static void sweep_end(struct sweep *s, const char *result, bool published)
@@ -148,12 +165,12 @@ static void sweep_end(struct sweep *s, const char *result, bool published)
 	uint64_t ms = evl_now_ms() - s->t0;
 	if (published && !s->published) {
 		snprintf(s->result, sizeof(s->result), "%s", result);
-		publish(s);
+		published = publish(s);
 	}
-	if (published)	/* max LID from sm->tables: s->tables moved there */
+	if (published)	/* max LID from the snapshot: s->tables moved there */
 		log_msg(ok ? LOG_INFO : LOG_WARN, "SUBNET UP%s%s: %u nodes (%u switches, %u CAs), %u links, "
 			"max LID %u, %llu ms, %llu MADs (%llu retried)", ok ? "" : " but ", ok ? "" : result,
-			s->disc.nodes, s->disc.switches, s->disc.cas, s->disc.links, sm->tables.max_lid,
+			s->disc.nodes, s->disc.switches, s->disc.cas, s->disc.links, sm->pub->tables.max_lid,
 			(unsigned long long)ms, (unsigned long long)(mads_sent(s) - s->mads0),
 			(unsigned long long)(mad_get_stats(sm->mp)->retries - s->retries0));
 	else
@@ -190,14 +207,15 @@ static int collect_events(struct sweep *s, struct db_new_event **out, size_t *n)
 	struct sm *sm = s->sm;
 	struct fabric loaded;
 	struct routing_tables loaded_tables = { 0 };
-	const struct fabric *prev = &sm->fabric;
-	const struct routing_tables *prev_tables = &sm->tables;
+	const struct sm_snapshot *pub = sm_published(sm);
+	const struct fabric *prev = pub ? &pub->fabric : NULL;
+	const struct routing_tables *prev_tables = pub ? &pub->tables : NULL;
 	size_t nch = 0;
 	int rc = -1;
 	*out = NULL;
 	*n = 0;
 	fabric_init(&loaded);
-	if (!sm->have_fabric) {
+	if (!pub) {
 		if (db_load_fabric(sm->db, &loaded) < 0 ||
 		    (loaded.nnodes && db_load_tables(sm->db, &loaded, &loaded_tables) < 0))
 			goto done;
@@ -287,7 +305,7 @@ static const struct phase {
  */
 static bool switches_hold_published(const struct sm *sm)
 {
-	return sm->have_fabric && sm->last_sweep_ok;
+	return sm->pub && sm->last_sweep_ok;
 }
 
 static void begin(struct sweep *s, size_t i)
@@ -556,8 +574,9 @@ static bool plan_transition(struct sweep *s)
 {
 	struct sm *sm = s->sm;
 	struct routing_tables old;
-	bool known = switches_hold_published(sm) && sm->tables.lft;
-	int rc = known ? transition_remap(&sm->fabric, &sm->tables, &s->f, &s->tables, &old) : 0;
+	const struct sm_snapshot *pub = sm_published(sm);
+	bool known = switches_hold_published(sm) && pub->tables.lft;
+	int rc = known ? transition_remap(&pub->fabric, &pub->tables, &s->f, &s->tables, &old) : 0;
 	if (rc == 0)
 		rc = transition_plan(&s->f, known ? &old : NULL, &s->tables, &s->plan);
 	if (known && rc == 0)
@@ -613,8 +632,8 @@ static void program_stage(struct sweep *s)
 	struct sm *sm = s->sm;
 	struct cfg_params p = cfg_params_of(sm, &s->f);
 	/* the first stage against what the switches hold, each later one against the stage before */
-	const struct fabric *prev = switches_hold_published(sm) ? &sm->fabric : NULL;
-	const struct routing_tables *prev_t = prev ? &sm->tables : NULL;
+	const struct fabric *prev = switches_hold_published(sm) ? &sm->pub->fabric : NULL;
+	const struct routing_tables *prev_t = prev ? &sm->pub->tables : NULL;
 	if (s->stage > 0) {
 		prev = &s->f;
 		prev_t = transition_stage(&s->plan, s->stage - 1);
@@ -667,7 +686,8 @@ static void start_vls(struct sweep *s)
 {
 	struct sm *sm = s->sm;
 	bool clean = switches_hold_published(sm);
-	if (qos_program(sm->mp, &s->f, &s->qos, clean ? &sm->fabric : NULL, clean ? &sm->qos : NULL, on_vls, s) < 0)
+	const struct sm_snapshot *pub = clean ? sm_published(sm) : NULL;
+	if (qos_program(sm->mp, &s->f, &s->qos, pub ? &pub->fabric : NULL, pub ? &pub->qos : NULL, on_vls, s) < 0)
 		sweep_end(s, "out of memory", false);
 }
 
@@ -681,7 +701,8 @@ static void start_pkeys(struct sweep *s)
 	struct sm *sm = s->sm;
 	s->parts = sm->cfg.partitions;
 	bool clean = switches_hold_published(sm);
-	if (pkeys_program(sm->mp, &s->f, &s->parts, clean ? &sm->fabric : NULL, clean ? &sm->parts : NULL, on_pkeys,
+	const struct sm_snapshot *pub = clean ? sm_published(sm) : NULL;
+	if (pkeys_program(sm->mp, &s->f, &s->parts, pub ? &pub->fabric : NULL, pub ? &pub->parts : NULL, on_pkeys,
 			  s) < 0)
 		sweep_end(s, "out of memory", false);
 }
@@ -764,15 +785,19 @@ static void on_reregistered(void *arg, const struct cfg_result *r)
 static void start_reregister(struct sweep *s)
 {
 	struct sm *sm = s->sm;
-	publish(s);
+	if (!publish(s)) {
+		sweep_end(s, "out of memory", false);
+		return;
+	}
 	if (sm->clients_registered && !s->sl_changed) {
 		phase_skip(s);
 		return;
 	}
 	log_info("sweep: asking the hosts to reregister: %s", !sm->clients_registered ? "first sweep as master"
 		 : "destinations changed SL");
-	struct cfg_params p = cfg_params_of(sm, &sm->fabric);
-	if (rereg_clients(sm->mp, &sm->fabric, &p, on_reregistered, s) < 0)
+	const struct sm_snapshot *pub = sm_published(sm);
+	struct cfg_params p = cfg_params_of(sm, &pub->fabric);
+	if (rereg_clients(sm->mp, &pub->fabric, &p, on_reregistered, s) < 0)
 		sweep_end(s, "out of memory", true);
 }
 

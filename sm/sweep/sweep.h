@@ -7,7 +7,7 @@
 
 #include "sm/sm.h"
 
-/* How a heavy sweep ended: ok (clean, or this SM stood aside), published (it is sm->fabric now). */
+/* How a heavy sweep ended: ok (clean, or this SM stood aside), published (it is sm->pub now). */
 struct sweep_outcome {
 	bool ok, published;
 };

@@ -7,6 +7,7 @@
 #ifndef TESTS_COMMON_MASTER_H
 #define TESTS_COMMON_MASTER_H
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "routing/engine.h"
@@ -26,18 +27,19 @@ static inline int test_master_init(struct sm *sm)
 	sm->loop = evl_new();
 	sm->mp = (struct mad_port *)sm;
 	sm->rmpp = sm->loop ? rmpp_new(sm->loop, sm->mp, 800, 3) : NULL;
-	if (!sm->rmpp || fattree_generate(&spec, &sm->fabric, err) < 0)
+	struct sm_snapshot *pub = calloc(1, sizeof(*pub));
+	if (!pub || !sm->rmpp || fattree_generate(&spec, &pub->fabric, err) < 0)
 		return -1;
+	sm->pub = pub;
 	uint16_t lid = 1;
-	for (size_t i = 0; i < sm->fabric.nnodes; i++) {
-		struct node *n = sm->fabric.nodes[i];
+	for (size_t i = 0; i < pub->fabric.nnodes; i++) {
+		struct node *n = pub->fabric.nodes[i];
 		if (sm_node_attach(n) < 0)
 			return -1;
 		n->ports[n->type == NODE_SWITCH ? 0 : 1].lid = lid++;
 	}
-	if (routing_compute(&sm->fabric, &rq, &sm->tables, &res) != 0 || fabric_index_end_ports(&sm->fabric) < 0)
+	if (routing_compute(&pub->fabric, &rq, &pub->tables, &res) != 0 || fabric_index_end_ports(&pub->fabric) < 0)
 		return -1;
-	sm->have_fabric = true;
 	sm->state = SM_MASTER;
 	mcast_init(&sm->mcast, sm->cfg.subnet_prefix);
 	mcast_attach(sm);

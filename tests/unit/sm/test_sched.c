@@ -64,7 +64,9 @@ static void master(struct sm *sm, unsigned interval_s)
 	assert_non_null(sm->loop);
 	assert_int_equal(sched_init(sm), 0);
 	sm->state = SM_MASTER;
-	sm->have_fabric = sm->last_sweep_ok = true;
+	sm->pub = calloc(1, sizeof(*sm->pub));	/* an empty published sweep: the sweeps are the test's */
+	assert_non_null(sm->pub);
+	sm->last_sweep_ok = true;
 	heavy = light = 0;
 }
 
@@ -72,6 +74,7 @@ static void done(struct sm *sm)
 {
 	sched_free(sm);
 	evl_free(sm->loop);
+	sm_snapshot_free(sm->pub);
 }
 
 /* Ends the heavy sweep running. */

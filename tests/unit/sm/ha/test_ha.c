@@ -82,8 +82,9 @@ static struct sm *new_sm(unsigned priority, enum sm_state state)
 	sm.sweep_timer = evl_timer(sm.loop, NULL, NULL);
 	sm.want_sweep = want_sweep;
 	sm.state = state;
-	line(&sm.fabric);
-	sm.have_fabric = true;
+	sm.pub = calloc(1, sizeof(*sm.pub));
+	assert_non_null(sm.pub);
+	line(&sm.pub->fabric);
 	sets = handovers = acks = answers = sweeps_wanted = 0;
 	return &sm;
 }
@@ -92,8 +93,7 @@ static void free_sm(struct sm *sm)
 {
 	ha_free(sm);
 	evl_watch_free(sm->sweep_timer);
-	sm_node_detach_all(&sm->fabric);
-	fabric_free(&sm->fabric);
+	sm_snapshot_free(sm->pub);
 	evl_free(sm->loop);
 }
 

@@ -52,9 +52,7 @@ static int teardown(void **state)
 	evl_watch_free(sm.mcast_timer);
 	sa_services_free(&sm.services);
 	rmpp_free(sm.rmpp);
-	sm_node_detach_all(&sm.fabric);
-	fabric_free(&sm.fabric);
-	routing_tables_free(&sm.tables);
+	sm_snapshot_free(sm.pub);
 	evl_free(sm.loop);
 	return 0;
 }
@@ -88,7 +86,7 @@ static ib_net16_t ask(const ib_sa_mad_t *req, uint16_t slid)
 static const struct node *by_lid(uint16_t lid)
 {
 	uint8_t port;
-	const struct node *n = fabric_find_lid(&sm.fabric, lid, &port);
+	const struct node *n = fabric_find_lid(&sm.pub->fabric, lid, &port);
 	assert_non_null(n);
 	return n;
 }
@@ -110,7 +108,7 @@ static void path_record_by_lids(void **state)
 	ib_sa_mad_t q = request(IB_MAD_METHOD_GET, IB_MAD_ATTR_PATH_RECORD, IB_PR_COMPMASK_DLID | IB_PR_COMPMASK_SLID);
 	ib_path_rec_t *pr = (ib_path_rec_t *)q.data;
 	uint16_t src = 0, dst = 0;
-	for (uint16_t lid = 1; lid <= sm.tables.max_lid && !dst; lid++)
+	for (uint16_t lid = 1; lid <= sm.pub->tables.max_lid && !dst; lid++)
 		if (by_lid(lid)->type == NODE_CA)
 			src ? (void)(dst = lid) : (void)(src = lid);
 	pr->slid = cl_hton16(src);
@@ -118,7 +116,7 @@ static void path_record_by_lids(void **state)
 	assert_true(ask(&q, src) == 0);
 	const ib_path_rec_t *r = (const ib_path_rec_t *)answer.data;
 	assert_int_equal(cl_ntoh16(r->dlid), dst);
-	assert_int_equal(ib_path_rec_sl(r), sm.tables.sl[dst]);
+	assert_int_equal(ib_path_rec_sl(r), sm.pub->tables.sl[dst]);
 	pr->dlid = cl_hton16(999);
 	assert_true(ask(&q, src) != 0);
 	pr->dlid = 0;
@@ -140,7 +138,7 @@ static ib_sa_mad_t service(uint8_t method, uint64_t id, uint64_t gid_guid, uint3
 static void service_records_belong_to_their_port(void **state)
 {
 	uint16_t host = 0, other = 0;
-	for (uint16_t lid = 1; lid <= sm.tables.max_lid && !other; lid++)
+	for (uint16_t lid = 1; lid <= sm.pub->tables.max_lid && !other; lid++)
 		if (by_lid(lid)->type == NODE_CA)
 			host ? (void)(other = lid) : (void)(host = lid);
 	uint64_t guid = by_lid(host)->ports[1].guid, other_guid = by_lid(other)->ports[1].guid;
