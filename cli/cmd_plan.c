@@ -8,9 +8,10 @@
  * set per switch (unless --summary-only) and DIR/summary.txt, and prints
  * the summary with the time and peak memory the planning took. A design whose own tables would be
  * unsafe gets only the summary, naming the problem. "check" proves a plan
- * directory again from its files alone (cli/plan_read.c), so a plan that
- * was edited by hand, or by another tool, can be judged before it is
- * deployed. Both exit 0 when safe and 1 when not.
+ * directory again from its files alone (topology/roce_planfile.c reads
+ * them, routing/roce_recheck.c proves them), so a plan that was edited by
+ * hand, or by another tool, can be judged before it is deployed. Both exit
+ * 0 when safe and 1 when not.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,8 +22,8 @@
 #include <time.h>
 
 #include "cli/fabricctl.h"
-#include "cli/plan_read.h"
 #include "cli/plan_write.h"
+#include "routing/roce_recheck.h"
 
 static double now(void)
 {
@@ -111,6 +112,31 @@ static int plan_roce(int argc, char **argv)
 	roce_plan_free(&p);
 	roce_free(&rf);
 	return rc;
+}
+
+static int plan_check(const char *dir)
+{
+	struct roce_planfiles pf;
+	static struct roce_recheck r;	/* its message buffer is large */
+	char err[PLANFILE_ERR_LEN];
+	if (planfiles_load(dir, &pf, err) < 0) {
+		fprintf(stderr, "fabricctl: %s\n", err);
+		return EXIT_NOT_FOUND;
+	}
+	int rc = roce_recheck(&pf, &r);
+	planfiles_free(&pf);
+	if (rc < 0) {
+		fprintf(stderr, "fabricctl: %s: out of memory\n", dir);
+		return EXIT_NOT_FOUND;
+	}
+	if (!r.safe) {
+		fprintf(stderr, "fabricctl: %s: UNSAFE: %s\n", dir, r.problem);
+		return EXIT_NOT_FOUND;
+	}
+	printf("%s: %zu switches, %zu links, %zu prefixes: loop-free, every switch with hosts reaches every prefix, "
+	       "no CBD (%zu channels, %zu dependencies); PFC on the lossless priorities only, with enough headroom: SAFE\n",
+	       dir, r.switches, r.links, r.prefixes, r.channels, r.dependencies);
+	return EXIT_OK;
 }
 
 int cmd_plan(struct ctl *c, int argc, char **argv)

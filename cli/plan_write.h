@@ -7,8 +7,7 @@
 
 #include <stdio.h>
 #include "routing/roce_plan.h"
-
-#define PLAN_FORMAT "fabricd-roce-plan 1"
+#include "topology/roce_planfile.h"	/* PLAN_FORMAT */
 
 /* Writes DIR/<switch>.json, .yaml and .frr.conf for every switch; -1 with why in err. */
 int plan_write_switches(const struct roce_plan *p, const char *dir, char *err, size_t len);

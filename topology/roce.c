@@ -93,3 +93,13 @@ bool roce_valid_addr(const char *s, bool want_len, char *why, size_t len)
 		}
 	return true;
 }
+
+int roce_grow(void **arr, size_t n, size_t size)
+{
+	void *more = realloc(*arr, (n + 1) * size);
+	if (!more)
+		return -1;
+	*arr = more;
+	memset((char *)more + n * size, 0, size);
+	return 0;
+}

@@ -65,6 +65,8 @@ struct roce_fabric {
 /* Reads and checks path; 0, or -1 with "file:line: what" in err. */
 int roce_load(const char *path, struct roce_fabric *rf, char err[ROCE_ERR_LEN]);
 void roce_free(struct roce_fabric *rf);
+/* Makes room for element n (zeroed) of the array *arr of size-byte elements; -1 on allocation failure. */
+int roce_grow(void **arr, size_t n, size_t size);
 /* The index of the switch called name, or ROCE_NONE. */
 size_t roce_find_switch(const struct roce_fabric *rf, const char *name);
 /* The index of sw's port called name, or ROCE_NONE. */

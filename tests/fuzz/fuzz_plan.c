@@ -1,8 +1,9 @@
 /*
- * Fuzz target: fabricctl plan check's reader and re-proof of a plan
- * directory (one switch's JSON file per input).
+ * Fuzz target: fabricctl plan check's reader (topology/roce_planfile.c)
+ * and re-proof (routing/roce_recheck.c) of a plan directory, one switch's
+ * JSON file per input.
  */
-#include "cli/plan_read.h"
+#include "routing/roce_recheck.h"
 #include "fuzz_file.h"
 
 #include <libgen.h>
@@ -10,8 +11,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static char err[PLANFILE_ERR_LEN];
+	static struct roce_recheck r;
+	struct roce_planfiles pf;
 	char dir[128];
 	snprintf(dir, sizeof(dir), "%s", fuzz_file(data, size, "leaf0.json"));
-	plan_check(dirname(dir));
+	if (planfiles_load(dirname(dir), &pf, err) == 0) {
+		roce_recheck(&pf, &r);
+		planfiles_free(&pf);
+	}
 	return 0;
 }
