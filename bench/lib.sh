@@ -2,7 +2,8 @@
 #
 # Outside a run: bench_setup (needs $top) sets BUILD (building if needed)
 # and out (a scratch directory). Inside a run, after
-# tests/integration/lib.sh: sm_start, ms_of, sm_smps.
+# tests/integration/lib.sh: sm_start, sm_run, sm_ups, sm_wait_ups, ms_of,
+# sm_smps.
 
 bench_setup() {
 	BUILD=${BUILD:-$top/build}
@@ -45,4 +46,23 @@ sm_smps() {
 	local lid
 	lid=$(diag smpquery portinfo -D 0 1 | awk -F. '/^Lid:/ {print $NF}')
 	diag perfquery "$lid" 1 | awk -F. '/^PortXmitPkts:/ {print $NF}'
+}
+
+# sm_run SM NETFILE: ibsim on NETFILE and SM (as sm_start) on it at H0_0,
+# logging to $WORK/sm.log ($log).
+sm_run() {
+	export SIM_HOST=H0_0
+	sim_start "$2"
+	log=$WORK/sm.log
+	sm_start "$1" "$log"
+}
+
+# sm_ups: the SUBNET UP lines in $log so far.
+sm_ups() { local c; c=$(grep -c "SUBNET UP" "$log" 2>/dev/null) || true; echo "${c:-0}"; }
+
+# sm_wait_ups N [TENTHS]: waits (30 s by default) until $log holds N SUBNET UP lines; 1 if it does not.
+sm_wait_ups() {
+	local _
+	for _ in $(seq "${2:-300}"); do (( $(sm_ups) >= $1 )) && return 0; sleep 0.1; done
+	return 1
 }

@@ -27,22 +27,15 @@ one_run() {
 	TOP=$top unshare -n bash -s "$@" "$BUILD" "$(mktemp -d "$out/run.XXXXXX")" <<'RUN'
 set -euo pipefail
 sm=$1 net=$2 leaf=$3 port=$4 BUILD=$5 WORK=$6
-export SIM_HOST=H0_0
 . "$TOP/tests/integration/lib.sh"
 . "$TOP/bench/lib.sh"
-sim_start "$net"
-log=$WORK/sm.log
-sm_start "$sm" "$log"
-ups() { local c; c=$(grep -c "SUBNET UP" "$log" 2>/dev/null) || true; echo "${c:-0}"; }
-wait_ups() {
-	for _ in $(seq 300); do (( $(ups) >= $1 )) && return 0; sleep 0.1; done
-	echo "stuck - - - -"; exit 0
-}
+sm_run "$sm" "$net"
+wait_ups() { sm_wait_ups "$1" || { echo "stuck - - - -"; exit 0; }; }
 wait_ups 1
 full_ms=$(( $(grep -m1 "SUBNET UP" "$log" | ms_of) - $(head -1 "$log" | ms_of) ))
 sleep 1	# let the first sweep's stragglers settle
 before=$(sm_smps)
-n=$(ups)
+n=$(sm_ups)
 t0=$(date +%H:%M:%S.%N | awk '{split($1, t, ":"); printf "%.0f\n", ((t[1] * 60 + t[2]) * 60 + t[3]) * 1000}')
 sim_cmd "Unlink \"$leaf\"[$port]"
 wait_ups $((n + 1))

@@ -25,17 +25,10 @@ one_run() {
 	TOP=$top unshare -n bash -s "$@" "$BUILD" "$(mktemp -d "$out/run.XXXXXX")" <<'RUN'
 set -euo pipefail
 sm=$1 net=$2 BUILD=$3 WORK=$4
-export SIM_HOST=H0_0
 . "$TOP/tests/integration/lib.sh"
 . "$TOP/bench/lib.sh"
-sim_start "$net"
-log=$WORK/sm.log
-sm_start "$sm" "$log"
-ups() { local c; c=$(grep -c "SUBNET UP" "$log" 2>/dev/null) || true; echo "${c:-0}"; }
-wait_ups() {
-	for _ in $(seq 600); do (( $(ups) >= $1 )) && return 0; sleep 0.1; done
-	return 1
-}
+sm_run "$sm" "$net"
+wait_ups() { sm_wait_ups "$1" 600; }
 # dump NAME: the switches' tables, the topology and every LID's SL as the SA gives it from H0_0
 dump() {
 	sleep 2	# let a sweep a second trap asked for finish
@@ -45,7 +38,7 @@ dump() {
 	me=$(diag smpquery portinfo -D 0 1 | awk -F. '/^Lid:/ {print $NF}')
 	: >"$WORK/$1.sl"
 	for lid in $(awk '/^(Switch|Ca)/ {l = 1} l && /lid [0-9]+/ {for (i = 1; i <= NF; i++) if ($i == "lid") print $(i + 1)}' "$WORK/$1.topo" | sort -un); do
-		sl=$(diag saquery -p --slid "$me" --dlid "$lid" 2>/dev/null | awk -F. '/^[[:space:]]*sl\.\./ {print $NF; exit}')
+		sl=$(diag saquery -p --slid "$me" --dlid "$lid" 2>/dev/null | awk -F. '/^[[:space:]]*sl\.\./ {print $NF; exit}') || true
 		[[ -n $sl ]] && echo "$lid $sl" >>"$WORK/$1.sl"
 	done
 }
@@ -74,12 +67,12 @@ staged() {
 wait_ups 1 || { echo "up stuck"; exit 0; }
 dump up
 echo "up $(judge up) -"
-n=$(ups)
+n=$(sm_ups)
 sim_cmd 'Unlink "L0"[5]'
 wait_ups $((n + 1)) || { echo "link stuck"; exit 0; }
 dump link
 echo "link $(judge link up) $(staged)"
-n=$(ups)
+n=$(sm_ups)
 # a whole aggregation switch: A1's every link
 for p in 1 2 3 4 5 6 7 8; do echo "Unlink \"A1\"[$p]" >&7; done
 sleep 0.5

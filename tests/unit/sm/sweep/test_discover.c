@@ -1,10 +1,8 @@
 /*
- * Discovery (sm/sweep/discover.c) over a fake MAD port. mad_send_dr is
- * replaced at link time (-Wl,--wrap) by a small simulator: it follows each
- * directed route through a "true" fabric (a 2-level radix-4 fat tree, the
- * SM on its first CA) and queues the answer the node there would give
- * (NodeInfo, NodeDescription, SwitchInfo, PortInfo). The test delivers the
- * queue in the order it likes, or loses answers.
+ * Discovery (sm/sweep/discover.c) over a fake MAD port: mad_send_dr is
+ * replaced at link time (-Wl,--wrap) by the small simulator of
+ * tests/common/smp_sim.h over a 2-level radix-4 fat tree. The test delivers
+ * the answers in the order it likes, or loses them.
  *
  * - In order, late (newest first) or shuffled, the model found is the
  *   true fabric: the same GUIDs, types, links, port for port.
@@ -22,77 +20,12 @@
 #include "sm/smnode.h"
 #include "sm/sweep/discover.h"
 #include "topology/fattree_gen.h"
-
-#define QUEUE 4096
-
-static struct fabric truth;
-static const struct node *lost;	/* the node whose NodeInfo answers never come */
-static struct answer {
-	mad_done_fn done;
-	void *ctx;
-	int status;
-	ib_smp_t reply;
-} queue[QUEUE];
-static size_t queued;
-
-/* The node at the end of path (and in *in the port the SMP entered it by), or NULL. */
-static const struct node *follow(const uint8_t *path, uint8_t hops, uint8_t *in)
-{
-	const struct node *n = truth.nodes[0];	/* the SM's CA */
-	for (size_t i = 0; i < truth.nnodes && n->type == NODE_SWITCH; i++)
-		n = truth.nodes[i];
-	*in = 1;
-	for (unsigned h = 1; h <= hops; h++) {
-		uint8_t out = path[h];
-		if (out == 0 || out > n->nports || !n->ports[out].remote || (h > 1 && n->type != NODE_SWITCH) ||
-		    (h == 1 && out != *in))
-			return NULL;
-		*in = n->ports[out].remote_port;
-		n = n->ports[out].remote;
-	}
-	return n;
-}
-
-static void answer_for(const struct node *n, uint8_t in, ib_net16_t attr, uint32_t mod, ib_smp_t *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->attr_id = attr;
-	if (attr == IB_MAD_ATTR_NODE_INFO) {
-		ib_node_info_t *ni = (ib_node_info_t *)r->data;
-		ni->node_type = n->type == NODE_SWITCH ? IB_NODE_TYPE_SWITCH : IB_NODE_TYPE_CA;
-		ni->num_ports = n->nports;
-		ni->sys_guid = ni->node_guid = cl_hton64(n->guid);
-		ni->port_guid = cl_hton64(fabric_port_guid(n, in));
-		ni->partition_cap = cl_hton16(64);
-		ni->port_num_vendor_id = cl_hton32((uint32_t)in << 24 | 0x02c9);
-	} else if (attr == IB_MAD_ATTR_NODE_DESC) {
-		memcpy(r->data, n->desc, strnlen(n->desc, IB_SMP_DATA_SIZE));
-	} else if (attr == IB_MAD_ATTR_SWITCH_INFO) {
-		ib_switch_info_t *si = (ib_switch_info_t *)r->data;
-		si->lin_cap = cl_hton16(0xc000);
-		si->mcast_cap = cl_hton16(1024);
-	} else if (attr == IB_MAD_ATTR_PORT_INFO) {
-		ib_port_info_t *pi = (ib_port_info_t *)r->data;
-		const struct port *p = &n->ports[mod <= n->nports ? mod : 0];
-		bool up = p->remote || (n->type == NODE_SWITCH && mod == 0);
-		ib_port_info_set_port_state(pi, up ? IB_LINK_INIT : IB_LINK_DOWN);
-		pi->state_info2 = (uint8_t)((up ? 5 : 3) << IB_PORT_PHYS_STATE_SHIFT);	/* LinkUp, Disabled */
-		pi->link_width_active = 2;
-	}
-}
+#include "smp_sim.h"
 
 int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, const uint8_t *path,
 		       uint8_t hops, uint64_t mkey, const void *data, size_t len, mad_done_fn done, void *ctx)
 {
-	assert_true(queued < QUEUE);
-	struct answer *a = &queue[queued++];
-	uint8_t in;
-	const struct node *n = follow(path, hops, &in);
-	*a = (struct answer){ .done = done, .ctx = ctx, .status = MAD_TIMEOUT };
-	if (n && !(n == lost && attr == IB_MAD_ATTR_NODE_INFO)) {
-		a->status = 0;
-		answer_for(n, in, attr, mod, &a->reply);
-	}
+	sim_queue(method, attr, mod, path, hops, data, len, done, ctx);
 	return 0;
 }
 

@@ -1,0 +1,112 @@
+/*
+ * smp_sim.h - a small simulator behind a fake MAD port, for unit tests of
+ * sm/ code that sends SMPs: mad_send_dr (wrapped at link time) follows each
+ * directed route through a "true" fabric (the SM on its first CA) and
+ * queues the answer the node there would give (NodeInfo, NodeDescription,
+ * SwitchInfo, PortInfo; a Set is answered with its own data, as a node
+ * that took it does). The test delivers the queue in the order it likes,
+ * or loses answers. Each test program includes it once.
+ */
+#ifndef TESTS_COMMON_SMP_SIM_H
+#define TESTS_COMMON_SMP_SIM_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm/mad/mad.h"
+#include "topology/fabric.h"
+
+#define QUEUE 4096
+
+static struct fabric truth;
+static const struct node *lost;	/* the node whose NodeInfo answers never come */
+static struct answer {
+	mad_done_fn done;
+	void *ctx;
+	int status;
+	ib_smp_t reply;
+} queue[QUEUE];
+static size_t queued;
+
+/* The node at the end of path (and in *in the port the SMP entered it by), or NULL. */
+static const struct node *follow(const uint8_t *path, uint8_t hops, uint8_t *in)
+{
+	const struct node *n = truth.nodes[0];	/* the SM's CA */
+	for (size_t i = 0; i < truth.nnodes && n->type == NODE_SWITCH; i++)
+		n = truth.nodes[i];
+	*in = 1;
+	for (unsigned h = 1; h <= hops; h++) {
+		uint8_t out = path[h];
+		if (out == 0 || out > n->nports || !n->ports[out].remote || (h > 1 && n->type != NODE_SWITCH) ||
+		    (h == 1 && out != *in))
+			return NULL;
+		*in = n->ports[out].remote_port;
+		n = n->ports[out].remote;
+	}
+	return n;
+}
+
+static void answer_for(const struct node *n, uint8_t in, ib_net16_t attr, uint32_t mod, ib_smp_t *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->attr_id = attr;
+	if (attr == IB_MAD_ATTR_NODE_INFO) {
+		ib_node_info_t *ni = (ib_node_info_t *)r->data;
+		ni->node_type = n->type == NODE_SWITCH ? IB_NODE_TYPE_SWITCH : IB_NODE_TYPE_CA;
+		ni->num_ports = n->nports;
+		ni->sys_guid = ni->node_guid = cl_hton64(n->guid);
+		ni->port_guid = cl_hton64(fabric_port_guid(n, in));
+		ni->partition_cap = cl_hton16(64);
+		ni->port_num_vendor_id = cl_hton32((uint32_t)in << 24 | 0x02c9);
+	} else if (attr == IB_MAD_ATTR_NODE_DESC) {
+		memcpy(r->data, n->desc, strnlen(n->desc, IB_SMP_DATA_SIZE));
+	} else if (attr == IB_MAD_ATTR_SWITCH_INFO) {
+		ib_switch_info_t *si = (ib_switch_info_t *)r->data;
+		si->lin_cap = cl_hton16(0xc000);
+		si->mcast_cap = cl_hton16(1024);
+	} else if (attr == IB_MAD_ATTR_PORT_INFO) {
+		ib_port_info_t *pi = (ib_port_info_t *)r->data;
+		const struct port *p = &n->ports[mod <= n->nports ? mod : 0];
+		bool up = p->remote || (n->type == NODE_SWITCH && mod == 0);
+		ib_port_info_set_port_state(pi, !up ? IB_LINK_DOWN : p->state ? p->state : IB_LINK_INIT);
+		pi->vl_cap = 4 << 4 | 5;	/* VL0-7, MTU 4096 */
+		pi->mtu_cap = 5;
+		pi->capability_mask = n->type == NODE_SWITCH ? 0 : IB_PORT_CAP_HAS_CLIENT_REREG;
+		pi->state_info2 = (uint8_t)((up ? 5 : 3) << IB_PORT_PHYS_STATE_SHIFT);	/* LinkUp, Disabled */
+		pi->link_width_active = 2;
+	}
+}
+
+/*
+ * A PortInfo Set moves the port (and its peer's link) to the state asked
+ * for; the answer is the port as it is then, as a real node gives it.
+ */
+static void take_state(struct node *n, uint8_t port, const void *data)
+{
+	ib_port_info_t pi;
+	memcpy(&pi, data, sizeof(pi));
+	uint8_t to = ib_port_info_get_port_state(&pi);
+	if (to != IB_LINK_NO_CHANGE)
+		n->ports[port].state = to;
+}
+
+/* Queues the answer to one SMP (a timeout for a lost node's NodeInfo or a route into nothing). */
+static void sim_queue(uint8_t method, ib_net16_t attr, uint32_t mod, const uint8_t *path, uint8_t hops,
+		      const void *data, size_t len, mad_done_fn done, void *ctx)
+{
+	assert_true(queued < QUEUE);
+	struct answer *a = &queue[queued++];
+	uint8_t in;
+	const struct node *n = follow(path, hops, &in);
+	*a = (struct answer){ .done = done, .ctx = ctx, .status = MAD_TIMEOUT };
+	if (n && !(n == lost && attr == IB_MAD_ATTR_NODE_INFO)) {
+		a->status = 0;
+		if (method == IB_MAD_METHOD_SET && attr == IB_MAD_ATTR_PORT_INFO && mod <= n->nports)
+			take_state((struct node *)n, (uint8_t)mod, data);
+		answer_for(n, in, attr, mod, &a->reply);
+		if (method == IB_MAD_METHOD_SET && attr != IB_MAD_ATTR_PORT_INFO && data)
+			memcpy(a->reply.data, data, len < IB_SMP_DATA_SIZE ? len : IB_SMP_DATA_SIZE);
+	}
+}
+
+#endif
