@@ -75,7 +75,7 @@ static void answer(struct client *cl, const char *line)
 		snprintf(out, sizeof(out),
 			 "{\"pid\": %d, \"state\": \"%s\", \"sweeping\": %s, \"sweeps\": %u, \"priority\": %u, "
 			 "\"other_sms\": \"%s\", \"keep\": [%u, %u, %u]}\n",
-			 (int)getpid(), ha_state_name(sm->state), sm->sweeping ? "true" : "false", sm->act_count,
+			 (int)getpid(), ha_state_name(sm->state), sm->sched.sweeping ? "true" : "false", sm->act_count,
 			 sm->cfg.sm_priority, peers, sm->cfg.keep_sweeps, sm->cfg.keep_events, sm->cfg.keep_days);
 	} else if (strcmp(line, "resweep") == 0) {
 		log_info("control: re-sweep requested");

@@ -13,11 +13,11 @@
 
 void sm_event(struct sm *sm, const char *kind, const char *detail)
 {
-	if (sm->nevents == SM_MAX_EVENTS) {
-		sm->events_unlogged++;
+	if (sm->events.n == SM_MAX_EVENTS) {
+		sm->events.unlogged++;
 		return;
 	}
-	struct sm_event *e = &sm->events[sm->nevents++];
+	struct sm_event *e = &sm->events.q[sm->events.n++];
 	snprintf(e->kind, sizeof(e->kind), "%s", kind);
 	snprintf(e->detail, sizeof(e->detail), "%s", detail);
 }
@@ -25,8 +25,8 @@ void sm_event(struct sm *sm, const char *kind, const char *detail)
 void sm_events_flush(struct sm *sm)
 {
 	struct db_new_event ev[SM_MAX_EVENTS];
-	for (size_t i = 0; i < sm->nevents; i++)
-		ev[i] = (struct db_new_event){ sm->events[i].kind, sm->events[i].detail };
-	if (sm->nevents && !sm->sweeping && db_add_events_now(sm->db, ev, sm->nevents) == 0)
-		sm->nevents = 0;
+	for (size_t i = 0; i < sm->events.n; i++)
+		ev[i] = (struct db_new_event){ sm->events.q[i].kind, sm->events.q[i].detail };
+	if (sm->events.n && !sm->sched.sweeping && db_add_events_now(sm->db, ev, sm->events.n) == 0)
+		sm->events.n = 0;
 }

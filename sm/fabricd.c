@@ -295,7 +295,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	budget_init(&sm.trap_budget, sm.cfg.trap_budget_per_minute);
-	budget_init(&sm.sa_log_budget, 10);
+	budget_init(&sm.sa.log_budget, 10);
 	mcast_attach(&sm);
 	sm_sweep_request(&sm);
 	if (evl_run(sm.loop) < 0) {
@@ -305,16 +305,16 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		evl_watch_free(sigs[i]);
 	sched_free(&sm);
-	evl_watch_free(sm.mcast_timer);
+	evl_watch_free(sm.mcast.timer);
 	budget_free(&sm.trap_budget);
-	budget_free(&sm.sa_log_budget);
+	budget_free(&sm.sa.log_budget);
 	ha_free(&sm);
 	control_close(ctl);
 	rmpp_free(sm.rmpp);
 	mad_close(sm.mp);
 	sm_snapshot_free(sm.pub);
 	mkeys_free(&sm.mkeys);
-	sa_services_free(&sm.services);
+	sa_services_free(&sm.sa.services);
 	db_close(sm.db);
 	evl_free(sm.loop);
 	/*

@@ -1,7 +1,7 @@
 /*
  * DOC: when sweeps run
  *
- * One sweep at a time (sm->sweeping): a heavy sweep asked for while one
+ * One sweep at a time (sm->sched.sweeping): a heavy sweep asked for while one
  * runs follows it (resweep_wanted). After each sweep, heavy or light, a
  * master arms the next light sweep sweep_interval seconds on; a light
  * sweep that sees a change, or that cannot run (no clean heavy sweep
@@ -14,7 +14,7 @@
  * start no sweep.
  *
  * The sweeps report back through the callbacks given when they start, and
- * the election asks for a sweep through sm->want_sweep: sched.c depends on
+ * the election asks for a sweep through sm->sched.want_sweep: sched.c depends on
  * them, never the other way round.
  */
 #include <stdbool.h>
@@ -27,11 +27,11 @@
 
 static void next(struct sm *sm)
 {
-	if (sm->resweep_wanted) {
-		sm->resweep_wanted = false;
+	if (sm->sched.resweep_wanted) {
+		sm->sched.resweep_wanted = false;
 		sm_sweep_request(sm);
 	} else if (sm->cfg.sweep_interval && sm->state == SM_MASTER && !sm->once) {
-		evl_timer_arm(sm->sweep_timer, (uint64_t)sm->cfg.sweep_interval * 1000);
+		evl_timer_arm(sm->sched.sweep_timer, (uint64_t)sm->cfg.sweep_interval * 1000);
 	}
 }
 
@@ -64,7 +64,7 @@ static void on_light_done(struct sm *sm, bool changed)
 static void on_sweep_timer(void *arg)
 {
 	struct sm *sm = arg;
-	if (!sm_published(sm) || !sm->last_sweep_ok || sm->sweeping)
+	if (!sm_published(sm) || !sm->last_sweep_ok || sm->sched.sweeping)
 		sm_sweep_request(sm);
 	else
 		light_sweep(sm, on_light_done);
@@ -73,7 +73,7 @@ static void on_sweep_timer(void *arg)
 static void on_change_timer(void *arg)
 {
 	struct sm *sm = arg;
-	sm->change_pending = false;
+	sm->sched.change_pending = false;
 	log_info("sweep: after a trap (hold-down %u ms)", sm->cfg.trap_holddown_ms);
 	sm_sweep_request(sm);
 }
@@ -84,33 +84,33 @@ void sm_sweep_request(struct sm *sm)
 		log_info("sweep: not swept: this SM is %s", ha_state_name(sm->state));
 		return;
 	}
-	if (sm->sweeping) {
-		sm->resweep_wanted = true;
+	if (sm->sched.sweeping) {
+		sm->sched.resweep_wanted = true;
 		return;
 	}
-	evl_timer_cancel(sm->sweep_timer);
+	evl_timer_cancel(sm->sched.sweep_timer);
 	sweep_start(sm, after_sweep);
 }
 
 void sm_sweep_soon(struct sm *sm)
 {
-	if (sm->change_pending || sm->once)
+	if (sm->sched.change_pending || sm->once)
 		return;
-	sm->change_pending = true;
-	evl_timer_arm(sm->change_timer, sm->cfg.trap_holddown_ms);
+	sm->sched.change_pending = true;
+	evl_timer_arm(sm->sched.change_timer, sm->cfg.trap_holddown_ms);
 }
 
 int sched_init(struct sm *sm)
 {
-	sm->sweep_timer = evl_timer(sm->loop, on_sweep_timer, sm);
-	sm->change_timer = evl_timer(sm->loop, on_change_timer, sm);
-	sm->want_sweep = sm_sweep_request;
-	return sm->sweep_timer && sm->change_timer ? 0 : -1;
+	sm->sched.sweep_timer = evl_timer(sm->loop, on_sweep_timer, sm);
+	sm->sched.change_timer = evl_timer(sm->loop, on_change_timer, sm);
+	sm->sched.want_sweep = sm_sweep_request;
+	return sm->sched.sweep_timer && sm->sched.change_timer ? 0 : -1;
 }
 
 void sched_free(struct sm *sm)
 {
-	evl_watch_free(sm->sweep_timer);
-	evl_watch_free(sm->change_timer);
-	sm->sweep_timer = sm->change_timer = NULL;
+	evl_watch_free(sm->sched.sweep_timer);
+	evl_watch_free(sm->sched.change_timer);
+	sm->sched.sweep_timer = sm->sched.change_timer = NULL;
 }

@@ -45,42 +45,48 @@ struct sm {
 	struct db *db;
 	enum sm_state state;
 	uint32_t act_count;	/* SMInfo ActCount: bumped by each sweep */
-	bool sweeping, resweep_wanted;
 	bool once;		/* exit after the first sweep */
 	int exit_code;
 	struct sm_snapshot *pub;	/* the published sweep; NULL before the first */
 	struct mkeys mkeys;		/* every node's M_Key */
 	struct ha ha;			/* the other SMs, and the master when standing by */
-	struct sa_services services;	/* ServiceRecords hosts registered */
-	struct sa_subscriptions subscriptions;	/* InformInfo: who wants which traps */
-	struct mcast mcast;		/* multicast groups and their members */
-	struct evl_watch *mcast_timer;	/* coalesces joins and leaves */
-	bool mcast_pending;
+	/* what hosts asked the SA to keep (sm/sa/) */
+	struct sm_sa {
+		struct sa_services services;	/* ServiceRecords hosts registered */
+		struct sa_subscriptions subscriptions;	/* InformInfo: who wants which traps */
+		struct budget log_budget;	/* refusals logged per source LID a minute */
+	} sa;
+	struct mcast mcast;		/* multicast groups, their members, their timer */
 	bool last_sweep_ok;	/* every Set of the published sweep landed: the switches hold it */
 	bool clients_registered;	/* the hosts were asked to reregister since this SM became master */
-	struct evl_watch *sweep_timer;	/* the next light sweep (sm/sched.c) */
-	/*
-	 * Asks for a heavy sweep (sm_sweep_request): for the modules a sweep
-	 * itself calls (the election), which must not call sched.c back.
-	 */
-	void (*want_sweep)(struct sm *sm);
-	struct evl_watch *change_timer;	/* hold-down after a trap reported a change */
 	struct budget trap_budget;	/* traps each source LID may send a minute */
-	struct budget sa_log_budget;	/* SA refusals logged per source LID a minute */
-	bool change_pending;
+	/* when sweeps run (sm/sched.c) */
+	struct sm_sched {
+		bool sweeping, resweep_wanted;	/* one at a time; a heavy one asked for meanwhile follows */
+		struct evl_watch *sweep_timer;	/* the next light sweep */
+		struct evl_watch *change_timer;	/* hold-down after a trap reported a change */
+		bool change_pending;
+		/*
+		 * Asks for a heavy sweep (sm_sweep_request): for the modules a
+		 * sweep itself calls (the election), which must not call sched.c back.
+		 */
+		void (*want_sweep)(struct sm *sm);
+	} sched;
 	/*
-	 * Events (traps, elections) not yet in the database: they go in with
-	 * the next sweep, in its transaction, or, on an SM that does not
-	 * sweep, whenever the database is free; a locked database never
-	 * stalls the event loop.
+	 * Events (traps, elections) not yet in the database (sm/events.c):
+	 * they go in with the next sweep, in its transaction, or, on an SM
+	 * that does not sweep, whenever the database is free; a locked
+	 * database never stalls the event loop.
 	 */
+	struct sm_events {
 #define SM_MAX_EVENTS 64
-	struct sm_event {
-		char kind[24];
-		char detail[160];
-	} events[SM_MAX_EVENTS];
-	size_t nevents;
-	unsigned events_unlogged;	/* beyond SM_MAX_EVENTS */
+		struct sm_event {
+			char kind[24];
+			char detail[160];
+		} q[SM_MAX_EVENTS];
+		size_t n;
+		unsigned unlogged;	/* beyond SM_MAX_EVENTS */
+	} events;
 };
 
 /* The published sweep, read-only; NULL before the first. */

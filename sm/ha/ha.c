@@ -220,7 +220,7 @@ static void stand_by(struct sm *sm, struct sm_peer *master)
 	sm->ha.poll_failures = 0;
 	sm->ha.handover_sent = false;
 	sm->ha.last_answer_ms = evl_now_ms();
-	evl_timer_cancel(sm->sweep_timer);
+	evl_timer_cancel(sm->sched.sweep_timer);
 	evl_timer_arm(sm->ha.poll_timer, sm->cfg.sm_poll_interval_ms);
 	if (!was)
 		note(sm, "sm_standby", "STANDBY: SM 0x%016llx (%s, priority %u) is master", (unsigned long long)master->guid,
@@ -326,7 +326,7 @@ static void on_master_info(void *ctx, int status, const ib_smp_t *reply)
 		note(sm, "sm_master_lost", "master SM 0x%016llx (%s) %s: discovering", (unsigned long long)sm->ha.master.guid,
 		     sm->ha.master.desc, status == 0 ? "is no longer master" : "stopped answering");
 		sm->state = SM_DISCOVERING;
-		sm->want_sweep(sm);
+		sm->sched.want_sweep(sm);
 		return;
 	}
 	evl_timer_arm(sm->ha.poll_timer, sm->cfg.sm_poll_interval_ms);
@@ -372,7 +372,7 @@ static bool obey(struct sm *sm, uint32_t what, uint64_t guid)
 		if (sm->state == SM_NOTACTIVE)
 			return false;
 		become_master(sm, "handed over by the master");
-		sm->want_sweep(sm);
+		sm->sched.want_sweep(sm);
 		return true;
 	case HA_ACKNOWLEDGE:
 		if (sm->ha.handover_sent && p && sm->state == SM_MASTER) {
@@ -382,7 +382,7 @@ static bool obey(struct sm *sm, uint32_t what, uint64_t guid)
 		return false;
 	case HA_DISABLE:
 		evl_timer_cancel(sm->ha.poll_timer);
-		evl_timer_cancel(sm->sweep_timer);
+		evl_timer_cancel(sm->sched.sweep_timer);
 		sm->state = SM_NOTACTIVE;
 		note(sm, "sm_disabled", "NOTACTIVE: disabled by SM 0x%016llx", (unsigned long long)guid);
 		return false;
@@ -392,7 +392,7 @@ static bool obey(struct sm *sm, uint32_t what, uint64_t guid)
 	case HA_DISCOVER:
 		note(sm, "sm_discover", "DISCOVERING at the request of SM 0x%016llx", (unsigned long long)guid);
 		sm->state = SM_DISCOVERING;
-		sm->want_sweep(sm);
+		sm->sched.want_sweep(sm);
 		return false;
 	default:
 		log_warn("sm: unknown SMInfo Set %u from SM 0x%016llx", what, (unsigned long long)guid);

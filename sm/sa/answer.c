@@ -98,7 +98,7 @@ bool sa_trusted(const struct sm *sm, const ib_sa_mad_t *req)
 
 bool sa_may_log(struct sm *sm, const struct mad_origin *from)
 {
-	enum budget_verdict v = budget_charge(&sm->sa_log_budget, from->slid, evl_now_ms());
+	enum budget_verdict v = budget_charge(&sm->sa.log_budget, from->slid, evl_now_ms());
 	if (v == BUDGET_FIRST_OVER)
 		log_warn("sa: more refusals for LID %u this minute: not logged", from->slid);
 	return v == BUDGET_OK;

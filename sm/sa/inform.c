@@ -30,7 +30,7 @@ static bool same(const struct sa_subscription *s, const ib_inform_info_t *ii, ui
 
 void sa_inform_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
 {
-	struct sa_subscriptions *st = &sm->subscriptions;
+	struct sa_subscriptions *st = &sm->sa.subscriptions;
 	const ib_inform_info_t *ii = (const ib_inform_info_t *)req->data;
 	if (req->method != IB_MAD_METHOD_SET || !ii->is_generic) {
 		sa_respond(sm, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
@@ -78,7 +78,7 @@ static void on_report_answered(void *ctx, int status, const ib_smp_t *reply)
 
 void sa_inform_forward(struct sm *sm, const ib_mad_notice_attr_t *ntc)
 {
-	const struct sa_subscriptions *st = &sm->subscriptions;
+	const struct sa_subscriptions *st = &sm->sa.subscriptions;
 	unsigned num = cl_ntoh16(ntc->g_or_v.generic.trap_num);
 	uint16_t issuer = cl_ntoh16(ntc->issuer_lid);
 	for (size_t i = 0; i < st->n; i++) {

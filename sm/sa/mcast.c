@@ -207,20 +207,20 @@ static void query(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin
 static void on_mcast_timer(void *arg)
 {
 	struct sm *sm = arg;
-	sm->mcast_pending = false;
+	sm->mcast.pending = false;
 	mcast_program(sm, NULL);
 }
 
 void mcast_attach(struct sm *sm)
 {
-	sm->mcast_timer = evl_timer(sm->loop, on_mcast_timer, sm);
+	sm->mcast.timer = evl_timer(sm->loop, on_mcast_timer, sm);
 }
 
 void mcast_program_soon(struct sm *sm)
 {
-	if (!sm->mcast_pending) {
-		sm->mcast_pending = true;
-		evl_timer_arm(sm->mcast_timer, MCAST_COALESCE_MS);
+	if (!sm->mcast.pending) {
+		sm->mcast.pending = true;
+		evl_timer_arm(sm->mcast.timer, MCAST_COALESCE_MS);
 	}
 }
 

@@ -24,9 +24,13 @@ struct mc_group {
 	uint64_t creator;	/* the port GUID whose join created it (0: fabricd) */
 };
 
+struct evl_watch;
+
 struct mcast {
 	struct mc_group g[MC_MAX_GROUPS];
 	unsigned n;
+	struct evl_watch *timer;	/* coalesces joins and leaves (mcast_attach) */
+	bool pending;			/* the timer is armed */
 };
 
 struct sm;

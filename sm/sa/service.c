@@ -90,7 +90,7 @@ static ib_net16_t set(struct sa_services *st, ib_service_record_t *rec, uint64_t
 
 void sa_service_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
 {
-	struct sa_services *st = &sm->services;
+	struct sa_services *st = &sm->sa.services;
 	const ib_service_record_t *q = (const ib_service_record_t *)req->data;
 	if (!st->e && !(st->e = calloc(SA_MAX_SERVICES, sizeof(*st->e)))) {
 		sa_respond(sm, req, from, IB_SA_MAD_STATUS_NO_RESOURCES, NULL, 0, 0);

@@ -31,7 +31,7 @@ static void finish(struct light *l)
 	uint64_t ms = evl_now_ms() - l->t0, mads = mad_get_stats(sm->mp)->sent - l->mads0;
 	light_done_fn done = l->done;
 	bool changed = l->changed || l->silent;
-	sm->sweeping = false;
+	sm->sched.sweeping = false;
 	if (changed)
 		log_info("light sweep: %u of %u switches report port changes%s%s, %u do not answer "
 			 "(%llu ms, %llu SMPs): heavy sweep", l->changed, l->asked, l->first ? ", e.g. " : "",
@@ -76,7 +76,7 @@ void light_sweep(struct sm *sm, light_done_fn done)
 	l->done = done;
 	l->t0 = evl_now_ms();
 	l->mads0 = mad_get_stats(sm->mp)->sent;
-	sm->sweeping = true;	/* a heavy sweep asked for meanwhile waits for us */
+	sm->sched.sweeping = true;	/* a heavy sweep asked for meanwhile waits for us */
 	l->in_flight = 1;	/* held until every probe is sent */
 	const struct fabric *f = &sm_published(sm)->fabric;	/* the scheduler runs us only after a clean sweep */
 	for (size_t i = 0; i < f->nnodes; i++) {

@@ -13,7 +13,7 @@ typedef void (*light_done_fn)(struct sm *sm, bool changed);
 /*
  * Reads SwitchInfo of every switch of the published sweep (a clean heavy
  * sweep stored), all in flight, then calls done. Nothing else may sweep
- * meanwhile (it holds sm->sweeping).
+ * meanwhile (it holds sm->sched.sweeping).
  */
 void light_sweep(struct sm *sm, light_done_fn done);
 

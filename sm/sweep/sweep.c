@@ -144,8 +144,8 @@ static bool publish(struct sweep *s)
 	if (fabric_index_end_ports(&snap->fabric) < 0)	/* for the SA, which looks up ends per query */
 		log_warn("out of memory indexing the fabric's ports: the SA scans instead");
 	if (s->recorded) {	/* the queued events went in with it */
-		sm->nevents = 0;
-		sm->events_unlogged = 0;
+		sm->events.n = 0;
+		sm->events.unlogged = 0;
 	}
 	sm_snapshot_free(sm->pub);
 	sm->pub = snap;
@@ -175,7 +175,7 @@ static void sweep_end(struct sweep *s, const char *result, bool published)
 			(unsigned long long)(mad_get_stats(sm->mp)->retries - s->retries0));
 	else
 		log_error("sweep failed: %s (%llu ms)", result, (unsigned long long)ms);
-	sm->sweeping = false;
+	sm->sched.sweeping = false;
 	sweep_done_fn done = s->done;
 	sweep_free(s);
 	done(sm, &(struct sweep_outcome){ .ok = ok, .published = published });
@@ -228,13 +228,13 @@ static int collect_events(struct sweep *s, struct db_new_event **out, size_t *n)
 			goto done;
 		tables = changed_tables(prev, prev_tables, &s->f, &s->tables);
 	}
-	if (!(*out = calloc(nch + 3 + sm->nevents, sizeof(**out))))
+	if (!(*out = calloc(nch + 3 + sm->events.n, sizeof(**out))))
 		goto done;
 	/* the events since the last stored sweep come first: they came first */
-	for (size_t i = 0; i < sm->nevents; i++)
-		(*out)[(*n)++] = (struct db_new_event){ sm->events[i].kind, sm->events[i].detail };
-	if (sm->events_unlogged) {
-		snprintf(s->traps_dropped, sizeof(s->traps_dropped), "%u more events not logged", sm->events_unlogged);
+	for (size_t i = 0; i < sm->events.n; i++)
+		(*out)[(*n)++] = (struct db_new_event){ sm->events.q[i].kind, sm->events.q[i].detail };
+	if (sm->events.unlogged) {
+		snprintf(s->traps_dropped, sizeof(s->traps_dropped), "%u more events not logged", sm->events.unlogged);
 		(*out)[(*n)++] = (struct db_new_event){ "trap", s->traps_dropped };
 	}
 	for (size_t i = 0; i < nch; i++) {
@@ -372,8 +372,8 @@ static void stand_aside(struct sweep *s)
 		 (unsigned long long)sm->ha.master.guid, (unsigned long long)(evl_now_ms() - s->t0));
 	sm_node_detach_all(&s->f);
 	ha_keep_seen(sm, &s->f);
-	sm->sweeping = false;
-	sm->resweep_wanted = false;
+	sm->sched.sweeping = false;
+	sm->sched.resweep_wanted = false;
 	sweep_done_fn done = s->done;
 	sweep_free(s);
 	done(sm, &(struct sweep_outcome){ .ok = true, .published = false });
@@ -815,7 +815,7 @@ void sweep_start(struct sm *sm, sweep_done_fn done)
 	s->mads0 = mads_sent(s);
 	s->retries0 = mad_get_stats(sm->mp)->retries;
 	s->rec.started = unix_now();
-	sm->sweeping = true;
+	sm->sched.sweeping = true;
 	sm->act_count++;
 	log_info("sweep: heavy sweep from %s port %d (GUID 0x%016llx)", mad_port_ca(sm->mp),
 		 mad_port_num(sm->mp), (unsigned long long)mad_port_guid(sm->mp));

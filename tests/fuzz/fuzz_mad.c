@@ -115,7 +115,7 @@ static struct sm *master(void)
 	if (sched_init(&sm) < 0)	/* its timers never fire: the loop does not run */
 		abort();
 	budget_init(&sm.trap_budget, sm.cfg.trap_budget_per_minute);
-	budget_init(&sm.sa_log_budget, 10);
+	budget_init(&sm.sa.log_budget, 10);
 	dispatch_attach(&sm);
 	if (!handler)
 		abort();

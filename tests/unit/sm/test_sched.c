@@ -27,14 +27,14 @@ static light_done_fn light_done;
 
 void __wrap_sweep_start(struct sm *sm, sweep_done_fn done)
 {
-	sm->sweeping = true;
+	sm->sched.sweeping = true;
 	heavy++;
 	heavy_done = done;
 }
 
 void __wrap_light_sweep(struct sm *sm, light_done_fn done)
 {
-	sm->sweeping = true;
+	sm->sched.sweeping = true;
 	light++;
 	light_done = done;
 }
@@ -80,8 +80,8 @@ static void done(struct sm *sm)
 /* Ends the heavy sweep running. */
 static void end_heavy(struct sm *sm)
 {
-	assert_true(sm->sweeping);
-	sm->sweeping = false;
+	assert_true(sm->sched.sweeping);
+	sm->sched.sweeping = false;
 	heavy_done(sm, &(struct sweep_outcome){ .ok = true });
 }
 
@@ -149,7 +149,7 @@ static void the_light_sweep_runs_on_its_timer(void **state)
 	assert_int_equal(light, 0);
 	run_for(&sm, 1500);
 	assert_int_equal(light, 1);
-	sm.sweeping = false;
+	sm.sched.sweeping = false;
 	light_done(&sm, true);	/* a switch reported a change: heavy now */
 	assert_int_equal(heavy, 2);
 	end_heavy(&sm);

@@ -53,7 +53,7 @@ uint64_t __wrap_mad_port_guid(const struct mad_port *mp)
 
 void __wrap_sm_events_flush(struct sm *sm)
 {
-	sm->nevents = 0;
+	sm->events.n = 0;
 }
 
 static void want_sweep(struct sm *sm)
@@ -79,8 +79,8 @@ static struct sm *new_sm(unsigned priority, enum sm_state state)
 	sm.loop = evl_new();
 	assert_non_null(sm.loop);
 	assert_int_equal(ha_init(&sm), 0);
-	sm.sweep_timer = evl_timer(sm.loop, NULL, NULL);
-	sm.want_sweep = want_sweep;
+	sm.sched.sweep_timer = evl_timer(sm.loop, NULL, NULL);
+	sm.sched.want_sweep = want_sweep;
 	sm.state = state;
 	sm.pub = calloc(1, sizeof(*sm.pub));
 	assert_non_null(sm.pub);
@@ -92,7 +92,7 @@ static struct sm *new_sm(unsigned priority, enum sm_state state)
 static void free_sm(struct sm *sm)
 {
 	ha_free(sm);
-	evl_watch_free(sm->sweep_timer);
+	evl_watch_free(sm->sched.sweep_timer);
 	sm_snapshot_free(sm->pub);
 	evl_free(sm->loop);
 }

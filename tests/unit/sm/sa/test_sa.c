@@ -42,15 +42,15 @@ static int setup(void **state)
 {
 	assert_int_equal(test_master_init(&sm), 0);
 	sm.cfg.sa_max_lease_s = 60;
-	budget_init(&sm.sa_log_budget, 10);
+	budget_init(&sm.sa.log_budget, 10);
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	budget_free(&sm.sa_log_budget);
-	evl_watch_free(sm.mcast_timer);
-	sa_services_free(&sm.services);
+	budget_free(&sm.sa.log_budget);
+	evl_watch_free(sm.mcast.timer);
+	sa_services_free(&sm.sa.services);
 	rmpp_free(sm.rmpp);
 	sm_snapshot_free(sm.pub);
 	evl_free(sm.loop);
