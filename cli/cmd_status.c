@@ -58,15 +58,16 @@ static void print_daemon(const char *daemon)
 {
 	int pid;
 	unsigned sweeps, priority;
-	char state[16], sweeping[8], others[1600] = "";
-	int got = sscanf(daemon, "{\"pid\": %d, \"state\": \"%15[A-Z]\", \"sweeping\": %7[a-z], \"sweeps\": %u, "
-			 "\"priority\": %u, \"other_sms\": \"%1599[^\"]", &pid, state, sweeping, &sweeps, &priority, others);
-	if (got < 5) {
+	char version[32], state[16], sweeping[8], others[1600] = "";
+	int got = sscanf(daemon, "{\"version\": \"%31[^\"]\", \"pid\": %d, \"state\": \"%15[A-Z]\", \"sweeping\": %7[a-z], "
+			 "\"sweeps\": %u, \"priority\": %u, \"other_sms\": \"%1599[^\"]", version, &pid, state, sweeping,
+			 &sweeps, &priority, others);
+	if (got < 6) {
 		printf("daemon:     %s\n", daemon);
 		return;
 	}
-	printf("daemon:     running, pid %d, %s (priority %u)%s\n", pid, state, priority,
-	       strcmp(sweeping, "true") == 0 ? ", sweeping now" : "");
+	printf("daemon:     running, pid %d, %s (priority %u)%s, fabricd %s\n", pid, state, priority,
+	       strcmp(sweeping, "true") == 0 ? ", sweeping now" : "", version);
 	printf("other SMs:  %s\n", others[0] ? others : "none seen");
 }
 

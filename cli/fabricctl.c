@@ -55,7 +55,9 @@ static void usage(FILE *out)
 		     "  -S, --socket PATH    fabricd's control socket (default " DEFAULT_SOCKET ")\n"
 		     "      --json           machine-readable output\n"
 		     "  -G, --guid           node arguments are GUIDs\n"
-		     "  -h, --help           this text; COMMAND --help for one command\n\ncommands:\n",
+		     "  -h, --help           this text; COMMAND --help for one command\n"
+		     "  -V, --version        the version and build\n"
+		     "The options may follow the command too.\n\ncommands:\n",
 		DEFAULT_DB);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-10s %-15s %s\n", commands[i].name, strlen(commands[i].args) > 15 ? "..." : commands[i].args,
@@ -169,6 +171,39 @@ const char *ctl_state_name(unsigned state)
 	return state < 5 ? names[state] : "?";
 }
 
+/*
+ * The global options may follow the command too ("fabricctl events
+ * --json"): they are applied and taken out of the command's arguments.
+ * Returns 1 when the command's help was asked for (--help, -h anywhere),
+ * -1 when a global option lacks its value, else 0.
+ */
+static int take_global_options(struct ctl *c, int *argc, char **argv)
+{
+	int out = 1;
+	for (int i = 1; i < *argc; i++) {
+		const char *a = argv[i];
+		const char **value = strcmp(a, "-d") == 0 || strcmp(a, "--database") == 0 ? &c->db_path
+				     : strcmp(a, "-S") == 0 || strcmp(a, "--socket") == 0 ? &c->socket_path : NULL;
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+			return 1;
+		if (strcmp(a, "--json") == 0) {
+			c->json = true;
+		} else if (strcmp(a, "-G") == 0 || strcmp(a, "--guid") == 0) {
+			c->by_guid = true;
+		} else if (value) {
+			if (i + 1 >= *argc) {
+				fprintf(stderr, "fabricctl: %s needs a value\n", a);
+				return -1;
+			}
+			*value = argv[++i];
+		} else {
+			argv[out++] = argv[i];
+		}
+	}
+	*argc = out;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -177,6 +212,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "guid", no_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	struct ctl c = {
@@ -185,13 +221,14 @@ int main(int argc, char **argv)
 	};
 	int o;
 	/* '+': options after the command belong to the command */
-	while ((o = getopt_long(argc, argv, "+d:S:Gh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+d:S:GhV", opts, NULL)) != -1) {
 		switch (o) {
 		case 'd': c.db_path = optarg; break;
 		case 'S': c.socket_path = optarg; break;
 		case 'j': c.json = true; break;
 		case 'G': c.by_guid = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
+		case 'V': printf("fabricctl %s (%s)\n", FABRICD_VERSION, FABRICD_BUILD); return EXIT_OK;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
@@ -210,9 +247,11 @@ int main(int argc, char **argv)
 	}
 	int cargc = argc - optind;
 	char **cargv = argv + optind;
-	if (cargc > 1 && (strcmp(cargv[1], "--help") == 0 || strcmp(cargv[1], "-h") == 0)) {
-		printf("usage: fabricctl %s %s\n  %s\n", cmd->name, cmd->args, cmd->help);
-		return EXIT_OK;
+	int taken = take_global_options(&c, &cargc, cargv);
+	if (taken != 0) {
+		if (taken > 0)
+			printf("usage: fabricctl %s %s\n  %s\n", cmd->name, cmd->args, cmd->help);
+		return taken > 0 ? EXIT_OK : EXIT_USAGE;
 	}
 	optind = 1;
 	/* resweep talks to the daemon; quality, check and export may read files instead of the database; plan uses files only */

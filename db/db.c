@@ -672,3 +672,8 @@ int db_load_tables(struct db *db, const struct fabric *f, struct routing_tables 
 	}
 	return 0;
 }
+
+const char *db_library_version(void)
+{
+	return sqlite3_libversion();
+}

@@ -50,6 +50,8 @@ struct db_retention {
 struct db *db_open(const char *path, enum db_mode mode, char err[DB_ERR_LEN]);
 void db_close(struct db *db);
 const char *db_last_error(struct db *db);
+/* SQLite's version, for fabricd --version. */
+const char *db_library_version(void);
 
 /* Every stored GUID -> LID; *out is malloc'ed. */
 int db_load_lids(struct db *db, struct db_lid **out, size_t *n);

@@ -73,9 +73,9 @@ static void answer(struct client *cl, const char *line)
 	if (strcmp(line, "status") == 0) {
 		peers_text(sm, peers, sizeof(peers));
 		snprintf(out, sizeof(out),
-			 "{\"pid\": %d, \"state\": \"%s\", \"sweeping\": %s, \"sweeps\": %u, \"priority\": %u, "
-			 "\"other_sms\": \"%s\", \"keep\": [%u, %u, %u]}\n",
-			 (int)getpid(), ha_state_name(sm->state), sm->sched.sweeping ? "true" : "false", sm->act_count,
+			 "{\"version\": \"%s\", \"pid\": %d, \"state\": \"%s\", \"sweeping\": %s, \"sweeps\": %u, "
+			 "\"priority\": %u, \"other_sms\": \"%s\", \"keep\": [%u, %u, %u]}\n",
+			 FABRICD_VERSION, (int)getpid(), ha_state_name(sm->state), sm->sched.sweeping ? "true" : "false", sm->act_count,
 			 sm->cfg.sm_priority, peers, sm->cfg.keep_sweeps, sm->cfg.keep_events, sm->cfg.keep_days);
 	} else if (strcmp(line, "resweep") == 0) {
 		log_info("control: re-sweep requested");

@@ -2,7 +2,7 @@
  * control.h - the daemon's control socket (a root-only unix socket).
  *
  * One request line per connection, one answer line back:
- *   "status"  -> {"pid": N, "state": "MASTER", "sweeping": false, "sweeps": N}
+ *   "status"  -> {"version": "0.2.0", "pid": N, "state": "MASTER", "sweeping": false, "sweeps": N, ...}
  *   "resweep" -> "ok: sweep requested"
  * Anything else gets "error: unknown command".
  */

@@ -15,12 +15,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <yaml.h>
+
 #include "sm/control.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 #include "sm/smnode.h"
 
-#define FABRICD_VERSION "0.1.0"
 
 static void usage(FILE *out)
 {
@@ -108,7 +109,10 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 			}
 			break;
 		case OPT_LOG_FILE: c->log_file = optarg; break;
-		case 'V': printf("fabricd %s\n", FABRICD_VERSION); return 1;
+		case 'V':
+			printf("fabricd %s (%s)\nlibevent %s, SQLite %s, libyaml %s\n", FABRICD_VERSION, FABRICD_BUILD,
+			       evl_version(), db_library_version(), yaml_get_version_string());
+			return 1;
 		case 'h': usage(stdout); return 1;
 		default: usage(stderr); return -1;
 		}

@@ -122,3 +122,8 @@ uint64_t evl_now_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
+
+const char *evl_version(void)
+{
+	return event_get_version();
+}

@@ -15,6 +15,8 @@ struct evl_watch;
 typedef void (*evl_fn)(void *arg);
 
 struct evloop *evl_new(void);
+/* libevent's version, for fabricd --version. */
+const char *evl_version(void);
 void evl_free(struct evloop *l);
 /* Runs until evl_stop(); returns 0, or -1 if the loop failed. */
 int evl_run(struct evloop *l);

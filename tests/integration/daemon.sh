@@ -37,6 +37,8 @@ printf 'sweep_interval: 0\n' >"$WORK/quiet.yaml"	# only the sweeps this test ask
 fd_start -c "$WORK/quiet.yaml"
 fd_wait_up 120
 ctl status | grep -q "daemon:     running, pid $FD_PID, MASTER" || fail "status does not see the daemon: $(ctl status)"
+version=$("$FABRICD" --version | awk 'NR == 1 {print $2}')
+ctl status | grep -q "^daemon: .*, fabricd $version\$" || fail "status does not name the daemon's version $version: $(ctl status)"
 [[ $(stat -c %a "$SOCK") == 600 ]] || fail "control socket is not root-only: $(stat -c %a "$SOCK")"
 [[ $(stat -c %a "$DB") == 600 ]] || fail "database is not root-only: $(stat -c %a "$DB")"
 note "fabricctl status reaches the daemon; socket and database are mode 600"

@@ -75,5 +75,16 @@ expect 2 "unknown command 'frobnicate'" "$FABRICCTL" -d "$WORK/good.db" frobnica
 expect 1 "no node 'nosuch' in the fabric" "$FABRICCTL" -d "$WORK/good.db" node nosuch
 printf 'Switch 4 "S"\n[9] "H"[1]\n' >"$WORK/badport.net"
 expect 2 'badport.net:2: port 9 out of range 1..4 for "S"' "$FABRICCTL" -d "$WORK/good.db" diff "$WORK/badport.net"
+expect 2 'fabricctl: -d needs a value' "$FABRICCTL" sweeps -d
+
+# global options after the command, --help after any command, versions with build details
+"$FABRICCTL" sweeps --json -d "$WORK/good.db" --last 1 | grep -q '^  {"sweep": ' ||
+	fail "global options after the command: $("$FABRICCTL" sweeps --json -d "$WORK/good.db" 2>&1 | head -3)"
+"$FABRICCTL" plan roce --help | grep -q '^usage: fabricctl plan roce FILE.yaml' || fail "plan roce --help"
+"$FABRICD" --version | grep -Eq '^fabricd [0-9]+\.[0-9]+\.[0-9]+ \(.*, (GNU|Clang) ' || fail "fabricd --version: $("$FABRICD" --version)"
+"$FABRICD" --version | grep -q '^libevent .*, SQLite .*, libyaml ' || fail "fabricd --version names no libraries"
+[[ $("$FABRICCTL" --version | awk '{print $2}') == $("$FABRICD" --version | awk 'NR == 1 {print $2}') ]] ||
+	fail "fabricctl and fabricd versions differ"
+note "fabricctl takes global options after the command and --help after any; $("$FABRICD" --version | head -1)"
 rm -rf "$WORK"
 echo PASS
