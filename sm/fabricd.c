@@ -3,8 +3,11 @@
  *
  * The daemon: reads the configuration, opens the database and the SM port,
  * becomes MASTER and sweeps; re-sweeps on SIGHUP and every sweep_interval
- * seconds; exits cleanly on SIGTERM/SIGINT. With --once it exits after the
- * first sweep: 0 if the subnet came up, 1 if not.
+ * seconds; reopens its log file on SIGUSR1 (and SIGHUP) for logrotate;
+ * exits cleanly on SIGTERM/SIGINT. Under systemd it says READY once it
+ * serves its control socket, STATUS after each sweep and WATCHDOG from the
+ * event loop (sm/notify.c), and logs to the journal with priorities. With
+ * --once it exits after the first sweep: 0 if the subnet came up, 1 if not.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -161,6 +164,15 @@ static void on_stop_signal(void *arg)
 	evl_stop(sm->loop);
 }
 
+/* SIGUSR1: logrotate moved the log file away; write to a new one by the same name. */
+static void on_usr1(void *arg)
+{
+	if (log_reopen() < 0)
+		log_error("SIGUSR1: cannot reopen the log file: %s", strerror(errno));
+	else
+		log_info("SIGUSR1: log file reopened");
+}
+
 struct reload {
 	struct sm *sm;
 	const struct cli *cli;
@@ -176,6 +188,8 @@ static void on_hup(void *arg)
 {
 	struct reload *r = arg;
 	struct sm *sm = r->sm;
+	if (log_reopen() < 0)
+		log_error("SIGHUP: cannot reopen the log file: %s", strerror(errno));
 	if (r->cli->config) {
 		struct fabricd_config cfg;
 		char err[1024];
@@ -219,6 +233,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fabricd: cannot open log file %s: %s\n", sm.cfg.log_file, strerror(errno));
 		return 1;
 	}
+	if (!sm.cfg.log_file[0])
+		log_to_journal_if_there();
 
 	umask(077);	/* the database and socket are root's alone */
 	ensure_db_dir(sm.cfg.database);
@@ -287,12 +303,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	dispatch_attach(&sm);
+	sm.notify = notify_open(sm.loop);
 	static struct reload reload;
 	reload = (struct reload){ &sm, &cli };
 	struct evl_watch *sigs[] = {
 		evl_signal(sm.loop, SIGTERM, on_stop_signal, &sm),
 		evl_signal(sm.loop, SIGINT, on_stop_signal, &sm),
 		evl_signal(sm.loop, SIGHUP, on_hup, &reload),
+		evl_signal(sm.loop, SIGUSR1, on_usr1, NULL),
 	};
 	if (sched_init(&sm) < 0) {
 		fprintf(stderr, "fabricd: cannot create the sweep timers\n");
@@ -302,10 +320,13 @@ int main(int argc, char **argv)
 	budget_init(&sm.sa.log_budget, 10);
 	mcast_attach(&sm);
 	sm_sweep_request(&sm);
+	notify_send(sm.notify, "READY=1\nSTATUS=%s, first sweep", ha_state_name(sm.state));
 	if (evl_run(sm.loop) < 0) {
 		log_error("event loop failed");
 		sm.exit_code = 1;
 	}
+	notify_send(sm.notify, "STOPPING=1");
+	notify_close(sm.notify);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		evl_watch_free(sigs[i]);
 	sched_free(&sm);

@@ -8,7 +8,8 @@
  * yet), is a heavy one. A trap that reports a change asks for a heavy
  * sweep trap_holddown_ms after the first such trap, however many more
  * come. A STANDBY or NOTACTIVE SM does not sweep. A published sweep is
- * followed by the multicast trees on its fabric. With --once nothing is
+ * followed by the multicast trees on its fabric; every heavy sweep's end
+ * is told to systemd (STATUS=). With --once nothing is
  * rearmed: the first sweep's end (once its MFT Sets are answered) ends
  * the run, exit 0 for a clean sweep or a standby, 1 otherwise; traps
  * start no sweep.
@@ -19,6 +20,7 @@
  */
 #include <stdbool.h>
 
+#include "sm/ha/ha.h"
 #include "sm/sa/mcast.h"
 #include "sm/sweep/light.h"
 #include "sm/log.h"
@@ -40,8 +42,20 @@ static void stop_run(struct sm *sm)
 	evl_stop(sm->loop);
 }
 
+/* systemd's STATUS= line (systemctl status shows it) after each heavy sweep. */
+static void tell_systemd(struct sm *sm, const struct sweep_outcome *o)
+{
+	const struct sm_snapshot *pub = sm_published(sm);
+	if (sm->state != SM_MASTER || !pub)
+		notify_send(sm->notify, "STATUS=%s, not programming the subnet", ha_state_name(sm->state));
+	else
+		notify_send(sm->notify, "STATUS=MASTER, subnet up: %zu nodes, max LID %u; sweep %u %s", pub->fabric.nnodes,
+			    pub->tables.max_lid, sm->act_count, o->ok ? "clean" : o->published ? "degraded" : "failed");
+}
+
 static void after_sweep(struct sm *sm, const struct sweep_outcome *o)
 {
+	tell_systemd(sm, o);
 	if (sm->once) {
 		sm->exit_code = o->ok ? 0 : 1;
 		if (!(o->published && mcast_program(sm, stop_run)))

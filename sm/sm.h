@@ -14,6 +14,7 @@
 #include "sm/mad/evloop.h"
 #include "sm/ha/ha.h"
 #include "sm/mad/mad.h"
+#include "sm/notify.h"
 #include "sm/sa/mcast.h"
 #include "sm/sweep/mkey.h"
 #include "sm/sweep/qos.h"
@@ -43,6 +44,7 @@ struct sm {
 	struct mad_port *mp;
 	struct rmpp_sender *rmpp;	/* the SA's answers longer than one MAD */
 	struct db *db;
+	struct notifier *notify;	/* systemd's, or NULL (sm/notify.c) */
 	enum sm_state state;
 	uint32_t act_count;	/* SMInfo ActCount: bumped by each sweep */
 	bool once;		/* exit after the first sweep */
