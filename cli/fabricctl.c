@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #define DEFAULT_DB "/var/lib/fabricd/fabricd.db"
-#define DEFAULT_SOCKET "/run/fabricd.sock"
+#define DEFAULT_SOCKET "/run/fabricd/fabricd.sock"
 
 static const struct ctl_command commands[] = {
 	{ "status", "", "the daemon (running?), then the last sweep and its result", cmd_status },

@@ -7,6 +7,7 @@ packages=(
   libibumad-dev libibmad-dev libopensm-dev
   libevent-dev libsqlite3-dev libyaml-dev libcmocka-dev
   ibsim-utils libumad2sim0 infiniband-diags opensm ibutils
+  scdoc groff-base systemd lintian debhelper devscripts fakeroot
   sqlite3 iproute2 util-linux
 )
 

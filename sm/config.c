@@ -7,7 +7,7 @@
  *   database: /var/lib/fabricd/fabricd.db
  *   log_level: info                   # error, warn, info, debug
  *   log_file: /var/log/fabricd.log
- *   control_socket: /run/fabricd.sock
+ *   control_socket: /run/fabricd/fabricd.sock
  *   routing_engine: ftree             # ftree, updown or minhop
  *   root_guids: [0x0002c90300000a01]  # ftree: the top switches (default: rank from the leaves)
  *   sm_priority: 0
@@ -48,7 +48,7 @@ void config_defaults(struct fabricd_config *c)
 {
 	memset(c, 0, sizeof(*c));
 	snprintf(c->database, sizeof(c->database), "/var/lib/fabricd/fabricd.db");
-	snprintf(c->control_socket, sizeof(c->control_socket), "/run/fabricd.sock");
+	snprintf(c->control_socket, sizeof(c->control_socket), "/run/fabricd/fabricd.sock");
 	c->log_level = LOG_INFO;
 	snprintf(c->routing_engine, sizeof(c->routing_engine), "ftree");
 	c->subnet_prefix = 0xfe80000000000000ULL;

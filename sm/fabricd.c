@@ -32,7 +32,7 @@ static void usage(FILE *out)
 		"usage: fabricd [options]\n"
 		"  -c, --config FILE      YAML configuration (default: none, built-in defaults)\n"
 		"  -d, --database PATH    state database (default /var/lib/fabricd/fabricd.db)\n"
-		"  -S, --socket PATH      control socket for fabricctl (default /run/fabricd.sock)\n"
+		"  -S, --socket PATH      control socket for fabricctl (default /run/fabricd/fabricd.sock)\n"
 		"  -C, --ca NAME          CA to run on (default: the first one)\n"
 		"  -P, --port NUM         port of that CA (default: the first active one)\n"
 		"  -G, --guid GUID        run on the local port with this GUID\n"
@@ -145,8 +145,8 @@ static void apply_cli(const struct cli *c, struct fabricd_config *cfg)
 		snprintf(cfg->log_file, sizeof(cfg->log_file), "%s", c->log_file);
 }
 
-/* Creates the database's directory (one level) if it is missing. */
-static void ensure_db_dir(const char *path)
+/* Creates the directory of path (one level: the database's, the socket's) if it is missing. */
+static void ensure_parent_dir(const char *path)
 {
 	char dir[512];
 	snprintf(dir, sizeof(dir), "%s", path);
@@ -237,7 +237,7 @@ int main(int argc, char **argv)
 		log_to_journal_if_there();
 
 	umask(077);	/* the database and socket are root's alone */
-	ensure_db_dir(sm.cfg.database);
+	ensure_parent_dir(sm.cfg.database);
 	sm.db = db_open(sm.cfg.database, DB_READ_WRITE, err);
 	if (!sm.db) {
 		fprintf(stderr, "fabricd: %s\n", err);
@@ -280,6 +280,8 @@ int main(int argc, char **argv)
 		 sm.cfg.database);
 	struct control *ctl = NULL;
 	char cerr[256];
+	if (!sm.once)
+		ensure_parent_dir(sm.cfg.control_socket);
 	if (!sm.once && !(ctl = control_open(&sm, sm.cfg.control_socket, cerr))) {
 		log_error("%s", cerr);
 		if (sm.cfg.log_file[0])
