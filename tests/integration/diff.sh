@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# diff.sh BUILD FABRICS_DIR
+#
+# fabricctl diff on a fabric whose switches share NodeDescriptions (two
+# "leaf", two "spine", as vendors ship them): compared with the very file
+# ibsim runs it matches (nodes are told apart by GUID, not by name); with
+# a plan whose spines are swapped on one leaf it names exactly those
+# cables, with the GUIDs that tell the twins apart; and a hand-written plan
+# without GUID lines for other hardware is matched by unique names.
+# Run it under unshare -n.
+set -euo pipefail
+BUILD=$1 FABRICS=$2
+WORK=$(mktemp -d /tmp/fabricd-diff.XXXXXX)
+here=$(dirname "$0")
+. "$here/lib.sh"
+
+NET=$FABRICS/same-names.net
+sim_start "$NET"
+fd_once || fail "no subnet: $(tail -3 "$WORK/fabricd.log")"
+ctl() { "$FABRICCTL" -d "$DB" "$@"; }
+out=$(ctl diff "$NET") || fail "the fabric and the file it runs differ: $out"
+note "$out"
+
+# the plan swaps L1's spine cables: S1 and S2 are both "spine"
+cat >"$WORK/swapped.net" <<'NET'
+Switch	4 "L0"	# "leaf"
+[1]	"H0"[1]
+[3]	"S1"[1]
+[4]	"S2"[1]
+
+Switch	4 "L1"	# "leaf"
+[1]	"H1"[1]
+[3]	"S2"[2]
+[4]	"S1"[2]
+
+Switch	4 "S1"	# "spine"
+[1]	"L0"[3]
+[2]	"L1"[4]
+
+Switch	4 "S2"	# "spine"
+[1]	"L0"[4]
+[2]	"L1"[3]
+
+Hca	1 "H0"
+[1]	"L0"[1]
+
+Hca	1 "H1"
+[1]	"L1"[1]
+NET
+rc=0; out=$(ctl diff "$WORK/swapped.net") || rc=$?
+((rc == 1)) || fail "a swapped plan: exit $rc: $out"
+n=$(grep -c '^miswired' <<<"$out" || true)
+((n == 4)) || fail "a swapped plan: $n miswired lines, expected 4 (L1[3], L1[4], S1[2], S2[2]): $out"
+grep -q '^miswired leaf (0x0000000000200001)\[3\]: the plan has spine (0x0000000000200003)\[2\], the fabric has spine (0x0000000000200002)\[2\]$' <<<"$out" ||
+	fail "the miswiring does not name the twins by GUID: $out"
+note "spines swapped on one leaf: $n miswired ports, e.g. $(head -1 <<<"$out")"
+
+# the hosts' GUIDs in the plan are not the fabric's (another batch of
+# HCAs): their unique names match them; the twin switches still match by GUID
+ctl export ibnetdiscover | sed 's/caguid=0x1000/caguid=0xaa1000/; s/H-00000000001000/H-00000000aa1000/' >"$WORK/hosts.net"
+grep -q 'caguid=0xaa100000' "$WORK/hosts.net" || fail "the plan's host GUIDs were not changed: $(head -12 "$WORK/hosts.net")"
+out=$(ctl diff "$WORK/hosts.net") || fail "hosts under other GUIDs, unique names: $out"
+note "hosts with other GUIDs, found by their unique names: $out"
