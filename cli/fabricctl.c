@@ -55,6 +55,7 @@ static void usage(FILE *out)
 		     "  -S, --socket PATH    fabricd's control socket (default " DEFAULT_SOCKET ")\n"
 		     "      --json           machine-readable output\n"
 		     "  -G, --guid           node arguments are GUIDs\n"
+		     "  -M, --node-name-map FILE  node names by GUID (infiniband-diags' format) over the descriptions\n"
 		     "  -h, --help           this text; COMMAND --help for one command\n"
 		     "  -V, --version        the version and build\n"
 		     "The options may follow the command too.\n\ncommands:\n",
@@ -90,6 +91,7 @@ int ctl_load_fabric(struct ctl *c, struct fabric *f)
 		fprintf(stderr, "fabricctl: %s: %s\n", c->db_path, db_last_error(c->db));
 		return -1;
 	}
+	namemap_apply(&c->names, f);
 	return 0;
 }
 
@@ -119,6 +121,7 @@ int ctl_load_tables(struct ctl *c, const char *topology, const char *lfts, struc
 		fprintf(stderr, "fabricctl: %s\n", err);
 		return EXIT_USAGE;
 	}
+	namemap_apply(&c->names, f);
 	if (lftdump_read(lfts, f, t, err, sizeof(err)) < 0) {
 		fprintf(stderr, "fabricctl: %s\n", err);
 		fabric_free(f);
@@ -177,13 +180,14 @@ const char *ctl_state_name(unsigned state)
  * Returns 1 when the command's help was asked for (--help, -h anywhere),
  * -1 when a global option lacks its value, else 0.
  */
-static int take_global_options(struct ctl *c, int *argc, char **argv)
+static int take_global_options(struct ctl *c, int *argc, char **argv, const char **name_map)
 {
 	int out = 1;
 	for (int i = 1; i < *argc; i++) {
 		const char *a = argv[i];
 		const char **value = strcmp(a, "-d") == 0 || strcmp(a, "--database") == 0 ? &c->db_path
-				     : strcmp(a, "-S") == 0 || strcmp(a, "--socket") == 0 ? &c->socket_path : NULL;
+				     : strcmp(a, "-S") == 0 || strcmp(a, "--socket") == 0 ? &c->socket_path
+				     : strcmp(a, "-M") == 0 || strcmp(a, "--node-name-map") == 0 ? name_map : NULL;
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
 			return 1;
 		if (strcmp(a, "--json") == 0) {
@@ -213,6 +217,7 @@ int main(int argc, char **argv)
 		{ "guid", no_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "node-name-map", required_argument, NULL, 'M' },
 		{ 0 },
 	};
 	struct ctl c = {
@@ -221,12 +226,14 @@ int main(int argc, char **argv)
 	};
 	int o;
 	/* '+': options after the command belong to the command */
-	while ((o = getopt_long(argc, argv, "+d:S:GhV", opts, NULL)) != -1) {
+	const char *name_map = NULL;
+	while ((o = getopt_long(argc, argv, "+d:S:GhVM:", opts, NULL)) != -1) {
 		switch (o) {
 		case 'd': c.db_path = optarg; break;
 		case 'S': c.socket_path = optarg; break;
 		case 'j': c.json = true; break;
 		case 'G': c.by_guid = true; break;
+		case 'M': name_map = optarg; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("fabricctl %s (%s)\n", FABRICD_VERSION, FABRICD_BUILD); return EXIT_OK;
 		default: usage(stderr); return EXIT_USAGE;
@@ -247,11 +254,16 @@ int main(int argc, char **argv)
 	}
 	int cargc = argc - optind;
 	char **cargv = argv + optind;
-	int taken = take_global_options(&c, &cargc, cargv);
+	int taken = take_global_options(&c, &cargc, cargv, &name_map);
 	if (taken != 0) {
 		if (taken > 0)
 			printf("usage: fabricctl %s %s\n  %s\n", cmd->name, cmd->args, cmd->help);
 		return taken > 0 ? EXIT_OK : EXIT_USAGE;
+	}
+	char nerr[NAMEMAP_ERR_LEN];
+	if (name_map && namemap_load(name_map, &c.names, nerr) < 0) {
+		fprintf(stderr, "fabricctl: %s\n", nerr);
+		return EXIT_USAGE;
 	}
 	optind = 1;
 	/* resweep talks to the daemon; quality, check and export may read files instead of the database; plan uses files only */
@@ -262,5 +274,6 @@ int main(int argc, char **argv)
 		rc = cmd->run(&c, cargc, cargv);
 	if (c.db)
 		db_close(c.db);
+	namemap_free(&c.names);
 	return rc;
 }

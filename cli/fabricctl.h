@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "db/db.h"
+#include "topology/namemap.h"
 #include "topology/fabric.h"
 
 /* Exit codes: 0 ok, 1 the answer is "no"/not found, 2 usage, 3 database problem, 4 no daemon. */
@@ -19,6 +20,7 @@ struct ctl {
 	bool json;
 	bool by_guid;		/* -G: node arguments are GUIDs */
 	struct db *db;
+	struct namemap names;	/* -M: node names by GUID, over the NodeDescriptions */
 };
 
 struct ctl_command {

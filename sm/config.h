@@ -17,6 +17,7 @@ struct fabricd_config {
 	uint64_t port_guid;	/* 0 = by CA/port */
 	char database[512];
 	char log_file[512];	/* "" = stderr */
+	char node_name_map[512];	/* "" = none: infiniband-diags' GUID "name" file */
 	char control_socket[108];	/* unix socket for fabricctl */
 	int log_level;		/* enum log_level */
 	char routing_engine[32];	/* ftree, updown or minhop */

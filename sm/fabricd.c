@@ -173,6 +173,19 @@ static void on_usr1(void *arg)
 		log_info("SIGUSR1: log file reopened");
 }
 
+/* SIGHUP: the node-name-map again (or none); a map that does not parse leaves the old one. */
+static void reload_names(struct sm *sm, const char *path)
+{
+	struct namemap fresh = { 0 };
+	char err[NAMEMAP_ERR_LEN];
+	if (path[0] && namemap_load(path, &fresh, err) < 0) {
+		log_error("SIGHUP: node names not reloaded: %s", err);
+		return;
+	}
+	namemap_free(&sm->names);
+	sm->names = fresh;
+}
+
 struct reload {
 	struct sm *sm;
 	const struct cli *cli;
@@ -200,6 +213,7 @@ static void on_hup(void *arg)
 			apply_cli(r->cli, &cfg);
 			if (config_keep_bound(&cfg, &sm->cfg))
 				log_warn("SIGHUP: " CONFIG_BOUND_NAMES " settings take a restart; the running ones stay");
+			reload_names(sm, cfg.node_name_map);
 			sm->cfg = cfg;
 			db_set_retention(sm->db, &(struct db_retention){ cfg.keep_sweeps, cfg.keep_events, cfg.keep_days });
 			sm->trap_budget.per_minute = cfg.trap_budget_per_minute;	/* the buckets go on */
@@ -228,6 +242,11 @@ int main(int argc, char **argv)
 	}
 	apply_cli(&cli, &sm.cfg);
 	sm.once = cli.once;
+	char nerr[NAMEMAP_ERR_LEN];
+	if (sm.cfg.node_name_map[0] && namemap_load(sm.cfg.node_name_map, &sm.names, nerr) < 0) {
+		fprintf(stderr, "fabricd: %s\n", nerr);
+		return 2;
+	}
 	log_set_level((enum log_level)sm.cfg.log_level);
 	if (sm.cfg.log_file[0] && log_set_file(sm.cfg.log_file) < 0) {
 		fprintf(stderr, "fabricd: cannot open log file %s: %s\n", sm.cfg.log_file, strerror(errno));
@@ -341,6 +360,7 @@ int main(int argc, char **argv)
 	mad_close(sm.mp);
 	sm_snapshot_free(sm.pub);
 	mkeys_free(&sm.mkeys);
+	namemap_free(&sm.names);
 	sa_services_free(&sm.sa.services);
 	db_close(sm.db);
 	evl_free(sm.loop);

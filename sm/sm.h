@@ -19,6 +19,7 @@
 #include "sm/sweep/mkey.h"
 #include "sm/sweep/qos.h"
 #include "sm/sa/sa.h"
+#include "topology/namemap.h"
 #include "topology/fabric.h"
 
 enum sm_state { SM_NOTACTIVE = 0, SM_DISCOVERING = 1, SM_STANDBY = 2, SM_MASTER = 3 };
@@ -51,6 +52,7 @@ struct sm {
 	int exit_code;
 	struct sm_snapshot *pub;	/* the published sweep; NULL before the first */
 	struct mkeys mkeys;		/* every node's M_Key */
+	struct namemap names;		/* cfg.node_name_map: the names sweeps give nodes */
 	struct ha ha;			/* the other SMs, and the master when standing by */
 	/* what hosts asked the SA to keep (sm/sa/) */
 	struct sm_sa {

@@ -348,6 +348,7 @@ static void on_discovered(void *arg, const struct disc_report *r)
 	struct sweep *s = arg;
 	char detail[160];
 	s->disc = *r;
+	namemap_apply(&s->sm->names, &s->f);	/* the operator's names, in the log and the database */
 	snprintf(detail, sizeof(detail), "%u switches, %u CAs, %u links, %u unreachable, %u duplicate GUIDs",
 		 r->switches, r->cas, r->links, r->unreachable, r->duplicates);
 	if (r->nodes == 0)

@@ -5,8 +5,9 @@
 # "leaf", two "spine", as vendors ship them): compared with the very file
 # ibsim runs it matches (nodes are told apart by GUID, not by name); with
 # a plan whose spines are swapped on one leaf it names exactly those
-# cables, with the GUIDs that tell the twins apart; and a hand-written plan
-# without GUID lines for other hardware is matched by unique names.
+# cables, with the GUIDs that tell the twins apart; hosts under other GUIDs
+# are matched by their unique names. Then a node-name-map names the twins
+# in fabricd's database and log and in fabricctl (-M too).
 # Run it under unshare -n.
 set -euo pipefail
 BUILD=$1 FABRICS=$2
@@ -15,6 +16,7 @@ here=$(dirname "$0")
 . "$here/lib.sh"
 
 NET=$FABRICS/same-names.net
+export SIM_HOST=H0	# the SM on a host: the traps of the switches are not its own
 sim_start "$NET"
 fd_once || fail "no subnet: $(tail -3 "$WORK/fabricd.log")"
 ctl() { "$FABRICCTL" -d "$DB" "$@"; }
@@ -61,3 +63,29 @@ ctl export ibnetdiscover | sed 's/caguid=0x1000/caguid=0xaa1000/; s/H-0000000000
 grep -q 'caguid=0xaa100000' "$WORK/hosts.net" || fail "the plan's host GUIDs were not changed: $(head -12 "$WORK/hosts.net")"
 out=$(ctl diff "$WORK/hosts.net") || fail "hosts under other GUIDs, unique names: $out"
 note "hosts with other GUIDs, found by their unique names: $out"
+
+# a node-name-map (infiniband-diags' format) names the twins: in fabricd's
+# database and log, and in fabricctl's tables and arguments
+cat >"$WORK/node-name-map" <<'MAP'
+# the switches as the operator knows them
+0x0000000000200002 "spine-1"   # S1
+0x200003 "spine-2"
+MAP
+printf 'node_name_map: %s\nsweep_interval: 0\ntrap_holddown_ms: 100\n' "$WORK/node-name-map" >"$WORK/named.yaml"
+fd_start -c "$WORK/named.yaml"
+fd_wait_up 30
+ctl topology | grep -Eq '^Switch +0x0000000000200003 .* spine-2$' || fail "no spine-2 in the table: $(ctl topology)"
+ctl node spine-1 | grep -q '0x0000000000200002' || fail "fabricctl node spine-1: $(ctl node spine-1 2>&1)"
+sim_cmd 'Unlink "S2"[1]'
+for _ in $(seq 100); do
+	grep -q 'link_down' "$WORK/fabricd.log" && break
+	sleep 0.1
+done
+grep -q 'link_down .*spine-2\[1\]' "$WORK/fabricd.log" || fail "the log does not use the map's names: $(grep link_down "$WORK/fabricd.log")"
+fd_stop
+printf '0x200001 "left leaf"\n' >"$WORK/cli-map"
+ctl -M "$WORK/cli-map" node "left leaf" | grep -q 0x0000000000200001 || fail "fabricctl -M: $(ctl -M "$WORK/cli-map" node "left leaf" 2>&1)"
+printf '0x200001 left leaf\n' >"$WORK/bad-map"
+rc=0; out=$(ctl -M "$WORK/bad-map" topology 2>&1) || rc=$?
+((rc == 2)) && [[ $out == *"bad-map:1: the name must be in double quotes"* ]] || fail "a bad map: rc $rc, '$out'"
+note "node-name-map: $(grep -m1 'link_down .*spine-2' "$WORK/fabricd.log" | sed 's/.*change: //'); fabricctl -M names a leaf"
