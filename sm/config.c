@@ -8,6 +8,7 @@
  *   log_level: info                   # error, warn, info, debug
  *   log_file: /var/log/fabricd.log
  *   node_name_map: /etc/infiniband-diags/node-name-map   # GUID "name" lines: names over NodeDescriptions
+ *   opensm_guid2lid: /var/cache/opensm/guid2lid   # OpenSM's LIDs, used while the database holds none
  *   control_socket: /run/fabricd/fabricd.sock
  *   routing_engine: ftree             # ftree, updown or minhop
  *   root_guids: [0x0002c90300000a01]  # ftree: the top switches (default: rank from the leaves)
@@ -306,6 +307,8 @@ static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 		return ydoc_string(d, key, v, c->log_file, sizeof(c->log_file));
 	if (strcmp(key, "node_name_map") == 0)
 		return ydoc_string(d, key, v, c->node_name_map, sizeof(c->node_name_map));
+	if (strcmp(key, "opensm_guid2lid") == 0)
+		return ydoc_string(d, key, v, c->opensm_guid2lid, sizeof(c->opensm_guid2lid));
 	if (strcmp(key, "control_socket") == 0)
 		return ydoc_string(d, key, v, c->control_socket, sizeof(c->control_socket));
 	if (strcmp(key, "log_level") == 0) {

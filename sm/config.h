@@ -18,6 +18,7 @@ struct fabricd_config {
 	char database[512];
 	char log_file[512];	/* "" = stderr */
 	char node_name_map[512];	/* "" = none: infiniband-diags' GUID "name" file */
+	char opensm_guid2lid[512];	/* "" = none: OpenSM's LIDs, taken while the database has none */
 	char control_socket[108];	/* unix socket for fabricctl */
 	int log_level;		/* enum log_level */
 	char routing_engine[32];	/* ftree, updown or minhop */

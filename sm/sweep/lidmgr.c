@@ -4,9 +4,15 @@
  * Works on a byte map of the unicast LID space: which LIDs are reserved
  * by the store (for any GUID) and which are taken in this assignment. A
  * complib map from GUID to stored LID answers "what did this port have".
+ * A site moving from OpenSM brings its guid2lid file: on the first sweep
+ * with an empty store its LIDs are given to the ports as if they held
+ * them, and stored from then on.
  */
 #include "sm/sweep/lidmgr.h"
 
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <complib/cl_qmap.h>
@@ -123,4 +129,67 @@ void lid_result_free(struct lid_result *r)
 {
 	free(r->assigned);
 	memset(r, 0, sizeof(*r));
+}
+
+int lid_read_guid2lid(const char *path, struct db_lid **out, size_t *n, char *err, size_t len)
+{
+	FILE *fp = fopen(path, "r");
+	char line[256];
+	unsigned lineno = 0;
+	size_t cap = 0;
+	*out = NULL;
+	*n = 0;
+	if (!fp) {
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		uint64_t guid;
+		unsigned lid, top;
+		char tail;
+		lineno++;
+		if (sscanf(line, " %c", &tail) < 1 || tail == '#')
+			continue;
+		if (sscanf(line, "%" SCNx64 " %x %x %c", &guid, &lid, &top, &tail) != 3 || !lid ||
+		    lid > FABRIC_MAX_UCAST_LID || top < lid) {
+			snprintf(err, len, "%s:%u: expected '0xGUID 0xLID 0xLID' with a unicast LID", path, lineno);
+			goto fail;
+		}
+		if (*n == cap) {
+			struct db_lid *more = realloc(*out, (cap = cap ? 2 * cap : 256) * sizeof(*more));
+			if (!more) {
+				snprintf(err, len, "%s: out of memory", path);
+				goto fail;
+			}
+			*out = more;
+		}
+		(*out)[(*n)++] = (struct db_lid){ guid, (uint16_t)lid };
+	}
+	fclose(fp);
+	return 0;
+fail:
+	fclose(fp);
+	free(*out);
+	*out = NULL;
+	*n = 0;
+	return -1;
+}
+
+size_t lid_preset(struct fabric *f, const struct db_lid *lids, size_t n)
+{
+	size_t given = 0;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		struct node *nd = f->nodes[i];
+		for (unsigned p = 0; p <= nd->nports; p++) {
+			if (!needs_lid(nd, p))
+				continue;
+			for (size_t k = 0; k < n; k++)
+				if (lids[k].guid == nd->ports[p].guid) {
+					nd->ports[p].lid = lids[k].lid;
+					given++;
+					break;
+				}
+		}
+	}
+	return given;
 }

@@ -23,5 +23,16 @@ struct lid_result {
  */
 int lid_assign(struct fabric *f, const struct db_lid *stored, size_t n_stored, struct lid_result *r);
 void lid_result_free(struct lid_result *r);
+/*
+ * Reads OpenSM's guid2lid file ("0xPORTGUID 0xLID 0xLID" lines, as in
+ * /var/cache/opensm/guid2lid) into *out. 0, or -1 with "path:line: what".
+ */
+int lid_read_guid2lid(const char *path, struct db_lid **out, size_t *n, char *err, size_t len);
+/*
+ * Gives the ports of f the LIDs of lids (by port GUID) as if they held
+ * them: lid_assign then keeps them where nothing stored says otherwise.
+ * Returns how many ports took one.
+ */
+size_t lid_preset(struct fabric *f, const struct db_lid *lids, size_t n);
 
 #endif

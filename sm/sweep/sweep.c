@@ -435,6 +435,19 @@ static void start_survey(struct sweep *s)
 
 /* lids */
 
+static void import_guid2lid(const char *path, struct fabric *f)
+{
+	struct db_lid *lids;
+	size_t n;
+	char err[600];
+	if (lid_read_guid2lid(path, &lids, &n, err, sizeof(err)) < 0) {
+		log_error("LID: OpenSM's LIDs not imported: %s", err);
+		return;
+	}
+	log_info("LID: %zu ports take their LID from OpenSM's %s (%zu entries)", lid_preset(f, lids, n), path, n);
+	free(lids);
+}
+
 static void start_lids(struct sweep *s)
 {
 	struct sm *sm = s->sm;
@@ -448,6 +461,8 @@ static void start_lids(struct sweep *s)
 		stored = NULL;
 		n_stored = 0;
 	}
+	if (n_stored == 0 && sm->cfg.opensm_guid2lid[0])	/* moving from OpenSM: its LIDs, once */
+		import_guid2lid(sm->cfg.opensm_guid2lid, &s->f);
 	int rc = lid_assign(&s->f, stored, n_stored, &s->lids);
 	free(stored);
 	if (rc < 0) {

@@ -7,7 +7,8 @@
 # a plan whose spines are swapped on one leaf it names exactly those
 # cables, with the GUIDs that tell the twins apart; hosts under other GUIDs
 # are matched by their unique names. Then a node-name-map names the twins
-# in fabricd's database and log and in fabricctl (-M too).
+# in fabricd's database and log and in fabricctl (-M too). Last, OpenSM's
+# guid2lid file gives a fresh fabric's ports OpenSM's LIDs.
 # Run it under unshare -n.
 set -euo pipefail
 BUILD=$1 FABRICS=$2
@@ -71,7 +72,7 @@ cat >"$WORK/node-name-map" <<'MAP'
 0x0000000000200002 "spine-1"   # S1
 0x200003 "spine-2"
 MAP
-printf 'node_name_map: %s\nsweep_interval: 0\ntrap_holddown_ms: 100\n' "$WORK/node-name-map" >"$WORK/named.yaml"
+printf 'port: { port: 1 }\nnode_name_map: %s\nsweep_interval: 0\ntrap_holddown_ms: 100\n' "$WORK/node-name-map" >"$WORK/named.yaml"
 fd_start -c "$WORK/named.yaml"
 fd_wait_up 30
 ctl topology | grep -Eq '^Switch +0x0000000000200003 .* spine-2$' || fail "no spine-2 in the table: $(ctl topology)"
@@ -89,3 +90,33 @@ printf '0x200001 left leaf\n' >"$WORK/bad-map"
 rc=0; out=$(ctl -M "$WORK/bad-map" topology 2>&1) || rc=$?
 ((rc == 2)) && [[ $out == *"bad-map:1: the name must be in double quotes"* ]] || fail "a bad map: rc $rc, '$out'"
 note "node-name-map: $(grep -m1 'link_down .*spine-2' "$WORK/fabricd.log" | sed 's/.*change: //'); fabricctl -M names a leaf"
+
+# moving from OpenSM: its guid2lid file (written by OpenSM here, every LID
+# then moved up by 0x20 so that no LID fabricd would pick itself can pass)
+# gives a fresh simulator's ports their LIDs while fabricd's database has none
+OSM_CACHE_DIR=$WORK/osm LD_PRELOAD=$UMAD2SIM opensm -d 2 -f "$WORK/opensm.log" </dev/null >/dev/null 2>&1 &
+FD_PID=$!
+mkdir -p "$WORK/osm"
+for _ in $(seq 100); do [[ -s $WORK/osm/guid2lid ]] && break; sleep 0.1; done
+sleep 0.5
+stop "$FD_PID"
+FD_PID=
+[[ -s $WORK/osm/guid2lid ]] || fail "opensm wrote no guid2lid: $(tail -3 "$WORK/opensm.log")"
+while read -r guid lid top; do	# OpenSM leaves a blank line after each entry: kept
+	[[ -z $guid ]] && { echo; continue; }
+	printf '%s 0x%04x 0x%04x\n' "$guid" $((lid + 32)) $((top + 32))
+done <"$WORK/osm/guid2lid" >"$WORK/guid2lid"
+sim_stop
+sim_start "$NET"
+printf 'port: { port: 1 }\nopensm_guid2lid: %s\n' "$WORK/guid2lid" >"$WORK/moved.yaml"
+fd_once -c "$WORK/moved.yaml" -d "$WORK/moved.db" || fail "no subnet with OpenSM's LIDs: $(tail -3 "$WORK/fabricd.log")"
+while read -r guid lid _; do
+	[[ -z $guid ]] && continue
+	got=$("$FABRICCTL" -d "$WORK/moved.db" --json topology | grep -o "\"guid\": \"$(printf '0x%016x' "$guid")\"[^}]*\"lid\": [0-9]*" |
+		sed 's/.*"lid": //') || true
+	[[ -z $got ]] && continue	# a CA port GUID: its node is listed by node GUID
+	(( got == lid )) || fail "GUID $guid: LID $got, OpenSM's file says $((lid))"
+done <"$WORK/guid2lid"
+n=$(grep -c 'take their LID from OpenSM' "$WORK/fabricd.log" || true)
+((n == 1)) || fail "the import was not logged once: $(grep 'LID' "$WORK/fabricd.log" | tail -3)"
+note "$(grep -m1 'take their LID from OpenSM' "$WORK/fabricd.log" | sed 's/.*LID: //')"

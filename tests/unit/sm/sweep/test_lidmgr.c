@@ -2,11 +2,16 @@
  * LID assignment: stored LIDs win, a port's own valid LID is taken over,
  * LIDs stored for absent GUIDs stay reserved, new ports get the lowest
  * free LID, and a second assignment from the stored result changes nothing.
+ * OpenSM's guid2lid file is read (bad lines named) and its LIDs, preset on
+ * the ports of a fabric with an empty store, are kept and stored.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "sm/sweep/lidmgr.h"
@@ -98,6 +103,41 @@ static void test_lid_second_assignment_from_store_changes_nothing(void **state)
 	fabric_free(&g);
 }
 
+static void test_lid_opensm_guid2lid_moves_over(void **state)
+{
+	char path[64], err[600];
+	snprintf(path, sizeof(path), "/tmp/fabricd-guid2lid.%d", (int)getpid());
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	/* the switch (port GUID = node GUID) and the second CA's port, as OpenSM writes them */
+	fprintf(fp, "0x0000000000200000 0x0010 0x0010\n0x0000000000100003 0x0020 0x0020\n");
+	fclose(fp);
+	struct db_lid *lids;
+	size_t n;
+	assert_int_equal(lid_read_guid2lid(path, &lids, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 2);
+	struct fabric f;
+	struct lid_result r;
+	small_fabric(&f);
+	assert_int_equal(lid_preset(&f, lids, n), 2);
+	assert_int_equal(lid_assign(&f, NULL, 0, &r), 0);
+	assert_int_equal(lid_of(&f, 0), 0x10);
+	assert_int_equal(lid_of(&f, 2), 0x20);
+	assert_int_equal(r.reused, 2);
+	assert_int_equal(r.n_assigned, 4);	/* all stored, the imported ones too */
+	free(lids);
+	lid_result_free(&r);
+	fabric_free(&f);
+
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "0x0000000000200000 0x0010 0x0010\n0x0000000000100003 0xc001 0xc001\n");
+	fclose(fp);
+	assert_int_equal(lid_read_guid2lid(path, &lids, &n, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, ":2: expected '0xGUID 0xLID 0xLID' with a unicast LID"));
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -105,6 +145,7 @@ int main(void)
 		cmocka_unit_test(test_lid_stored_lids_are_kept_and_reserved),
 		cmocka_unit_test(test_lid_port_lid_is_taken_over_unless_reserved),
 		cmocka_unit_test(test_lid_second_assignment_from_store_changes_nothing),
+		cmocka_unit_test(test_lid_opensm_guid2lid_moves_over),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
