@@ -26,6 +26,7 @@
  *   mad: { window: 64, timeout_ms: 200, retries: 3 }
  *   qos: { vlarb_high: "", vlarb_low: "0:64,1:64", vl_high_limit: 0 }
  *   partitions: [ { name: tenant-a, pkey: 0x0a01, full: ["gpu-a*"], limited: [all] } ]
+ *   partitions_file: /etc/opensm/partitions.conf   # OpenSM's syntax, instead of partitions:
  *   m_key: { secret: "long random text", protect: 1, lease_s: 60 }   # or random: true
  *   sm_key: 0x0123456789abcdef
  *   sa: { services_per_port: 32, subscriptions_per_port: 16, groups_per_port: 8, max_lease_s: 86400 }
@@ -40,6 +41,7 @@
 #include <string.h>
 
 #include "routing/engine.h"
+#include "sm/partconf.h"
 #include "sm/log.h"
 #include "sm/sa/mcast.h"
 #include "sm/sweep/qos.h"
@@ -301,6 +303,8 @@ static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 		c->partitions_set = true;
 		return partitions_parse(d, v, &c->partitions);
 	}
+	if (strcmp(key, "partitions_file") == 0)
+		return ydoc_string(d, key, v, c->partitions_file, sizeof(c->partitions_file));
 	if (strcmp(key, "database") == 0)
 		return ydoc_string(d, key, v, c->database, sizeof(c->database));
 	if (strcmp(key, "log_file") == 0)
@@ -381,6 +385,18 @@ int config_load(const char *path, struct fabricd_config *c, char err[CONFIG_ERR_
 	/* an empty file keeps the defaults */
 	int rc = root ? ydoc_each_pair(&d, "the configuration", root, top_pair, c) : 0;
 	ydoc_free(&d);
+	if (rc == 0 && c->partitions_file[0]) {	/* OpenSM's partitions.conf instead of partitions: */
+		char perr[PARTCONF_ERR_LEN];
+		if (c->partitions_set) {
+			snprintf(err, CONFIG_ERR_LEN, "%s: partitions and partitions_file exclude each other", path);
+			return -1;
+		}
+		if (partconf_load(c->partitions_file, &c->partitions, perr) < 0) {
+			snprintf(err, CONFIG_ERR_LEN, "%.511s", perr);
+			return -1;
+		}
+		c->partitions_set = true;
+	}
 	return rc;
 }
 

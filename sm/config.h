@@ -18,7 +18,8 @@ struct fabricd_config {
 	char database[512];
 	char log_file[512];	/* "" = stderr */
 	char node_name_map[512];	/* "" = none: infiniband-diags' GUID "name" file */
-	char opensm_guid2lid[512];	/* "" = none: OpenSM's LIDs, taken while the database has none */
+	char opensm_guid2lid[512];
+	char partitions_file[512];	/* "" = none: OpenSM's partitions.conf, instead of partitions: */	/* "" = none: OpenSM's LIDs, taken while the database has none */
 	char control_socket[108];	/* unix socket for fabricctl */
 	int log_level;		/* enum log_level */
 	char routing_engine[32];	/* ftree, updown or minhop */

@@ -7,7 +7,8 @@
 # partition removed from the configuration is removed from the ports;
 # random M_Keys are drawn once, stored, and reused after a restart, with
 # the fabric still managed; bad partition configuration and a non-root
-# fabricctl get one-line errors. ibsim does not enforce M_Keys (it ignores
+# fabricctl get one-line errors; OpenSM's partitions.conf for the same
+# partitions programs the same tables. ibsim does not enforce M_Keys (it ignores
 # the key in SMPs): enforcement is covered by the unit tests of the keys
 # and the MADs that carry them. Run it under unshare -n.
 set -euo pipefail
@@ -47,6 +48,7 @@ expect_pkeys "0xffff" "$(lid_of H5_0)"
 expect_pkeys "0x8a01 0xffff" "$(lid_of L0)" 1
 expect_pkeys "0x8b01 0xffff" "$(lid_of L2)" 2
 note "P_Key tables: H0_0/H1_3 full in tenant-a, H7_0 limited, H2_1 full in tenant-b, H5_0 default only; switch ports match"
+
 
 "$FABRICCTL" -d "$DB" partitions >"$WORK/parts.txt"
 grep -Eq '^0x0a01 +tenant-a +8 +1$' "$WORK/parts.txt" || fail "tenant-a: $(cat "$WORK/parts.txt")"
@@ -99,4 +101,31 @@ setpriv --reuid=65534 --regid=65534 --clear-groups "$FABRICCTL" -d "$DB" status 
 (( rc == 3 )) && grep -q "permission denied (the database is root's: run as root)" "$WORK/err" ||
 	fail "non-root fabricctl: rc $rc, '$(cat "$WORK/err")'"
 note "database mode 600; as nobody: $(cat "$WORK/err")"
+# the same partitions in OpenSM's partitions.conf syntax (by port GUID,
+# which OpenSM knows ports by): the same P_Key tables
+port_guid() { printf '0x%016x' $(( $("$FABRICCTL" -d "$DB" --json node "$1" | grep -o '"guid": "0x[0-9a-f]*"' | cut -d'"' -f4) + 1 )); }
+{
+	echo "# tenants, as an OpenSM site has them"
+	printf 'tenant-a=0x8a01, ipoib, defmember=full :\n'
+	for h in H0_0 H0_1 H0_2 H0_3 H1_0 H1_1 H1_2 H1_3; do printf '    %s,\n' "$(port_guid $h)"; done
+	printf '    %s=limited ;\n' "$(port_guid H7_0)"
+	printf 'tenant-b=0x0b01 : %s=full, %s=full, %s=full, %s=full, SELF=full ;\n' \
+		"$(port_guid H2_0)" "$(port_guid H2_1)" "$(port_guid H2_2)" "$(port_guid H2_3)"
+} >"$WORK/partitions.conf"
+printf 'm_key: { random: true, protect: 1, lease_s: 60 }\nsm_key: 0x1122334455667788\npartitions_file: %s\n' \
+	"$WORK/partitions.conf" >"$WORK/opensm-style.yaml"
+fd_once -c "$WORK/opensm-style.yaml" || fail "the partitions.conf sweep failed: $(tail -3 "$WORK/fabricd.log")"
+expect_pkeys "0x8a01 0xffff" "$(lid_of H0_0)"
+expect_pkeys "0x8a01 0xffff" "$(lid_of H1_3)"
+expect_pkeys "0x0a01 0xffff" "$(lid_of H7_0)"
+expect_pkeys "0x8b01 0xffff" "$(lid_of H2_1)"
+expect_pkeys "0xffff" "$(lid_of H5_0)"
+expect_pkeys "0x8a01 0xffff" "$(lid_of L0)" 1
+note "OpenSM's partitions.conf ($(grep -c . "$WORK/partitions.conf") lines): the same P_Key tables as the YAML"
+printf 'tenant-a=0x8a01 : 0x1234=fullest ;\n' >"$WORK/bad.conf"
+printf 'partitions_file: %s\n' "$WORK/bad.conf" >"$WORK/bad-conf.yaml"
+rc=0; out=$(fd_once -c "$WORK/bad-conf.yaml" 2>&1) || rc=$?
+((rc == 2)) && [[ $out == *"bad.conf:1: member 0x1234: membership must be full, limited or both"* ]] ||
+	fail "a bad partitions.conf: rc $rc, '$out'"
+note "a bad partitions.conf line: $(grep -o 'bad.conf:1: .*' <<<"$out")"
 echo "PASS: partitions and M_Keys"
