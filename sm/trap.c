@@ -6,7 +6,8 @@
  * repeating it), logged, kept for the event log of the next stored sweep,
  * and, for the ones that mean the fabric changed (128 link state change,
  * 144 capability change, 145 system image GUID change) from a node other
- * than our own port, turned into a sweep after a hold-down: the burst of
+ * than our own port (or a 128 from the switch whose port 0 we run on),
+ * turned into a sweep after a hold-down: the burst of
  * traps one link flap causes (one per end, repeats) becomes one sweep.
  * Traps are a hint, not the only source: the periodic sweep finds what a
  * lost trap did not report.
@@ -109,8 +110,13 @@ void trap_handle(struct sm *sm, const ib_smp_t *req, const struct mad_origin *fr
 	log_info("trap: %s", text);
 	sm_event(sm, "trap", text);
 	sa_inform_forward(sm, ntc);
+	/*
+	 * Our own port's traps about itself (IsSM set: 144) would sweep for
+	 * ever; but an SM on a switch's port 0 hears that switch's 128 about
+	 * its other ports, which is news.
+	 */
 	const struct sm_snapshot *pub = sm_published(sm);
 	uint16_t own = pub ? sm_node_own_lid(&pub->fabric) : 0;	/* 0 before the first sweep */
-	if (means_change(num) && issuer != own && sm->cfg.react_to_traps)
+	if (means_change(num) && (issuer != own || num == 128) && sm->cfg.react_to_traps)
 		sm_sweep_soon(sm);
 }

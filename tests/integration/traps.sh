@@ -45,6 +45,21 @@ q=$("$FABRICCTL" -d "$DB" --json quality --random 0) || fail "quality after ReLi
 [[ $q == *'"shift": {'*'"broken": 0, "max_load": 1,'* ]] || fail "after ReLink shift load is not 1: $q"
 note "ReLink L1[5]: link_up recorded, shift permutations back to one flow per link"
 
+# a host cable on the switch fabricd runs on (L0, port 0): only L0 itself
+# sends a trap (a CA sends none), and it is news all the same
+n=$(grep -c "SUBNET UP" "$WORK/fabricd.log")
+sim_cmd 'Unlink "L0"[1]'
+fd_wait_ups $((n + 1))
+for _ in $(seq 50); do
+	"$FABRICCTL" -d "$DB" events | grep -q 'link_down.*L0\[1\]' && break
+	sleep 0.1
+done
+"$FABRICCTL" -d "$DB" events | grep -q 'link_down.*L0\[1\]' || fail "L0's own trap about its port 1 started no sweep"
+sim_cmd 'ReLink "L0"[1]'
+n=$(grep -c "SUBNET UP" "$WORK/fabricd.log")
+fd_wait_ups $((n + 1))
+note "a host unlinked from fabricd's own switch: its trap 128 was swept on"
+
 # a whole spine lost: every host still reaches every host, none through S1
 n=$(grep -c "SUBNET UP" "$WORK/fabricd.log")
 sim_cmd 'Unlink "S1"'
