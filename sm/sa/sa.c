@@ -140,6 +140,58 @@ static uint16_t request_lid(const struct fabric *f, const ib_path_rec_t *pr, boo
 	return 0;
 }
 
+/* True if the request names that end (by LID or GID). */
+static bool names_end(ib_net64_t mask, bool source)
+{
+	return mask & (source ? IB_PR_COMPMASK_SLID | IB_PR_COMPMASK_SGID : IB_PR_COMPMASK_DLID | IB_PR_COMPMASK_DGID);
+}
+
+/* Every addressed LID of the published fabric, 0 where none: for the tables below. */
+static bool lid_in_use(const struct sm_snapshot *pub, uint32_t lid)
+{
+	uint8_t port;
+	return fabric_find_lid(&pub->fabric, (uint16_t)lid, &port) != NULL;
+}
+
+/* More records than this in one answer: NO_RESOURCES (all pairs of a large fabric are millions). */
+#define PATH_TABLE_MAX 65536
+
+/*
+ * A GetTable naming one end or none: the paths from (or to) that port to
+ * every addressed port, or between all pairs (what saquery -p asks before
+ * it picks the pair it prints; osmtest's half-world query names one end),
+ * in LID order, answered by RMPP. fixed_s/fixed_d: 0 for "every port".
+ */
+static void answer_path_table(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from,
+			      uint16_t fixed_s, uint16_t fixed_d, uint16_t pkey)
+{
+	const struct sm_snapshot *pub = sm_published(sm);
+	uint32_t max = pub->tables.max_lid;
+	struct sa_answer a;
+	sa_answer_init(&a, sizeof(ib_path_rec_t));
+	for (uint32_t s = fixed_s ? fixed_s : 1; s <= (fixed_s ? fixed_s : max) && !a.failed; s++) {
+		if (!lid_in_use(pub, s))
+			continue;
+		for (uint32_t d = fixed_d ? fixed_d : 1; d <= (fixed_d ? fixed_d : max) && !a.failed; d++) {
+			ib_path_rec_t rec;
+			if (d == s || !lid_in_use(pub, d) ||
+			    sa_path_record(&pub->fabric, &pub->tables, &pub->parts, sm->cfg.subnet_prefix,
+					   (uint8_t)sm->cfg.subnet_timeout, (uint16_t)s, (uint16_t)d, pkey, &rec) != 0)
+				continue;
+			if (a.n == PATH_TABLE_MAX) {
+				free(a.buf);
+				sa_respond(sm, req, from, IB_SA_MAD_STATUS_NO_RESOURCES, NULL, 0, 0);
+				return;
+			}
+			ib_path_rec_t *r = sa_answer_add(&a);
+			if (r)
+				*r = rec;
+		}
+	}
+	log_debug("sa: PathRecord table from LID %u to LID %u (0: every port): %zu paths", fixed_s, fixed_d, a.n);
+	sa_answer_send(sm, req, from, &a);
+}
+
 static void answer_path(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
 {
 	const ib_path_rec_t *pr = (const ib_path_rec_t *)req->data;
@@ -147,6 +199,14 @@ static void answer_path(struct sm *sm, const ib_sa_mad_t *req, const struct mad_
 	uint16_t slid = request_lid(&pub->fabric, pr, true, req->comp_mask);
 	uint16_t dlid = request_lid(&pub->fabric, pr, false, req->comp_mask);
 	uint16_t pkey = req->comp_mask & IB_PR_COMPMASK_PKEY ? cl_ntoh16(pr->pkey) : 0;
+	bool has_s = names_end(req->comp_mask, true), has_d = names_end(req->comp_mask, false);
+	if (req->method == IB_MAD_METHOD_GETTABLE && !(has_s && has_d)) {
+		if ((has_s && !slid) || (has_d && !dlid))	/* a GID of no port here: no paths */
+			sa_respond(sm, req, from, 0, NULL, sizeof(ib_path_rec_t), 0);
+		else
+			answer_path_table(sm, req, from, has_s ? slid : 0, has_d ? dlid : 0, pkey);
+		return;
+	}
 	ib_path_rec_t rec;
 	int rc = slid && dlid ? sa_path_record(&pub->fabric, &pub->tables, &pub->parts, sm->cfg.subnet_prefix,
 					       (uint8_t)sm->cfg.subnet_timeout, slid, dlid, pkey, &rec)

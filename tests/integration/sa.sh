@@ -173,5 +173,15 @@ rc=0; SIM_HOST=H5_0 LD_PRELOAD=$UMAD2SIM saquery -p --slid "$H" --dlid 999 >"$WO
 grep -q 'SA_ERR_REQ_INVALID' "$WORK/out" || fail "PathRecord to LID 999: $(head -2 "$WORK/out")"
 kill -0 "$FD_PID" || fail "fabricd died"
 note "GUIDInfoRecord: unsupported; unknown LID: request invalid; fabricd alive"
+
+# PathRecord GetTables naming one end (osmtest's half world) or none (what
+# saquery -p sends): every path from the port, and every pair, by RMPP
+ports=$(diag ibnetdiscover -p | awk '$1 == "CA" || ($1 == "SW" && $2 != prev) {prev = $2; print $2}' | sort -un | wc -l)
+from=$(sa -p --slid "$H" | grep -c '^PathRecord dump' || true)
+((from == ports - 1)) || fail "saquery -p --slid $H: $from paths, expected $((ports - 1))"
+all=$(sa -p | grep -c '^PathRecord dump' || true)
+((all == ports * (ports - 1))) || fail "saquery -p: $all paths, expected $((ports * (ports - 1)))"
+sa -p --slid "$H" | awk -F. '$1 ~ /^[ \t]*slid$/ {print $NF}' | sort -u | grep -qx "$H" || fail "the half-world paths do not all start at $H"
+note "PathRecord GetTables: from LID $H to every port ($from paths), and every pair ($all), by RMPP"
 fd_stop
 echo "PASS: SA records"
