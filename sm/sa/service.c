@@ -4,12 +4,15 @@
  * Services hosts register with the SA (SubnAdmSet), look up (Get,
  * GetTable) and withdraw (SubnAdmDelete). A record is identified by its
  * ServiceID, ServiceGID and ServiceP_Key: a Set with the same three
- * replaces it. ServiceLease is in seconds, cut to sa.max_lease_s (an
+ * replaces it. Queries and deletes match the ServiceKey too when the
+ * component mask selects it. ServiceLease is in seconds, cut to sa.max_lease_s (an
  * "infinite" 0xffffffff too: the answer carries the lease granted);
  * expired records are dropped when the store is next touched. Queries
  * match the ServiceID, GID, P_Key and name fields the component mask
  * selects. The store lives in memory: hosts re-register after an SM
- * restart, as the IBA expects of them.
+ * restart, as the IBA expects of them. The ServiceKey a host sets is
+ * kept but never sent back: every answer carries it zeroed, as clients
+ * expect.
  *
  * A port registers services of its own GID only, holds at most
  * sa.services_per_port of them, and deletes only its own (a client with
@@ -48,6 +51,7 @@ static bool matches(const ib_sa_mad_t *req, const ib_service_record_t *q, const 
 	return (!(m & IB_SR_COMPMASK_SID) || q->service_id == r->service_id) &&
 	       (!(m & IB_SR_COMPMASK_SGID) || memcmp(&q->service_gid, &r->service_gid, sizeof(q->service_gid)) == 0) &&
 	       (!(m & IB_SR_COMPMASK_SPKEY) || q->service_pkey == r->service_pkey) &&
+	       (!(m & IB_SR_COMPMASK_SKEY) || memcmp(q->service_key, r->service_key, sizeof(q->service_key)) == 0) &&
 	       (!(m & IB_SR_COMPMASK_SNAME) || memcmp(q->service_name, r->service_name, sizeof(q->service_name)) == 0);
 }
 
@@ -109,6 +113,7 @@ void sa_service_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_
 			log_info("sa: ServiceRecord 0x%016llx \"%s\" from port 0x%016llx %s%s",
 				 (unsigned long long)cl_ntoh64(q->service_id), name, (unsigned long long)owner,
 				 why ? "refused: " : "registered", why ? why : "");
+		memset(rec.service_key, 0, sizeof(rec.service_key));	/* the key proves ownership: never sent back */
 		sa_respond(sm, req, from, status, &rec, sizeof(rec), status ? 0 : 1);
 		return;
 	}
@@ -126,6 +131,7 @@ void sa_service_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_
 			st->e[first] = st->e[--st->n];
 		}
 		ib_net16_t status = sa_get_status(n);	/* one, as for a Get */
+		memset(found.service_key, 0, sizeof(found.service_key));
 		sa_respond(sm, req, from, status, &found, sizeof(found), status ? 0 : 1);
 		return;
 	}
@@ -133,8 +139,10 @@ void sa_service_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_
 	sa_answer_init(&a, sizeof(ib_service_record_t));
 	for (size_t i = 0; i < st->n; i++) {
 		ib_service_record_t *r = matches(req, q, &st->e[i].rec) ? sa_answer_add(&a) : NULL;
-		if (r)
+		if (r) {
 			*r = st->e[i].rec;
+			memset(r->service_key, 0, sizeof(r->service_key));
+		}
 	}
 	sa_answer_send(sm, req, from, &a);
 }

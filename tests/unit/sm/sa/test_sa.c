@@ -155,6 +155,31 @@ static void service_records_belong_to_their_port(void **state)
 	assert_true(ask(&get, other) == IB_SA_MAD_STATUS_NO_RECORDS);
 }
 
+/* The ServiceKey is never answered back; a Delete whose mask selects it must carry the right one. */
+static void service_key_is_kept_secret(void **state)
+{
+	uint16_t host = 0;
+	for (uint16_t lid = 1; lid <= sm.pub->tables.max_lid && !host; lid++)
+		if (by_lid(lid)->type == NODE_CA)
+			host = lid;
+	uint64_t guid = by_lid(host)->ports[1].guid;
+	static const uint8_t zero[16];
+	ib_sa_mad_t set = service(IB_MAD_METHOD_SET, 0x2000, guid, 60);
+	memset(((ib_service_record_t *)set.data)->service_key, 0x5a, 16);
+	assert_true(ask(&set, host) == 0);
+	assert_memory_equal(((const ib_service_record_t *)answer.data)->service_key, zero, 16);
+	ib_sa_mad_t get = service(IB_MAD_METHOD_GET, 0x2000, 0, 0);
+	assert_true(ask(&get, host) == 0);
+	assert_memory_equal(((const ib_service_record_t *)answer.data)->service_key, zero, 16);
+	ib_sa_mad_t del = service(IB_MAD_METHOD_DELETE, 0x2000, 0, 0);
+	del.comp_mask |= IB_SR_COMPMASK_SKEY;
+	memset(((ib_service_record_t *)del.data)->service_key, 0x11, 16);
+	assert_true(ask(&del, host) == IB_SA_MAD_STATUS_NO_RECORDS);	/* the wrong key */
+	memset(((ib_service_record_t *)del.data)->service_key, 0x5a, 16);
+	assert_true(ask(&del, host) == 0);
+	assert_memory_equal(((const ib_service_record_t *)answer.data)->service_key, zero, 16);
+}
+
 static void unknown_attribute_and_standby(void **state)
 {
 	ib_sa_mad_t q = request(IB_MAD_METHOD_GET, cl_hton16(0x7777), 0);
@@ -171,6 +196,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(node_record_by_lid, setup, teardown),
 		cmocka_unit_test_setup_teardown(path_record_by_lids, setup, teardown),
 		cmocka_unit_test_setup_teardown(service_records_belong_to_their_port, setup, teardown),
+		cmocka_unit_test_setup_teardown(service_key_is_kept_secret, setup, teardown),
 		cmocka_unit_test_setup_teardown(unknown_attribute_and_standby, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
