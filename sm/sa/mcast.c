@@ -120,7 +120,10 @@ static void join(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin 
 	if (!for_itself(sm, req, from, "join"))
 		return;
 	struct mc_group *g = group_by_mgid(&sm->mcast, &q->mgid);
-	bool can_create = (req->comp_mask & IB_MCR_COMPMASK_QKEY) && (req->comp_mask & IB_MCR_COMPMASK_PKEY);
+	/* IBA o15-0.2.4: a join that creates a group gives all it must have, or INSUFFICIENT_COMPONENTS */
+	const ib_net64_t create_needs = IB_MCR_COMPMASK_QKEY | IB_MCR_COMPMASK_PKEY | IB_MCR_COMPMASK_SL |
+					IB_MCR_COMPMASK_FLOW | IB_MCR_COMPMASK_TCLASS;
+	bool can_create = (req->comp_mask & create_needs) == create_needs;
 	uint64_t requester = sa_requester(sm, from);
 	if (!g && can_create && !sa_trusted(sm, req) && created_by(&sm->mcast, requester) >= sm->cfg.sa_groups_per_port) {
 		if (sa_may_log(sm, from))
@@ -130,7 +133,7 @@ static void join(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin 
 		return;
 	}
 	if (!g && (!can_create || !(g = create(&sm->mcast, q, requester)))) {
-		sa_respond(sm, req, from, can_create ? IB_SA_MAD_STATUS_NO_RESOURCES : IB_SA_MAD_STATUS_REQ_INVALID,
+		sa_respond(sm, req, from, can_create ? IB_SA_MAD_STATUS_NO_RESOURCES : IB_SA_MAD_STATUS_INSUF_COMPS,
 			       NULL, 0, 0);
 		return;
 	}

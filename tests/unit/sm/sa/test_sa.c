@@ -180,6 +180,31 @@ static void service_key_is_kept_secret(void **state)
 	assert_memory_equal(((const ib_service_record_t *)answer.data)->service_key, zero, 16);
 }
 
+/* A join that would create a group must give Q_Key, P_Key, SL, FlowLabel and TClass (IBA o15-0.2.4). */
+static void creating_a_group_needs_its_components(void **state)
+{
+	uint16_t host = 0;
+	for (uint16_t lid = 1; lid <= sm.pub->tables.max_lid && !host; lid++)
+		if (by_lid(lid)->type == NODE_CA)
+			host = lid;
+	ib_net64_t base = IB_MCR_COMPMASK_MGID | IB_MCR_COMPMASK_PORT_GID | IB_MCR_COMPMASK_JOIN_STATE;
+	ib_sa_mad_t q = request(IB_MAD_METHOD_SET, IB_MAD_ATTR_MCMEMBER_RECORD,
+				base | IB_MCR_COMPMASK_QKEY | IB_MCR_COMPMASK_PKEY);
+	ib_member_rec_t *mr = (ib_member_rec_t *)q.data;
+	static const uint8_t mgid[16] = { 0xff, 0x12, 0x60, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x42 };
+	memcpy(mr->mgid.raw, mgid, sizeof(mgid));
+	mr->port_gid.unicast.prefix = cl_hton64(0xfe80000000000000ULL);
+	mr->port_gid.unicast.interface_id = cl_hton64(by_lid(host)->ports[1].guid);
+	mr->scope_state = 1;
+	mr->qkey = cl_hton32(0x1b);
+	mr->pkey = cl_hton16(0xffff);
+	assert_true(ask(&q, host) == IB_SA_MAD_STATUS_INSUF_COMPS);	/* no SL, FlowLabel, TClass */
+	q.comp_mask |= IB_MCR_COMPMASK_SL | IB_MCR_COMPMASK_FLOW | IB_MCR_COMPMASK_TCLASS;
+	assert_true(ask(&q, host) == 0);
+	q.comp_mask = base;	/* the group exists now: a plain join is enough */
+	assert_true(ask(&q, host) == 0);
+}
+
 static void unknown_attribute_and_standby(void **state)
 {
 	ib_sa_mad_t q = request(IB_MAD_METHOD_GET, cl_hton16(0x7777), 0);
@@ -197,6 +222,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(path_record_by_lids, setup, teardown),
 		cmocka_unit_test_setup_teardown(service_records_belong_to_their_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(service_key_is_kept_secret, setup, teardown),
+		cmocka_unit_test_setup_teardown(creating_a_group_needs_its_components, setup, teardown),
 		cmocka_unit_test_setup_teardown(unknown_attribute_and_standby, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
