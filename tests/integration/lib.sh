@@ -45,11 +45,31 @@ trap cleanup EXIT
 # the client is gone, so hundreds of short-lived tools in a row sometimes
 # find none. Any other failure is returned at once; stderr is in
 # $WORK/diag.err.
+# attach_failed FILE: the output in FILE says a tool could not attach to
+# ibsim (umad2sim, not the SM): no free client slot, or one a client that
+# just left still holds.
+attach_failed() {
+	grep -qE "can't open UMAD port|sim_init: connect failed|on port \(null\)|cannot open a port" "$1"
+}
+
+# refused CMD...: runs CMD (a request the SM is meant to refuse) with its
+# output in $WORK/out, again while it could not even attach; its exit code.
+refused() {
+	local rc
+	for _ in 1 2 3 4 5; do
+		rc=0
+		LD_PRELOAD=$UMAD2SIM "$@" >"$WORK/out" 2>&1 || rc=$?
+		attach_failed "$WORK/out" || return "$rc"
+		sleep 0.5
+	done
+	return "$rc"
+}
+
 diag() {
 	local try
 	for try in 1 2 3 4 5; do
 		LD_PRELOAD=${DIAG_PRELOAD:-$UMAD2SIM} "$@" 2>"$WORK/diag.err" && return 0
-		grep -qE "can't open UMAD port|sim_init: connect failed" "$WORK/diag.err" || return 1
+		attach_failed "$WORK/diag.err" || return 1
 		sleep 0.5
 	done
 	return 1

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -30,16 +31,29 @@
 
 #define QKEY 0x80010000	/* QP1's well-known Q_Key, host order */
 
+static volatile sig_atomic_t exit_code;
+
+static void leave_now(int sig)
+{
+	(void)sig;
+	_exit(exit_code);
+}
+
 /*
- * Leaves without running umad2sim's exit handler: it joins its receive
- * thread, which can deadlock when a MAD is still in flight (our ReportResp,
- * or an SM's SMInfo Get to a subscriber holding issm).
+ * Leaves through umad2sim's exit handler, which gives ibsim its client slot
+ * back (ibsim has ten: leaked ones made later tools fail to attach). That
+ * handler joins its receive thread, which can deadlock when a MAD is still
+ * in flight (our ReportResp, or an SM's SMInfo Get to a subscriber holding
+ * issm): after a second the process leaves without it.
  */
 static int finish(int code)
 {
 	fflush(stdout);
 	fflush(stderr);
-	_exit(code);
+	exit_code = code;
+	signal(SIGALRM, leave_now);
+	alarm(1);
+	exit(code);
 }
 
 /* Puts the comma-separated port GUIDs of list into gids as link-local GIDs; returns how many. */
