@@ -2,7 +2,9 @@
  * DOC: SA records of the fabric
  *
  * NodeRecord, PortInfoRecord, SwitchInfoRecord, LinearForwardingTableRecord,
- * LinkRecord and SMInfoRecord, built from the last stored sweep's fabric
+ * LinkRecord, SMInfoRecord, GUIDInfoRecord (block 0: the port GUID; no
+ * alias GUIDs are assigned) and P_KeyTableRecord (CA ports: the tables
+ * the partitions give them), built from the last stored sweep's fabric
  * (and the attributes the nodes reported, kept in sm_node) and filtered by
  * the component mask's LID, port, block and GUID fields (and, for
  * PortInfoRecord, the capability mask bits). A GetTable answer of any
@@ -14,6 +16,7 @@
 
 #include "sm/sm.h"
 #include "sm/smnode.h"
+#include "sm/sweep/pkeys.h"
 
 #define BIT(n) cl_hton64(1ULL << (n))
 
@@ -153,6 +156,55 @@ static void sminfo_records(const struct sm *sm, const ib_sa_mad_t *req, struct s
 	}
 }
 
+static void guid_info_records(const struct fabric *f, const ib_sa_mad_t *req, struct sa_answer *a)
+{
+	const ib_guidinfo_record_t *q = (const ib_guidinfo_record_t *)req->data;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		FOR_END_PORTS(n, p) {
+			uint16_t lid = fabric_port_lid(n, (uint8_t)p);
+			if (!lid || !want(req, 0, cl_ntoh16(q->lid), lid) || !want(req, 1, q->block_num, 0))
+				continue;
+			ib_guidinfo_record_t *r = sa_answer_add(a);
+			if (!r)
+				return;
+			r->lid = cl_hton16(lid);
+			r->guid_info.guid[0] = cl_hton64(fabric_port_guid(n, (uint8_t)p));
+		}
+	}
+}
+
+static void pkey_table_records(const struct sm_snapshot *pub, const ib_sa_mad_t *req, struct sa_answer *a)
+{
+	const ib_pkey_table_record_t *q = (const ib_pkey_table_record_t *)req->data;
+	const struct fabric *f = &pub->fabric;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		for (unsigned p = 1; n->type != NODE_SWITCH && p <= n->nports; p++) {
+			uint16_t lid = n->ports[p].lid, keys[PART_MAX + 1];
+			unsigned cap;
+			if (!lid || !n->ports[p].remote || !want(req, 0, cl_ntoh16(q->lid), lid) ||
+			    !want(req, 2, q->port_num, p))
+				continue;
+			unsigned k = pkeys_port_table(n, p, &pub->parts, keys, &cap);
+			for (unsigned block = 0; block * IB_NUM_PKEY_ELEMENTS_IN_BLOCK < cap; block++) {
+				if (!want(req, 1, cl_ntoh16(q->block_num), block))
+					continue;
+				ib_pkey_table_record_t *r = sa_answer_add(a);
+				if (!r)
+					return;
+				r->lid = cl_hton16(lid);
+				r->block_num = cl_hton16((uint16_t)block);
+				r->port_num = (uint8_t)p;
+				for (unsigned e = 0; e < IB_NUM_PKEY_ELEMENTS_IN_BLOCK; e++) {
+					unsigned at = block * IB_NUM_PKEY_ELEMENTS_IN_BLOCK + e;
+					r->pkey_tbl.pkey_entry[e] = at < k ? cl_hton16(keys[at]) : 0;
+				}
+			}
+		}
+	}
+}
+
 int sa_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a)
 {
 	size_t size;
@@ -169,6 +221,10 @@ int sa_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a)
 		size = sizeof(ib_link_record_t);
 	else if (id == IB_MAD_ATTR_SMINFO_RECORD)
 		size = sizeof(ib_sminfo_record_t);
+	else if (id == IB_MAD_ATTR_GUIDINFO_RECORD)
+		size = sizeof(ib_guidinfo_record_t);
+	else if (id == IB_MAD_ATTR_PKEY_TBL_RECORD)
+		size = sizeof(ib_pkey_table_record_t);
 	else
 		return -1;
 	const struct sm_snapshot *pub = sm_published(sm);	/* the SA answers only once there is one */
@@ -181,6 +237,10 @@ int sa_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a)
 		switch_records(pub, req, a, id == IB_MAD_ATTR_LFT_RECORD);
 	else if (id == IB_MAD_ATTR_LINK_RECORD)
 		link_records(&pub->fabric, req, a);
+	else if (id == IB_MAD_ATTR_GUIDINFO_RECORD)
+		guid_info_records(&pub->fabric, req, a);
+	else if (id == IB_MAD_ATTR_PKEY_TBL_RECORD)
+		pkey_table_records(pub, req, a);
 	else
 		sminfo_records(sm, req, a);
 	return 0;

@@ -169,3 +169,10 @@ void pkeys_membership_free(struct db_partitions *out)
 	free((void *)out->m);
 	memset(out, 0, sizeof(*out));
 }
+
+unsigned pkeys_port_table(const struct node *n, unsigned p, const struct partitions *ps, uint16_t *keys, unsigned *cap)
+{
+	unsigned dropped;
+	*cap = table_cap(n);
+	return port_keys(n, p, ps, keys, &dropped);
+}

@@ -26,5 +26,11 @@ int pkeys_program(struct mad_port *mp, struct fabric *f, const struct partitions
  */
 int pkeys_membership(const struct fabric *f, const struct partitions *ps, struct db_partitions *out);
 void pkeys_membership_free(struct db_partitions *out);
+/*
+ * The P_Key table pkeys_program gives CA port (n, p), as many entries as
+ * the port holds (*cap, at most PART_MAX + 1 keys, the rest 0); how many
+ * keys it has. For the SA's P_KeyTableRecords.
+ */
+unsigned pkeys_port_table(const struct node *n, unsigned p, const struct partitions *ps, uint16_t *keys, unsigned *cap);
 
 #endif
