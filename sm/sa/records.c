@@ -3,8 +3,10 @@
  *
  * NodeRecord, PortInfoRecord, SwitchInfoRecord, LinearForwardingTableRecord,
  * LinkRecord, SMInfoRecord, GUIDInfoRecord (block 0: the port GUID; no
- * alias GUIDs are assigned) and P_KeyTableRecord (CA ports: the tables
- * the partitions give them), built from the last stored sweep's fabric
+ * alias GUIDs are assigned), P_KeyTableRecord (CA ports: the tables the
+ * partitions give them), SLtoVLMappingTableRecord and
+ * VLArbitrationTableRecord (the VL tables as sm/sweep/qos.c programs them,
+ * port pair by port pair), built from the last stored sweep's fabric
  * (and the attributes the nodes reported, kept in sm_node) and filtered by
  * the component mask's LID, port, block and GUID fields (and, for
  * PortInfoRecord, the capability mask bits). A GetTable answer of any
@@ -17,6 +19,7 @@
 #include "sm/sm.h"
 #include "sm/smnode.h"
 #include "sm/sweep/pkeys.h"
+#include "sm/sweep/qos.h"
 
 #define BIT(n) cl_hton64(1ULL << (n))
 
@@ -205,6 +208,72 @@ static void pkey_table_records(const struct sm_snapshot *pub, const ib_sa_mad_t 
 	}
 }
 
+/* One SL-to-VL record (in, out: 0 on a CA) unless the mask rules it out; false when memory ran out. */
+static bool add_sl2vl(const struct sm_snapshot *pub, const ib_sa_mad_t *req, struct sa_answer *a, uint16_t lid,
+		      unsigned in, unsigned out)
+{
+	const ib_slvl_table_record_t *q = (const ib_slvl_table_record_t *)req->data;
+	if (!want(req, 0, cl_ntoh16(q->lid), lid) || !want(req, 1, q->in_port_num, in) ||
+	    !want(req, 2, q->out_port_num, out))
+		return true;
+	ib_slvl_table_record_t *r = sa_answer_add(a);
+	if (!r)
+		return false;
+	r->lid = cl_hton16(lid);
+	r->in_port_num = (uint8_t)in;
+	r->out_port_num = (uint8_t)out;
+	r->slvl_tbl = pub->qos.sl2vl;
+	return true;
+}
+
+static void sl2vl_records(const struct sm_snapshot *pub, const ib_sa_mad_t *req, struct sa_answer *a)
+{
+	const struct fabric *f = &pub->fabric;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		if (n->type == NODE_SWITCH) {
+			for (unsigned out = 1; qos_has_sl_map(n, 0) && out <= n->nports; out++)
+				for (unsigned in = 0; n->ports[out].remote && in <= n->nports; in++)
+					if (in != out && (in == 0 || n->ports[in].remote) &&
+					    !add_sl2vl(pub, req, a, n->ports[0].lid, in, out))
+						return;
+			continue;
+		}
+		for (unsigned p = 1; p <= n->nports; p++)
+			if (n->ports[p].remote && n->ports[p].lid && qos_has_sl_map(n, p) &&
+			    !add_sl2vl(pub, req, a, n->ports[p].lid, 0, 0))
+				return;
+	}
+}
+
+static void vlarb_records(const struct sm_snapshot *pub, const ib_sa_mad_t *req, struct sa_answer *a)
+{
+	const ib_vl_arb_table_record_t *q = (const ib_vl_arb_table_record_t *)req->data;
+	const struct fabric *f = &pub->fabric;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		const struct sm_node *s = sm_node(n);
+		for (unsigned p = 1; p <= n->nports; p++) {
+			uint16_t lid = fabric_port_lid(n, (uint8_t)p);
+			if (!n->ports[p].remote || !s->have_port_info[p] || !lid || !want(req, 0, cl_ntoh16(q->lid), lid) ||
+			    !want(req, 1, q->port_num, p))
+				continue;
+			for (unsigned block = 1; block <= 4; block++) {
+				ib_vl_arb_table_t t;
+				if (!want(req, 2, q->block_num, block) || !qos_vlarb_block(&pub->qos, &s->port_info[p], block, &t))
+					continue;
+				ib_vl_arb_table_record_t *r = sa_answer_add(a);
+				if (!r)
+					return;
+				r->lid = cl_hton16(lid);
+				r->port_num = (uint8_t)p;
+				r->block_num = (uint8_t)block;
+				r->vl_arb_tbl = t;
+			}
+		}
+	}
+}
+
 int sa_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a)
 {
 	size_t size;
@@ -225,6 +294,10 @@ int sa_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a)
 		size = sizeof(ib_guidinfo_record_t);
 	else if (id == IB_MAD_ATTR_PKEY_TBL_RECORD)
 		size = sizeof(ib_pkey_table_record_t);
+	else if (id == IB_MAD_ATTR_SLVL_RECORD)
+		size = sizeof(ib_slvl_table_record_t);
+	else if (id == IB_MAD_ATTR_VLARB_RECORD)
+		size = sizeof(ib_vl_arb_table_record_t);
 	else
 		return -1;
 	const struct sm_snapshot *pub = sm_published(sm);	/* the SA answers only once there is one */
@@ -241,6 +314,10 @@ int sa_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a)
 		guid_info_records(&pub->fabric, req, a);
 	else if (id == IB_MAD_ATTR_PKEY_TBL_RECORD)
 		pkey_table_records(pub, req, a);
+	else if (id == IB_MAD_ATTR_SLVL_RECORD)
+		sl2vl_records(pub, req, a);
+	else if (id == IB_MAD_ATTR_VLARB_RECORD)
+		vlarb_records(pub, req, a);
 	else
 		sminfo_records(sm, req, a);
 	return 0;

@@ -98,24 +98,31 @@ static bool same_tables(const struct qos_tables *a, const struct qos_tables *b)
 	return b && memcmp(a, b, sizeof(*a)) == 0;
 }
 
+bool qos_vlarb_block(const struct qos_tables *q, const ib_port_info_t *pi, unsigned block, ib_vl_arb_table_t *out)
+{
+	bool high = block >= 3;
+	unsigned half = (block - 1) % 2, cap = high ? pi->vl_arb_high_cap : pi->vl_arb_low_cap;
+	unsigned n = high ? q->nhigh : q->nlow;
+	const ib_vl_arb_element_t *e = high ? q->high : q->low;
+	if (block < 1 || block > 4 || half * 32 >= cap)
+		return false;
+	memset(out, 0, sizeof(*out));
+	for (unsigned i = half * 32; i < n && i < cap && i < half * 32 + 32; i++)
+		out->vl_entry[i - half * 32] = e[i];
+	return true;
+}
+
 /* VLArbitrationTable blocks of one port: 1-2 low, 3-4 high, as its caps allow. */
 static void program_vlarb(struct batch *b, struct node *n, uint8_t port, const struct qos_tables *q)
 {
 	const ib_port_info_t *pi = &sm_node(n)->port_info[port];
-	struct { const ib_vl_arb_element_t *e; unsigned n, cap, block; } table[] = {
-		{ q->low, q->nlow, pi->vl_arb_low_cap, 1 },
-		{ q->high, q->nhigh, pi->vl_arb_high_cap, 3 },
-	};
-	for (unsigned t = 0; t < 2; t++)
-		for (unsigned half = 0; half * 32 < table[t].cap; half++) {
-			ib_vl_arb_table_t data;
-			memset(&data, 0, sizeof(data));
-			for (unsigned i = half * 32; i < table[t].n && i < table[t].cap && i < half * 32 + 32; i++)
-				data.vl_entry[i - half * 32] = table[t].e[i];
-			uint32_t mod = (table[t].block + half) << 16 | (n->type == NODE_SWITCH ? port : 0);
-			batch_set(b, n, n->type == NODE_SWITCH ? 0 : port, IB_MAD_ATTR_VL_ARBITRATION, mod, &data,
-				  sizeof(data));
-		}
+	for (unsigned block = 1; block <= 4; block++) {
+		ib_vl_arb_table_t data;
+		if (!qos_vlarb_block(q, pi, block, &data))
+			continue;
+		uint32_t mod = block << 16 | (n->type == NODE_SWITCH ? port : 0);
+		batch_set(b, n, n->type == NODE_SWITCH ? 0 : port, IB_MAD_ATTR_VL_ARBITRATION, mod, &data, sizeof(data));
+	}
 }
 
 /*
@@ -123,7 +130,7 @@ static void program_vlarb(struct batch *b, struct node *n, uint8_t port, const s
  * (such a port must map SLs somehow, and simulators often leave the
  * capability bit clear), gets the map.
  */
-static bool has_sl_map(const struct node *n, unsigned port)
+bool qos_has_sl_map(const struct node *n, unsigned port)
 {
 	const struct sm_node *s = sm_node(n);
 	if (!s->have_port_info[port])
@@ -138,7 +145,7 @@ static void program_switch(struct batch *b, struct node *n, const struct qos_tab
 	for (unsigned out = 1; out <= n->nports; out++)
 		if (n->ports[out].remote && s->have_port_info[out])
 			program_vlarb(b, n, (uint8_t)out, q);
-	if (!has_sl_map(n, 0))
+	if (!qos_has_sl_map(n, 0))
 		return;
 	if (s->have_switch_info && ib_switch_info_get_opt_sl2vlmapping(&s->switch_info)) {
 		batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, SL2VL_ALL_PORTS, &q->sl2vl, sizeof(q->sl2vl));
@@ -159,7 +166,7 @@ static void program_ca(struct batch *b, struct node *n, const struct qos_tables 
 		if (!n->ports[p].remote || !sm_node(n)->have_port_info[p])
 			continue;
 		program_vlarb(b, n, (uint8_t)p, q);
-		if (has_sl_map(n, p))
+		if (qos_has_sl_map(n, p))
 			batch_set(b, n, (uint8_t)p, IB_MAD_ATTR_SLVL_TABLE, 0, &q->sl2vl, sizeof(q->sl2vl));
 	}
 }

@@ -28,6 +28,11 @@ void qos_describe(const struct qos_tables *q, char *buf, size_t len);
 /* Parses "VL:weight,VL:weight"; -1 with a reason in err. */
 int qos_parse_arb(const char *s, ib_vl_arb_element_t *e, unsigned *n, char *err, size_t errlen);
 
+/* VLArbitrationTable block 1-2 (low) or 3-4 (high) as port pi gets it; false if its caps have no such block. */
+bool qos_vlarb_block(const struct qos_tables *q, const ib_port_info_t *pi, unsigned block, ib_vl_arb_table_t *out);
+/* Whether (n, port) gets an SL-to-VL map (IsSLMappingSupported, or more than one data VL). */
+bool qos_has_sl_map(const struct node *n, unsigned port);
+
 /*
  * Sends SLtoVLMappingTable (one MAD per switch that has the optimized
  * form, else one per input/output port pair) and VLArbitrationTable Sets.

@@ -183,6 +183,16 @@ want=$(diag smpquery pkeys "$H" | head -1 | sed 's/^ *0: //')
 got=$(sa PKTR "$H" | awk '/PKey Table:/ {getline; print; exit}' | sed 's/^[[:space:]]*//')
 [[ -n $got && $got == "$want" ]] || fail "P_KeyTableRecord of LID $H: '$got', smpquery pkeys: '$want'"
 note "GUIDInfoRecords for all $gir end ports; P_KeyTableRecord of LID $H as smpquery pkeys reads it ($(cut -d' ' -f1-2 <<<"$got"))"
+# SLtoVLMappingTableRecord and VLArbitrationTableRecord: what smpquery reads from the ports
+out=$(diag smpquery sl2vl "$L0" 5)
+want=$(awk -F: '/in  1, out  5/ {print $NF}' <<<"$out" | tr -d ' |')
+out=$(sa SL2VL "$L0")	# whole first: awk leaves early, and saquery must not meet a closed pipe
+got=$(awk '/InPort\.+1$/ {i = 1} i && /OutPort\.+5$/ {o = 1} i && o && /VL:/ {sub(/.*VL:/, ""); gsub(/[ |]/, ""); print; exit}' <<<"$out")
+[[ -n $want && $got == "$want" ]] || fail "SL2VL record of L0 in 1 out 5: '$got', smpquery sl2vl: '$want'"
+out=$(sa VLAR "$H")
+got=$(awk '/Block\.+1$/ {b = 1} b && /VL +:/ {gsub(/[^0-9]+/, " "); print; exit}' <<<"$out")
+[[ -n $got ]] || fail "no VLArbitrationTableRecord for LID $H: $(head -4 <<<"$out")"
+note "SL2VL record of L0 (in 1, out 5) as smpquery sl2vl reads it ($got); VLArbitrationTableRecords by port and block"
 
 # PathRecord GetTables naming one end (osmtest's half world) or none (what
 # saquery -p sends): every path from the port, and every pair, by RMPP
