@@ -190,9 +190,9 @@ out=$(sa SL2VL "$L0")	# whole first: awk leaves early, and saquery must not meet
 got=$(awk '/InPort\.+1$/ {i = 1} i && /OutPort\.+5$/ {o = 1} i && o && /VL:/ {sub(/.*VL:/, ""); gsub(/[ |]/, ""); print; exit}' <<<"$out")
 [[ -n $want && $got == "$want" ]] || fail "SL2VL record of L0 in 1 out 5: '$got', smpquery sl2vl: '$want'"
 out=$(sa VLAR "$H")
-got=$(awk '/Block\.+1$/ {b = 1} b && /VL +:/ {gsub(/[^0-9]+/, " "); print; exit}' <<<"$out")
-[[ -n $got ]] || fail "no VLArbitrationTableRecord for LID $H: $(head -4 <<<"$out")"
-note "SL2VL record of L0 (in 1, out 5) as smpquery sl2vl reads it ($got); VLArbitrationTableRecords by port and block"
+vlarb=$(awk '/Block\.+1$/ {b = 1} b && /VL +:/ {gsub(/[^0-9]+/, " "); print; exit}' <<<"$out")
+[[ -n $vlarb ]] || fail "no VLArbitrationTableRecord for LID $H: $(head -4 <<<"$out")"
+note "SL2VL record of L0 (in 1, out 5) as smpquery sl2vl reads it ($got); VLArbitrationTableRecord of LID $H block 1: VLs$vlarb"
 
 # PathRecord GetTables naming one end (osmtest's half world) or none (what
 # saquery -p sends): every path from the port, and every pair, by RMPP
