@@ -249,6 +249,7 @@ int cmd_export(struct ctl *c, int argc, char **argv)
 		int loaded = ctl_load_tables(c, topology, lfts, &f, &t);
 		if (loaded != EXIT_OK)
 			return loaded;
+		fabric_index_end_ports(&f);	/* the writers look up every LID; without the index they scan */
 		rc = (fmt->with_tables ? fmt->with_tables(stdout, &f, &t) : fmt->fabric_only(stdout, &f)) < 0
 			     ? EXIT_DB : EXIT_OK;
 		routing_tables_free(&t);

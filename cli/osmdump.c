@@ -81,52 +81,34 @@ int osmdump_subnet(FILE *out, const struct fabric *f)
 	return ferror(out) ? -1 : 0;
 }
 
-/* Per LID, the node holding it (NULL: none), from the fabric's ports. */
-static const struct node **lid_owners(const struct fabric *f, uint16_t max_lid)
+/* The node holding lid (an end port's LID), or NULL. */
+static const struct node *lid_owner(const struct fabric *f, uint32_t lid)
 {
-	const struct node **owner = calloc((size_t)max_lid + 1, sizeof(*owner));
-	for (size_t i = 0; owner && i < f->nnodes; i++) {
-		const struct node *n = f->nodes[i];
-		for (unsigned p = 0; p <= n->nports; p++) {
-			uint16_t lid = n->ports[p].lid;
-			if (lid && lid <= max_lid && (n->type == NODE_SWITCH) == (p == 0))
-				owner[lid] = n;
-		}
-	}
-	return owner;
+	uint8_t port;
+	return fabric_find_lid(f, (uint16_t)lid, &port);
 }
 
-#define HOPS_NONE 255
-
-/* Links from sw to lid's port along t, or HOPS_NONE when the walk drops or circles. */
-static unsigned walked_hops(const struct routing_tables *t, const struct node *sw, uint16_t lid)
+/* Links from sw to lid's port along t (its switch's hops, one more to a CA), or ROUTING_HOPS_NONE. */
+static unsigned walked_hops(const struct routing_tables *t, const struct node *sw, const struct node *owner,
+			    uint16_t lid)
 {
-	unsigned hops = 0;
-	for (const struct node *at = sw; at && hops < FABRIC_MAX_HOPS; hops++) {
-		if (routing_lft_entry(t, at, lid) == 0)
-			return hops;	/* at is lid's switch */
-		uint8_t out = routing_next_hop(t, at, lid);
-		const struct node *next = out ? at->ports[out].remote : NULL;
-		if (next && next->type != NODE_SWITCH)
-			return hops + 1;
-		at = next;
-	}
-	return HOPS_NONE;
+	unsigned hops = routing_switch_hops(t, sw, lid);
+	return hops == ROUTING_HOPS_NONE || owner->type == NODE_SWITCH ? hops : hops + 1;
 }
 
-/* Links from sw to every switch (dist, by node index; HOPS_NONE: not reached), breadth first. */
+/* Links from sw to every switch (dist, by node index; ROUTING_HOPS_NONE: not reached), breadth first. */
 static void switch_distances(const struct fabric *f, const struct node *sw, unsigned *dist, const struct node **queue)
 {
 	size_t head = 0, tail = 0;
 	for (size_t i = 0; i < f->nnodes; i++)
-		dist[i] = HOPS_NONE;
+		dist[i] = ROUTING_HOPS_NONE;
 	dist[sw->index] = 0;
 	queue[tail++] = sw;
 	while (head < tail) {
 		const struct node *at = queue[head++];
 		for (unsigned p = 1; p <= at->nports; p++) {
 			const struct node *r = at->ports[p].remote;
-			if (r && r->type == NODE_SWITCH && dist[r->index] == HOPS_NONE) {
+			if (r && r->type == NODE_SWITCH && dist[r->index] == ROUTING_HOPS_NONE) {
 				dist[r->index] = dist[at->index] + 1;
 				queue[tail++] = r;
 			}
@@ -139,7 +121,7 @@ static unsigned fewest_hops(const struct node *owner, const unsigned *dist)
 {
 	if (owner->type == NODE_SWITCH)
 		return dist[owner->index];
-	unsigned best = HOPS_NONE;
+	unsigned best = ROUTING_HOPS_NONE;
 	for (unsigned p = 1; p <= owner->nports; p++) {
 		const struct node *r = owner->ports[p].remote;
 		if (r && r->type == NODE_SWITCH && dist[r->index] + 1 < best)
@@ -150,10 +132,9 @@ static unsigned fewest_hops(const struct node *owner, const unsigned *dist)
 
 int osmdump_fdbs(FILE *out, const struct fabric *f, const struct routing_tables *t)
 {
-	const struct node **owner = lid_owners(f, t->max_lid);
 	unsigned *dist = malloc(f->nnodes * sizeof(*dist) + 1);
 	const struct node **queue = malloc(f->nnodes * sizeof(*queue) + 1);
-	int rc = owner && dist && queue ? 0 : -1;
+	int rc = dist && queue ? 0 : -1;
 	for (size_t i = 0; rc == 0 && i < f->nnodes; i++) {
 		const struct node *sw = f->nodes[i];
 		if (sw->type != NODE_SWITCH || !t->lft[i])
@@ -162,17 +143,17 @@ int osmdump_fdbs(FILE *out, const struct fabric *f, const struct routing_tables 
 		fprintf(out, "dump_ucast_routes: Switch 0x%016" PRIx64 "\nLID    : Port : Hops : Optimal\n", sw->guid);
 		for (uint32_t lid = 1; lid <= t->max_lid; lid++) {
 			uint8_t port = routing_lft_entry(t, sw, (uint16_t)lid);
-			if (!owner[lid] || port == LFT_NO_PATH) {
+			const struct node *owner = lid_owner(f, lid);
+			if (!owner || port == LFT_NO_PATH) {
 				fprintf(out, "0x%04X : UNREACHABLE\n", lid);
 				continue;
 			}
-			unsigned hops = walked_hops(t, sw, (uint16_t)lid);
-			bool optimal = hops != HOPS_NONE && hops == fewest_hops(owner[lid], dist);
+			unsigned hops = walked_hops(t, sw, owner, (uint16_t)lid);
+			bool optimal = hops != ROUTING_HOPS_NONE && hops == fewest_hops(owner, dist);
 			fprintf(out, "0x%04X : %03u  : %02u   : %s\n", lid, port, hops, optimal ? "yes" : "no");
 		}
 		fprintf(out, "\n");
 	}
-	free(owner);
 	free(dist);
 	free(queue);
 	return rc < 0 || ferror(out) ? -1 : 0;
@@ -180,19 +161,15 @@ int osmdump_fdbs(FILE *out, const struct fabric *f, const struct routing_tables 
 
 int osmdump_path_sl(FILE *out, const struct fabric *f, const struct routing_tables *t)
 {
-	const struct node **owner = lid_owners(f, t->max_lid);
-	if (!owner)
-		return -1;
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];
 		for (unsigned p = 1; n->type != NODE_SWITCH && p <= n->nports; p++) {
 			if (!n->ports[p].lid || !n->ports[p].remote)
 				continue;
 			for (uint32_t lid = 1; lid <= t->max_lid; lid++)
-				if (owner[lid] && lid != n->ports[p].lid)
+				if (lid != n->ports[p].lid && lid_owner(f, lid))
 					fprintf(out, "0x%016" PRIx64 " %u %u\n", n->guid, lid, t->sl[lid]);
 		}
 	}
-	free(owner);
 	return ferror(out) ? -1 : 0;
 }

@@ -11,6 +11,11 @@
 #include <stdio.h>
 #include "routing/routing.h"
 
+/*
+ * f's end ports must be indexed (fabric_index_end_ports): the writers look
+ * up the port of every LID.
+ */
+
 /* One line per cabled port, both ends described; 0, or -1 on a write error. */
 int osmdump_subnet(FILE *out, const struct fabric *f);
 /*

@@ -41,6 +41,13 @@ uint16_t routing_max_lid(const struct fabric *f);
  * entry (LFT_NO_PATH beyond the table) for callers that say which it was.
  */
 uint8_t routing_next_hop(const struct routing_tables *t, const struct node *sw, uint16_t lid);
+/*
+ * Switch-to-switch links from sw, along t, to the switch that delivers
+ * lid (0: sw is lid's switch or hands it to its CA); ROUTING_HOPS_NONE
+ * when the walk drops or circles.
+ */
+#define ROUTING_HOPS_NONE 255u
+unsigned routing_switch_hops(const struct routing_tables *t, const struct node *sw, uint16_t lid);
 uint8_t routing_lft_entry(const struct routing_tables *t, const struct node *sw, uint16_t lid);
 
 /*

@@ -20,6 +20,21 @@ uint8_t routing_next_hop(const struct routing_tables *t, const struct node *sw, 
 	return out != LFT_NO_PATH && out && out <= sw->nports && sw->ports[out].remote ? out : 0;
 }
 
+unsigned routing_switch_hops(const struct routing_tables *t, const struct node *sw, uint16_t lid)
+{
+	const struct node *at = sw;
+	for (unsigned hops = 0; hops < FABRIC_MAX_HOPS; hops++) {
+		uint8_t out = routing_next_hop(t, at, lid);
+		const struct node *next = out ? at->ports[out].remote : NULL;
+		if (routing_lft_entry(t, at, lid) == 0 || (next && next->type != NODE_SWITCH))
+			return hops;	/* at is lid's switch, or hands it to the CA */
+		if (!next)
+			return ROUTING_HOPS_NONE;
+		at = next;
+	}
+	return ROUTING_HOPS_NONE;	/* circles */
+}
+
 void routing_tables_free(struct routing_tables *t)
 {
 	if (t->lft)

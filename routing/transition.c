@@ -95,46 +95,6 @@ struct entry {
 	uint16_t hops;
 };
 
-#define HOPS_FAR 64	/* a walk that does not arrive within this counts as this far */
-
-/* Switches from sw to lid along t (0: sw hands it to its CA or is lid's switch); memo per node, hops + 1. */
-static uint16_t hops_to(const struct routing_tables *t, const struct node *sw, uint16_t lid, uint16_t *memo)
-{
-	const struct node *path[HOPS_FAR];
-	size_t n = 0;
-	uint16_t h = HOPS_FAR;
-	for (const struct node *at = sw; n < HOPS_FAR; n++) {
-		if (memo[at->index]) {
-			h = (uint16_t)(memo[at->index] - 1);
-			break;
-		}
-		path[n] = at;
-		uint8_t out = routing_next_hop(t, at, lid);
-		const struct node *next = out ? at->ports[out].remote : NULL;
-		if (routing_lft_entry(t, at, lid) == 0 || (next && next->type != NODE_SWITCH)) {
-			memo[at->index] = 1;
-			h = 0;
-			break;
-		}
-		if (!next) {	/* a dead end */
-			memo[at->index] = HOPS_FAR + 1;
-			break;
-		}
-		at = next;
-	}
-	while (n--) {
-		h = h < HOPS_FAR ? h + 1 : HOPS_FAR;
-		memo[path[n]->index] = (uint16_t)(h + 1);
-	}
-	return (uint16_t)(memo[sw->index] - 1);
-}
-
-static int by_lid(const void *a, const void *b)
-{
-	const struct entry *x = a, *y = b;
-	return (x->lid > y->lid) - (x->lid < y->lid);
-}
-
 /* Nearest the destination first: a switch moves after the switch its new entry points at. */
 static int by_hops(const void *a, const void *b)
 {
@@ -144,21 +104,12 @@ static int by_hops(const void *a, const void *b)
 	return x->node != y->node ? (x->node < y->node ? -1 : 1) : (x->lid > y->lid) - (x->lid < y->lid);
 }
 
-/* Orders item[0..n) nearest the destination first (under new); -1 on allocation failure. */
-static int order_by_hops(const struct fabric *f, const struct routing_tables *new, struct entry *item, size_t n)
+/* Orders item[0..n) nearest the destination first (under new). */
+static void order_by_hops(const struct fabric *f, const struct routing_tables *new, struct entry *item, size_t n)
 {
-	uint16_t *memo = calloc(f->nnodes, sizeof(*memo));
-	if (!memo)
-		return -1;
-	qsort(item, n, sizeof(*item), by_lid);
-	for (size_t i = 0; i < n; i++) {
-		if (i && item[i].lid != item[i - 1].lid)
-			memset(memo, 0, f->nnodes * sizeof(*memo));
-		item[i].hops = hops_to(new, f->nodes[item[i].node], item[i].lid, memo);
-	}
-	free(memo);
+	for (size_t i = 0; i < n; i++)
+		item[i].hops = (uint16_t)routing_switch_hops(new, f->nodes[item[i].node], item[i].lid);
 	qsort(item, n, sizeof(*item), by_hops);
-	return 0;
 }
 
 /* cur with the entries item[0..n) set to new's, into next (same shape as cur). */
@@ -282,8 +233,10 @@ int transition_plan(const struct fabric *f, const struct routing_tables *old, co
 	if (transition_check_step(f, old, new, old, &r) < 0)
 		goto done;
 	rc = 0;
-	if (r.cycle_len)
-		rc = order_by_hops(f, new, item, n) < 0 ? -1 : stage_by_entries(f, old, new, item, n, p);
+	if (r.cycle_len) {
+		order_by_hops(f, new, item, n);
+		rc = stage_by_entries(f, old, new, item, n, p);
+	}
 done:
 	free(item);
 	if (rc < 0)

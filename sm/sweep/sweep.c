@@ -569,14 +569,12 @@ static void start_readback(struct sweep *s)
 static size_t sl_changes(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < f->nnodes; i++) {
-		const struct node *nd = f->nodes[i];
-		for (unsigned p = 0; p <= nd->nports; p++) {
-			uint16_t lid = nd->ports[p].lid;
-			if (lid && lid <= new->max_lid && (nd->type == NODE_SWITCH) == (p == 0))
+	for (size_t i = 0; i < f->nnodes; i++)
+		FOR_END_PORTS(f->nodes[i], p) {
+			uint16_t lid = f->nodes[i]->ports[p].lid;
+			if (lid && lid <= new->max_lid)
 				n += old->sl[lid] != new->sl[lid];
 		}
-	}
 	return n;
 }
 
