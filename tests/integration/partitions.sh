@@ -39,14 +39,18 @@ expect_pkeys() {
 	got=$(pkeys "$@") || fail "smpquery pkeys $*: $(cat "$WORK/diag.err")"
 	[[ $got == "$want" ]] || fail "pkeys $*: '$got', expected '$want'"
 }
-expect_pkeys "0x8a01 0xffff" "$(lid_of H0_0)"
-expect_pkeys "0x8a01 0xffff" "$(lid_of H1_3)"
-expect_pkeys "0x0a01 0xffff" "$(lid_of H7_0)"
-expect_pkeys "0x8b01 0xffff" "$(lid_of H2_1)"
-expect_pkeys "0xffff" "$(lid_of H5_0)"
-# the switch port facing a host holds the host's table (L0 port 1 faces H0_0, L2 port 2 faces H2_1)
-expect_pkeys "0x8a01 0xffff" "$(lid_of L0)" 1
-expect_pkeys "0x8b01 0xffff" "$(lid_of L2)" 2
+# expect_tenant_tables: the tables of the two tenants, on hosts and on the switch ports facing them
+expect_tenant_tables() {
+	expect_pkeys "0x8a01 0xffff" "$(lid_of H0_0)"
+	expect_pkeys "0x8a01 0xffff" "$(lid_of H1_3)"
+	expect_pkeys "0x0a01 0xffff" "$(lid_of H7_0)"
+	expect_pkeys "0x8b01 0xffff" "$(lid_of H2_1)"
+	expect_pkeys "0xffff" "$(lid_of H5_0)"
+	# the switch port facing a host holds the host's table (L0 port 1 faces H0_0, L2 port 2 faces H2_1)
+	expect_pkeys "0x8a01 0xffff" "$(lid_of L0)" 1
+	expect_pkeys "0x8b01 0xffff" "$(lid_of L2)" 2
+}
+expect_tenant_tables
 note "P_Key tables: H0_0/H1_3 full in tenant-a, H7_0 limited, H2_1 full in tenant-b, H5_0 default only; switch ports match"
 
 
@@ -115,12 +119,7 @@ port_guid() { printf '0x%016x' $(( $("$FABRICCTL" -d "$DB" --json node "$1" | gr
 printf 'm_key: { random: true, protect: 1, lease_s: 60 }\nsm_key: 0x1122334455667788\npartitions_file: %s\n' \
 	"$WORK/partitions.conf" >"$WORK/opensm-style.yaml"
 fd_once -c "$WORK/opensm-style.yaml" || fail "the partitions.conf sweep failed: $(tail -3 "$WORK/fabricd.log")"
-expect_pkeys "0x8a01 0xffff" "$(lid_of H0_0)"
-expect_pkeys "0x8a01 0xffff" "$(lid_of H1_3)"
-expect_pkeys "0x0a01 0xffff" "$(lid_of H7_0)"
-expect_pkeys "0x8b01 0xffff" "$(lid_of H2_1)"
-expect_pkeys "0xffff" "$(lid_of H5_0)"
-expect_pkeys "0x8a01 0xffff" "$(lid_of L0)" 1
+expect_tenant_tables
 note "OpenSM's partitions.conf ($(grep -c . "$WORK/partitions.conf") lines): the same P_Key tables as the YAML"
 printf 'tenant-a=0x8a01 : 0x1234=fullest ;\n' >"$WORK/bad.conf"
 printf 'partitions_file: %s\n' "$WORK/bad.conf" >"$WORK/bad-conf.yaml"
