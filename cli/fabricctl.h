@@ -71,5 +71,8 @@ int cmd_credits(struct ctl *c, int argc, char **argv);
 int cmd_quality(struct ctl *c, int argc, char **argv);
 int cmd_plan(struct ctl *c, int argc, char **argv);
 int cmd_partitions(struct ctl *c, int argc, char **argv);
+int cmd_counters(struct ctl *c, int argc, char **argv);
+int cmd_errors(struct ctl *c, int argc, char **argv);
+int cmd_congestion(struct ctl *c, int argc, char **argv);
 
 #endif

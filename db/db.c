@@ -28,8 +28,6 @@
 #include "db/internal.h"
 #include "db/schema.h"
 
-#define BUSY_TIMEOUT_MS 5000
-
 static double now_unix(void)
 {
 	struct timeval tv;
@@ -107,7 +105,7 @@ struct db *db_open(const char *path, enum db_mode mode, char err[DB_ERR_LEN])
 			 db->h ? sqlite3_errmsg(db->h) : "out of memory");
 		goto fail;
 	}
-	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
+	sqlite3_busy_timeout(db->h, DB_BUSY_TIMEOUT_MS);
 	if (check_integrity(db, path, err) < 0)
 		goto fail;
 	snprintf(db->path, sizeof(db->path), "%s", path);
@@ -398,7 +396,7 @@ int db_add_events_now(struct db *db, const struct db_new_event *events, size_t n
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
 		rc = -1;
 	}
-	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
+	sqlite3_busy_timeout(db->h, DB_BUSY_TIMEOUT_MS);
 	return rc;
 }
 

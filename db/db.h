@@ -14,6 +14,7 @@
 
 #include "routing/routing.h"
 #include "topology/fabric.h"
+#include "topology/portcounters.h"
 
 #define DB_ERR_LEN 512
 
@@ -37,9 +38,15 @@ struct db_sweep {
 
 enum db_mode { DB_READ_ONLY, DB_READ_WRITE };
 
-/* How much history db_save_sweep keeps: the newest sweeps and events, none older than days (0: no limit). */
+/*
+ * How much history is kept: the newest sweeps and events, none older than
+ * days (0: no limit); counter samples at full resolution for perf_hours,
+ * then as hourly roll-ups for days; and the counters' history trimmed,
+ * oldest first, while the database holds more than perf_max_mb (0: no limit).
+ */
 struct db_retention {
 	unsigned sweeps, events, days;
+	unsigned perf_hours, perf_max_mb;
 };
 
 /*
@@ -123,6 +130,45 @@ int db_load_fabric(struct db *db, struct fabric *f);
 int db_load_tables(struct db *db, const struct fabric *f, struct routing_tables *t);
 /* The newest sweep; returns 1 if found, 0 if none, -1 on error. */
 int db_last_sweep(struct db *db, struct db_sweep *sw);
+
+/* One port's counters as fabricd keeps them (sm/perf/). */
+struct db_port_counters {
+	uint64_t node_guid;
+	uint8_t port;
+	uint16_t lid;
+	double time;		/* of the last reading, Unix time */
+	double seconds;		/* the interval `last` covers */
+	bool saturated;		/* a counter read at its maximum: the totals may be short */
+	struct pc_values raw;	/* the last reading, as the port's agent holds it */
+	struct pc_values last;	/* the last interval's deltas */
+	struct pc_values total;	/* since fabricd first read the port */
+};
+/* What a port's counters moved over `seconds` up to a perf sweep. */
+struct db_perf_sample {
+	uint64_t node_guid;
+	uint8_t port;
+	double seconds;
+	struct pc_values delta;
+};
+
+/* Every port's stored counters; *out is malloc'ed. */
+int db_load_port_counters(struct db *db, struct db_port_counters **out, size_t *n);
+/*
+ * Stores a perf sweep in one transaction: the ports' counters, the
+ * samples, the roll-up of samples older than the retention's perf_hours,
+ * and the trimming. Does not wait: -1 at once if another process holds the
+ * database.
+ */
+int db_save_perf(struct db *db, double now, const struct db_port_counters *ports, size_t n,
+		 const struct db_perf_sample *samples, size_t ns);
+/*
+ * Calls fn with each port's summed deltas since `since` (Unix time), from
+ * the samples and the hourly roll-ups (an hour counts whole if it ends
+ * after since); -1 on error.
+ */
+int db_perf_sums(struct db *db, double since,
+		 void (*fn)(void *arg, uint64_t node_guid, uint8_t port, double seconds, const struct pc_values *sum),
+		 void *arg);
 
 struct db_event {
 	int64_t id;

@@ -10,6 +10,9 @@
 
 #include "db/db.h"
 
+/* How long a write waits for another process's lock (fabricctl reading). */
+#define DB_BUSY_TIMEOUT_MS 5000
+
 struct db {
 	sqlite3 *h;
 	char err[DB_ERR_LEN];

@@ -31,6 +31,8 @@
  *   sm_key: 0x0123456789abcdef
  *   sa: { services_per_port: 32, subscriptions_per_port: 16, groups_per_port: 8, max_lease_s: 86400 }
  *   history: { sweeps: 1000, events: 10000, days: 90 }   # what the database keeps; 0: no limit
+ *   perf: { interval: 60, window: 16, keep_hours: 24, max_db_mb: 512 }   # port counters; interval 0: off
+ *   metrics_listen: "127.0.0.1:9683"  # Prometheus /metrics; "" = none
  *
  * Unknown keys and bad values are errors naming the file and line.
  */
@@ -72,6 +74,10 @@ void config_defaults(struct fabricd_config *c)
 	c->keep_sweeps = 1000;
 	c->keep_events = 10000;
 	c->keep_days = 90;
+	c->perf_interval = 60;
+	c->perf_window = 16;
+	c->perf_keep_hours = 24;
+	c->perf_max_db_mb = 512;
 	c->mad_window = 64;
 	c->mad_timeout_ms = 200;
 	c->mad_retries = 3;
@@ -276,6 +282,19 @@ static int history_pair(struct ydoc *d, const char *key, const yaml_node_t *v, v
 	return rc <= 0 ? rc : ydoc_fail(d, v, "unknown key 'history.%s' (expected sweeps, events or days)", key);
 }
 
+static int perf_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void *arg)
+{
+	static const struct number_key keys[] = {
+		NUMBER("interval", 0, 86400, perf_interval),
+		NUMBER("window", 1, 1024, perf_window),
+		NUMBER("keep_hours", 0, 100000, perf_keep_hours),
+		NUMBER("max_db_mb", 0, 1000000, perf_max_db_mb),
+	};
+	int rc = number_pair(d, "perf", keys, sizeof(keys) / sizeof(keys[0]), key, v, arg);
+	return rc <= 0 ? rc : ydoc_fail(d, v, "unknown key 'perf.%s' (expected interval, window, keep_hours or max_db_mb)",
+					 key);
+}
+
 static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void *arg)
 {
 	struct fabricd_config *c = arg;
@@ -291,6 +310,10 @@ static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 		return ydoc_each_pair(d, "sa", v, sa_pair, c);
 	if (strcmp(key, "history") == 0)
 		return ydoc_each_pair(d, "history", v, history_pair, c);
+	if (strcmp(key, "perf") == 0)
+		return ydoc_each_pair(d, "perf", v, perf_pair, c);
+	if (strcmp(key, "metrics_listen") == 0)
+		return ydoc_string(d, key, v, c->metrics_listen, sizeof(c->metrics_listen));
 	if (strcmp(key, "m_key") == 0)
 		return read_mkey(d, v, c);
 	if (strcmp(key, "sm_key") == 0) {
@@ -408,7 +431,7 @@ bool config_keep_bound(struct fabricd_config *reloaded, const struct fabricd_con
 		      strcmp(n->database, o->database) || strcmp(n->control_socket, o->control_socket) ||
 		      strcmp(n->log_file, o->log_file) || n->mad_window != o->mad_window ||
 		      n->mad_timeout_ms != o->mad_timeout_ms || n->mad_retries != o->mad_retries ||
-		      memcmp(&n->mkey, &o->mkey, sizeof(n->mkey)) != 0;
+		      memcmp(&n->mkey, &o->mkey, sizeof(n->mkey)) != 0 || strcmp(n->metrics_listen, o->metrics_listen);
 	memcpy(n->ca, o->ca, sizeof(n->ca));
 	n->port = o->port;
 	n->port_guid = o->port_guid;
@@ -419,5 +442,6 @@ bool config_keep_bound(struct fabricd_config *reloaded, const struct fabricd_con
 	n->mad_timeout_ms = o->mad_timeout_ms;
 	n->mad_retries = o->mad_retries;
 	n->mkey = o->mkey;	/* ports hold the running keys: a new secret needs the old one to set */
+	memcpy(n->metrics_listen, o->metrics_listen, sizeof(n->metrics_listen));
 	return differ;
 }

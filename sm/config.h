@@ -47,6 +47,12 @@ struct fabricd_config {
 	unsigned sa_services_per_port, sa_subscriptions_per_port, sa_groups_per_port;
 	unsigned sa_max_lease_s;	/* ServiceRecord leases are cut to this */
 	unsigned keep_sweeps, keep_events, keep_days;	/* database history; 0: no limit */
+	/* counter sweeps (sm/perf/) */
+	unsigned perf_interval;	/* seconds between counter sweeps; 0: none */
+	unsigned perf_window;	/* PerfMgt MADs in flight at once (within mad.window) */
+	unsigned perf_keep_hours;	/* samples at full resolution; hourly roll-ups after, for keep_days */
+	unsigned perf_max_db_mb;	/* counter history trimmed while the database is bigger; 0: no limit */
+	char metrics_listen[64];	/* "address:port" of the Prometheus endpoint; "" = none */
 	struct mkey_config mkey;	/* M_Keys: off unless m_key: is configured */
 	uint64_t sm_key;	/* SMInfo SM_Key, shown only to SMs that present it */
 	struct partitions partitions;
@@ -64,7 +70,7 @@ int config_load(const char *path, struct fabricd_config *c, char err[CONFIG_ERR_
  */
 bool config_keep_bound(struct fabricd_config *reloaded, const struct fabricd_config *running);
 /* The names of those settings, for the message that says they need a restart. */
-#define CONFIG_BOUND_NAMES "port, database, control_socket, log_file, mad and m_key"
+#define CONFIG_BOUND_NAMES "port, database, control_socket, log_file, mad, m_key and metrics_listen"
 uint8_t config_mtu_code(unsigned bytes);
 uint8_t config_vls_code(unsigned vls);
 

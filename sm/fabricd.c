@@ -215,7 +215,10 @@ static void on_hup(void *arg)
 				log_warn("SIGHUP: " CONFIG_BOUND_NAMES " settings take a restart; the running ones stay");
 			reload_names(sm, cfg.node_name_map);
 			sm->cfg = cfg;
-			db_set_retention(sm->db, &(struct db_retention){ cfg.keep_sweeps, cfg.keep_events, cfg.keep_days });
+			db_set_retention(sm->db, &(struct db_retention){ cfg.keep_sweeps, cfg.keep_events, cfg.keep_days,
+								  cfg.perf_keep_hours, cfg.perf_max_db_mb });
+			if (sm->perf)
+				perf_reconfigure(sm->perf);
 			sm->trap_budget.per_minute = cfg.trap_budget_per_minute;	/* the buckets go on */
 			log_set_level((enum log_level)cfg.log_level);
 			log_info("SIGHUP: configuration reloaded from %s (routing engine %s)", r->cli->config,
@@ -262,7 +265,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fabricd: %s\n", err);
 		return 1;
 	}
-	db_set_retention(sm.db, &(struct db_retention){ sm.cfg.keep_sweeps, sm.cfg.keep_events, sm.cfg.keep_days });
+	db_set_retention(sm.db, &(struct db_retention){ sm.cfg.keep_sweeps, sm.cfg.keep_events, sm.cfg.keep_days,
+							 sm.cfg.perf_keep_hours, sm.cfg.perf_max_db_mb });
 	struct db_mkey *stored;
 	size_t nstored;
 	if (db_load_mkeys(sm.db, &stored, &nstored) < 0 || mkeys_init(&sm.mkeys, &sm.cfg.mkey, stored, nstored) < 0) {
@@ -333,7 +337,7 @@ int main(int argc, char **argv)
 		evl_signal(sm.loop, SIGHUP, on_hup, &reload),
 		evl_signal(sm.loop, SIGUSR1, on_usr1, NULL),
 	};
-	if (sched_init(&sm) < 0) {
+	if (sched_init(&sm) < 0 || (!sm.once && !(sm.perf = perf_new(&sm)))) {
 		fprintf(stderr, "fabricd: cannot create the sweep timers\n");
 		return 1;
 	}
@@ -351,6 +355,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		evl_watch_free(sigs[i]);
 	sched_free(&sm);
+	perf_free(sm.perf);
 	evl_watch_free(sm.mcast.timer);
 	budget_free(&sm.trap_budget);
 	budget_free(&sm.sa.log_budget);

@@ -15,6 +15,7 @@
 #include "sm/ha/ha.h"
 #include "sm/mad/mad.h"
 #include "sm/notify.h"
+#include "sm/perf/perf.h"
 #include "sm/sa/mcast.h"
 #include "sm/sweep/mkey.h"
 #include "sm/sweep/qos.h"
@@ -61,6 +62,7 @@ struct sm {
 		struct budget log_budget;	/* refusals logged per source LID a minute */
 	} sa;
 	struct mcast mcast;		/* multicast groups, their members, their timer */
+	struct perf *perf;		/* counter sweeps (sm/perf/); NULL with --once */
 	bool last_sweep_ok;	/* every Set of the published sweep landed: the switches hold it */
 	bool clients_registered;	/* the hosts were asked to reregister since this SM became master */
 	struct budget trap_budget;	/* traps each source LID may send a minute */

@@ -1,7 +1,9 @@
 /*
  * DOC: MAD transport
  *
- * One umad port, two SMI agents (directed route 0x81, LID routed 0x01).
+ * One umad port, two SMI agents (directed route 0x81, LID routed 0x01),
+ * the SA's (0x03) and a PerfMgt client's (0x04, which only sends: the
+ * port's own counters are its PMA's, not ours).
  *
  * libibumad's fd cannot always be polled by libevent: under ibsim's
  * umad2sim it is a fake descriptor served by an in-process queue. So a
@@ -46,7 +48,7 @@ struct txn {
 	uint32_t tid;
 	ib_smp_t smp;			/* an SMP, or (a Report) an SA MAD of the same size */
 	uint16_t dlid;			/* 0xffff for directed route */
-	uint32_t qpn;			/* 0 for SMPs, the subscriber's QP for a Report */
+	uint32_t qpn;			/* 0 for SMPs, 1 for PerfMgt, the subscriber's QP for a Report */
 	unsigned tries;
 	uint64_t deadline;
 	mad_done_fn done;
@@ -59,7 +61,7 @@ struct mad_port {
 	int portnum;
 	uint64_t guid;
 	int portid, issm_fd;
-	int agent_dr, agent_lid, agent_sa;
+	int agent_dr, agent_lid, agent_sa, agent_perf;
 	int pipe_rd, pipe_wr;
 	pthread_t pump;
 	bool pump_started;
@@ -142,9 +144,11 @@ static void transmit(struct mad_port *mp, struct txn *t)
 	t->smp.trans_id = cl_hton64((uint64_t)t->tid);
 	memset(mp->send_buf, 0, RECORD_SIZE);
 	memcpy(umad_get_mad(umad), &t->smp, sizeof(t->smp));
-	bool gsi = t->smp.mgmt_class == IB_MCLASS_SUBN_ADM;
+	uint8_t mclass = t->smp.mgmt_class;
+	bool gsi = mclass == IB_MCLASS_SUBN_ADM || mclass == IB_MCLASS_PERF;
 	umad_set_addr(umad, t->dlid, (int)t->qpn, 0, gsi ? GSI_QKEY : 0);
-	int agent = gsi ? mp->agent_sa : t->smp.mgmt_class == IB_MCLASS_SUBN_DIR ? mp->agent_dr : mp->agent_lid;
+	int agent = mclass == IB_MCLASS_SUBN_ADM ? mp->agent_sa : mclass == IB_MCLASS_PERF ? mp->agent_perf
+		    : mclass == IB_MCLASS_SUBN_DIR ? mp->agent_dr : mp->agent_lid;
 	t->state = TXN_SENT;
 	t->tries++;
 	t->deadline = evl_now_ms() + mp->opts.timeout_ms;
@@ -348,6 +352,26 @@ int mad_send_lid(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t 
 	return submit(mp, &smp, dlid, 0, done, ctx);
 }
 
+_Static_assert(sizeof(ib_perfmgt_mad_t) == sizeof(ib_smp_t), "a PerfMgt MAD travels in an SMP's place");
+
+int mad_send_perf(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, uint16_t dlid,
+		  const void *data, size_t len, mad_done_fn done, void *ctx)
+{
+	ib_perfmgt_mad_t pm;
+	ib_smp_t smp;
+	memset(&pm, 0, sizeof(pm));
+	pm.header.base_ver = 1;
+	pm.header.mgmt_class = IB_MCLASS_PERF;
+	pm.header.class_ver = 1;
+	pm.header.method = method;
+	pm.header.attr_id = attr;
+	pm.header.attr_mod = cl_hton32(mod);
+	if (data)
+		memcpy(pm.data, data, len < IB_PM_DATA_SIZE ? len : IB_PM_DATA_SIZE);
+	memcpy(&smp, &pm, sizeof(smp));
+	return submit(mp, &smp, dlid, 1, done, ctx);
+}
+
 int mad_respond(struct mad_port *mp, const ib_smp_t *req, const struct mad_origin *to, uint16_t status,
 		const void *data)
 {
@@ -506,7 +530,9 @@ static int register_agents(struct mad_port *mp, char err[MAD_ERR_LEN])
 	sa_mask[0] = (1u << IB_MAD_METHOD_GET) | (1u << IB_MAD_METHOD_SET) | (1u << IB_MAD_METHOD_GETTABLE) |
 		     (1u << IB_MAD_METHOD_GETMULTI) | (1u << IB_MAD_METHOD_DELETE);
 	mp->agent_sa = umad_register(mp->portid, IB_MCLASS_SUBN_ADM, 2, 0, sa_methods);
-	if (mp->agent_dr < 0 || mp->agent_lid < 0 || mp->agent_sa < 0) {
+	/* no methods: it receives only the answers to what it sends */
+	mp->agent_perf = umad_register(mp->portid, IB_MCLASS_PERF, 1, 0, NULL);
+	if (mp->agent_dr < 0 || mp->agent_lid < 0 || mp->agent_sa < 0 || mp->agent_perf < 0) {
 		snprintf(err, MAD_ERR_LEN, "cannot register SMI agents on %s port %d: %s "
 			 "(is another SM running on this port?)", mp->ca, mp->portnum, strerror(errno));
 		return -1;

@@ -70,6 +70,13 @@ int mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t m
 /* LID-routed SMP to dlid. */
 int mad_send_lid(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, uint16_t dlid,
 		 uint64_t mkey, const void *data, size_t len, mad_done_fn done, void *ctx);
+/*
+ * LID-routed PerfMgt (class 0x04) GMP to QP1 of dlid, data len bytes of
+ * its 192 (NULL for none). The reply done gets is an ib_perfmgt_mad_t in
+ * an SMP's 256 bytes.
+ */
+int mad_send_perf(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, uint16_t dlid,
+		  const void *data, size_t len, mad_done_fn done, void *ctx);
 /* The header (and len bytes of data) of an SMP as fabricd sends it. */
 void mad_smp_header(ib_smp_t *smp, uint8_t mclass, uint8_t method, ib_net16_t attr, uint32_t mod, uint64_t mkey,
 		    const void *data, size_t len);

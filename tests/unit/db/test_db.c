@@ -165,7 +165,7 @@ static void test_db_history_is_pruned(void **state)
 	struct db *db = db_open(path, DB_READ_WRITE, err);
 	assert_non_null(db);
 	tree(&f);
-	db_set_retention(db, &(struct db_retention){ 2, 3, 0 });
+	db_set_retention(db, &(struct db_retention){ .sweeps = 2, .events = 3 });
 	struct db_new_event ev[] = { { "trap", "one" }, { "trap", "two" } };
 	struct db_sweep s;
 	for (int i = 0; i < 5; i++) {
@@ -182,7 +182,7 @@ static void test_db_history_is_pruned(void **state)
 	assert_int_equal(db_last_sweep(db, &last), 1);
 	assert_int_equal(last.id, s.id);
 	/* 1 day, and sweeps that say they started in 1970: only the newest is left */
-	db_set_retention(db, &(struct db_retention){ 0, 0, 1 });
+	db_set_retention(db, &(struct db_retention){ .days = 1 });
 	s = sweep_record("ok");
 	assert_int_equal(db_save_sweep(db, &s, &f, NULL, NULL, NULL, 0, NULL, 0), 0);
 	assert_int_equal(db_size(db, &bytes, &sweeps, &events), 0);
