@@ -22,6 +22,8 @@
 
 #include "sm/control.h"
 #include "sm/log.h"
+#include "sm/mad/http.h"
+#include "sm/metrics.h"
 #include "sm/sm.h"
 #include "sm/smnode.h"
 
@@ -313,6 +315,16 @@ int main(int argc, char **argv)
 		db_close(sm.db);
 		return 1;
 	}
+	struct http_server *metrics = NULL;
+	if (!sm.once && sm.cfg.metrics_listen[0] && !(metrics = metrics_open(&sm, cerr, sizeof(cerr)))) {
+		log_error("%s", cerr);
+		if (sm.cfg.log_file[0])
+			fprintf(stderr, "fabricd: %s\n", cerr);
+		control_close(ctl);
+		mad_close(sm.mp);
+		db_close(sm.db);
+		return 1;
+	}
 	sm.state = SM_DISCOVERING;	/* the first sweep's election decides */
 	mcast_init(&sm.mcast, sm.cfg.subnet_prefix);
 	/*
@@ -361,6 +373,7 @@ int main(int argc, char **argv)
 	budget_free(&sm.sa.log_budget);
 	ha_free(&sm);
 	control_close(ctl);
+	http_close(metrics);
 	rmpp_free(sm.rmpp);
 	mad_close(sm.mp);
 	sm_snapshot_free(sm.pub);

@@ -5,6 +5,7 @@
  * callback forwards to a plain fn(arg), so callers never see libevent types.
  */
 #include "sm/mad/evloop.h"
+#include "sm/mad/evloop_base.h"
 
 #include <event2/event.h>
 #include <stdlib.h>
@@ -31,6 +32,11 @@ struct evloop *evl_new(void)
 		return NULL;
 	}
 	return l;
+}
+
+struct event_base *evl_event_base(struct evloop *l)
+{
+	return l->base;
 }
 
 void evl_free(struct evloop *l)
