@@ -7,8 +7,9 @@
  *   errors [--since T] [--top N]   ports ranked by the errors they counted
  *                           since T (Unix seconds, or -SECONDS ago; default
  *                           the last day), with the BER estimate
- *   congestion [--top N]    ports ranked by their last interval's XmitWait
- *                           share: wait ticks / (wait ticks + data words sent)
+ *   congestion [--since T] [--top N]   ports ranked by their XmitWait share
+ *                           since T (default the last 5 minutes): wait
+ *                           ticks / (wait ticks + data words sent)
  * Data counters count 4-byte words; the output says bytes.
  */
 #include <inttypes.h>
@@ -217,6 +218,20 @@ static int parse_top(const char *cmd, const char *arg, size_t *top)
 	return EXIT_OK;
 }
 
+/* --since T (Unix seconds, or -SECONDS ago) into *since. */
+static int parse_since(const char *cmd, const char *arg, double *since)
+{
+	char *end;
+	*since = strtod(arg, &end);
+	if (*end || end == arg) {
+		fprintf(stderr, "fabricctl %s: --since needs Unix seconds (or -SECONDS ago), not '%s'\n", cmd, arg);
+		return EXIT_USAGE;
+	}
+	if (*since < 0)
+		*since += (double)time(NULL);
+	return EXIT_OK;
+}
+
 struct error_row {
 	uint64_t guid;
 	uint8_t port;
@@ -230,11 +245,8 @@ struct error_rows {
 	bool oom;
 };
 
-static void collect_errors(void *arg, uint64_t guid, uint8_t port, double seconds, const struct pc_values *sum)
+static void add_row(struct error_rows *rows, uint64_t guid, uint8_t port, double seconds, const struct pc_values *sum)
 {
-	struct error_rows *rows = arg;
-	if (!error_sum(sum))
-		return;
 	if (rows->n == rows->cap) {
 		size_t cap = rows->cap ? rows->cap * 2 : 64;
 		struct error_row *more = realloc(rows->r, cap * sizeof(*more));
@@ -246,6 +258,12 @@ static void collect_errors(void *arg, uint64_t guid, uint8_t port, double second
 		rows->cap = cap;
 	}
 	rows->r[rows->n++] = (struct error_row){ guid, port, seconds, *sum };
+}
+
+static void collect_errors(void *arg, uint64_t guid, uint8_t port, double seconds, const struct pc_values *sum)
+{
+	if (error_sum(sum))
+		add_row(arg, guid, port, seconds, sum);
 }
 
 static int by_errors(const void *a, const void *b)
@@ -270,15 +288,8 @@ int cmd_errors(struct ctl *c, int argc, char **argv)
 	size_t top = 20;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--since") == 0 && i + 1 < argc) {
-			char *end;
-			since = strtod(argv[++i], &end);
-			if (*end || end == argv[i]) {
-				fprintf(stderr, "fabricctl errors: --since needs Unix seconds (or -SECONDS ago), not '%s'\n",
-					argv[i]);
+			if (parse_since("errors", argv[++i], &since) != EXIT_OK)
 				return EXIT_USAGE;
-			}
-			if (since < 0)
-				since += (double)time(NULL);
 		} else if (strcmp(argv[i], "--top") == 0 && i + 1 < argc) {
 			if (parse_top("errors", argv[++i], &top) != EXIT_OK)
 				return EXIT_USAGE;
@@ -336,28 +347,39 @@ int cmd_errors(struct ctl *c, int argc, char **argv)
 	return EXIT_OK;
 }
 
-/* The last interval's XmitWait share of a port: wait ticks / (wait ticks + data words sent). */
-static double wait_share(const struct db_port_counters *r)
+/* XmitWait share of a port's sums: wait ticks / (wait ticks + data words sent). */
+static double wait_share(const struct pc_values *v)
 {
-	uint64_t w = r->last.v[PC_XMIT_WAIT], d = r->last.v[PC_XMIT_DATA];
+	uint64_t w = v->v[PC_XMIT_WAIT], d = v->v[PC_XMIT_DATA];
 	return w + d ? (double)w / (double)(w + d) : 0;
 }
 
 static int by_wait(const void *a, const void *b)
 {
-	double x = wait_share(a), y = wait_share(b);
+	double x = wait_share(&((const struct error_row *)a)->sum), y = wait_share(&((const struct error_row *)b)->sum);
 	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void collect_waits(void *arg, uint64_t guid, uint8_t port, double seconds, const struct pc_values *sum)
+{
+	struct error_rows *rows = arg;
+	if (sum->v[PC_XMIT_WAIT])
+		add_row(rows, guid, port, seconds, sum);
 }
 
 int cmd_congestion(struct ctl *c, int argc, char **argv)
 {
 	size_t top = 20;
+	double since = (double)time(NULL) - 300;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--top") == 0 && i + 1 < argc) {
 			if (parse_top("congestion", argv[++i], &top) != EXIT_OK)
 				return EXIT_USAGE;
+		} else if (strcmp(argv[i], "--since") == 0 && i + 1 < argc) {
+			if (parse_since("congestion", argv[++i], &since) != EXIT_OK)
+				return EXIT_USAGE;
 		} else {
-			fprintf(stderr, "fabricctl congestion: expected [--top N], not '%s'\n", argv[i]);
+			fprintf(stderr, "fabricctl congestion: expected [--since T] [--top N], not '%s'\n", argv[i]);
 			return EXIT_USAGE;
 		}
 	}
@@ -365,40 +387,45 @@ int cmd_congestion(struct ctl *c, int argc, char **argv)
 	int rc = load_view(c, &v);
 	if (rc)
 		return rc;
-	qsort(v.rows, v.n, sizeof(*v.rows), by_wait);
+	struct error_rows rows = { 0 };
+	if (db_perf_sums(c->db, since, collect_waits, &rows) < 0 || rows.oom) {
+		fprintf(stderr, "fabricctl: %s\n", rows.oom ? "out of memory" : db_last_error(c->db));
+		free(rows.r);
+		free_view(&v);
+		return EXIT_DB;
+	}
+	qsort(rows.r, rows.n, sizeof(*rows.r), by_wait);
 	static const char *heads[] = { "NODE", "PORT", "WAIT SHARE", "WAIT TICKS/s", "XMIT MB/s" };
 	struct table t;
 	table_init(&t, 5, heads);
-	size_t shown = 0;
 	if (c->json)
 		printf("[");
-	for (size_t i = 0; i < v.n && shown < top; i++) {
-		const struct db_port_counters *r = &v.rows[i];
-		if (!r->last.v[PC_XMIT_WAIT])
-			continue;
+	for (size_t i = 0; i < rows.n && i < top; i++) {
+		const struct error_row *r = &rows.r[i];
+		char buf[24];
 		if (c->json) {
-			printf("%s\n  ", shown ? "," : "");
-			json_port_head(&v.f, r);
-			printf(", \"seconds\": %.3f, \"xmit_wait\": %" PRIu64 ", \"xmit_data\": %" PRIu64
-			       ", \"wait_share\": %.6f}", r->seconds, r->last.v[PC_XMIT_WAIT], r->last.v[PC_XMIT_DATA],
-			       wait_share(r));
+			printf("%s\n  {\"node\": ", i ? "," : "");
+			json_string(stdout, node_name(&v.f, r->guid, buf, sizeof(buf)));
+			printf(", \"node_guid\": \"0x%016" PRIx64 "\", \"port\": %u, \"seconds\": %.3f, \"xmit_wait\": %" PRIu64
+			       ", \"xmit_data\": %" PRIu64 ", \"wait_share\": %.6f}", r->guid, r->port, r->seconds,
+			       r->sum.v[PC_XMIT_WAIT], r->sum.v[PC_XMIT_DATA], wait_share(&r->sum));
 		} else {
-			char buf[24], ps[8], sh[16], wt[24], xr[24];
+			char ps[8], sh[16], wt[24], xr[24];
 			snprintf(ps, sizeof(ps), "%u", r->port);
-			snprintf(sh, sizeof(sh), "%.1f %%", 100 * wait_share(r));
-			snprintf(wt, sizeof(wt), "%.0f", rate(r->last.v[PC_XMIT_WAIT], r->seconds));
-			snprintf(xr, sizeof(xr), "%.3f", rate(r->last.v[PC_XMIT_DATA] * 4, r->seconds) / 1e6);
-			table_row(&t, node_name(&v.f, r->node_guid, buf, sizeof(buf)), ps, sh, wt, xr);
+			snprintf(sh, sizeof(sh), "%.1f %%", 100 * wait_share(&r->sum));
+			snprintf(wt, sizeof(wt), "%.0f", rate(r->sum.v[PC_XMIT_WAIT], r->seconds));
+			snprintf(xr, sizeof(xr), "%.3f", rate(r->sum.v[PC_XMIT_DATA] * 4, r->seconds) / 1e6);
+			table_row(&t, node_name(&v.f, r->guid, buf, sizeof(buf)), ps, sh, wt, xr);
 		}
-		shown++;
 	}
 	if (c->json)
-		printf("%s]\n", shown ? "\n" : "");
-	else if (shown)
+		printf("%s]\n", rows.n ? "\n" : "");
+	else if (rows.n)
 		table_print(&t, stdout);
 	else
-		printf("no port waited for credits in the last interval\n");
+		printf("no port waited for credits since %.0f\n", since);
 	table_free(&t);
+	free(rows.r);
 	free_view(&v);
 	return EXIT_OK;
 }

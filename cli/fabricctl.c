@@ -32,7 +32,7 @@ static const struct ctl_command commands[] = {
 	  cmd_counters },
 	{ "errors", "[--since T] [--top N]", "ports ranked by error counts since T (default: a day), with BER",
 	  cmd_errors },
-	{ "congestion", "[--top N]", "ports ranked by time waiting for credits (XmitWait) in the last interval",
+	{ "congestion", "[--since T] [--top N]", "ports ranked by time waiting for credits (XmitWait), default the last 5 min",
 	  cmd_congestion },
 	{ "route", "SRC DST", "the path the stored tables give, hop by hop", cmd_route },
 	{ "sweeps", "[--last N]", "the sweep history (default: the last 20)", cmd_sweeps },

@@ -224,10 +224,13 @@ static void account(struct perf *p, size_t i, const struct pc_values *now, doubl
 	bool saturated = false;
 	struct pc_values d;
 	for (int c = 0; c < PC_COUNT; c++) {
-		bool wide = job->caps.extended && c >= PC_XMIT_DATA && c <= PC_RCV_PKTS;
+		bool wide = job->caps.extended && c >= PC_XMIT_DATA && c <= PC_RCV_PKTS, was = saturated;
 		uint64_t width = wide ? UINT64_MAX : pc_max(c);
 		d.v[c] = pc_delta(pp->have_raw ? pp->c.raw.v[c] : 0, now->v[c], width, &saturated);
 		pp->c.total.v[c] += d.v[c];
+		if (saturated && !was)
+			log_warn("perf: LID %u port %u: %s read at its maximum (%llu); its total may be short", pp->c.lid,
+				 pp->c.port, pc_name(c), (unsigned long long)now->v[c]);
 	}
 	if (pp->have_raw && pp->c.time > 0 && t > pp->c.time) {
 		pp->c.last = d;

@@ -142,7 +142,7 @@ static void test_db_refuses_newer_schema(void **state)
 	sqlite3_exec(h, "PRAGMA user_version = 99", NULL, NULL, NULL);
 	sqlite3_close(h);
 	assert_null(db_open(path, DB_READ_WRITE, err));
-	assert_non_null(strstr(err, "schema version 99 is newer than this fabricd knows (3)"));
+	assert_non_null(strstr(err, "schema version 99 is newer than this fabricd knows (4)"));
 }
 
 static void test_db_refuses_corrupt_file(void **state)
@@ -193,6 +193,67 @@ static void test_db_history_is_pruned(void **state)
 	fabric_free(&f);
 }
 
+struct sums {
+	unsigned ports;
+	double seconds;
+	uint64_t symbol_errors;
+};
+
+static void add_sums(void *arg, uint64_t guid, uint8_t port, double seconds, const struct pc_values *sum)
+{
+	struct sums *s = arg;
+	(void)guid;
+	(void)port;
+	s->ports++;
+	s->seconds += seconds;
+	s->symbol_errors += sum->v[PC_SYMBOL_ERRORS];
+}
+
+/*
+ * Port counters round-trip (64-bit totals, the raw and last BLOBs); samples
+ * older than perf_hours become hourly roll-ups that still count in the sums;
+ * roll-ups older than days go; the totals stay.
+ */
+static void test_db_perf_counters(void **state)
+{
+	char err[DB_ERR_LEN];
+	struct db *db = db_open(path, DB_READ_WRITE, err);
+	assert_non_null(db);
+	db_set_retention(db, &(struct db_retention){ .days = 2, .perf_hours = 1 });
+	struct db_port_counters p = { .node_guid = 0x8000000000000051ULL, .port = 4, .lid = 2, .time = 1e9,
+				      .seconds = 10, .saturated = true };
+	p.total.v[PC_XMIT_DATA] = 0xfedcba9876543210ULL;
+	p.total.v[PC_SYMBOL_ERRORS] = 12;
+	p.raw.v[PC_XMIT_WAIT] = 77;
+	p.last.v[PC_RCV_PKTS] = 5;
+	struct db_perf_sample s = { p.node_guid, p.port, 10, { { 0 } } };
+	s.delta.v[PC_SYMBOL_ERRORS] = 4;
+	double now = 1.8e9;
+	/* three sweeps: 5 h ago (rolled up), 3 days ago (rolled up, then too old), now */
+	assert_int_equal(db_save_perf(db, now - 3 * 86400, &p, 1, &s, 1), 0);
+	assert_int_equal(db_save_perf(db, now - 5 * 3600, &p, 1, &s, 1), 0);
+	assert_int_equal(db_save_perf(db, now, &p, 1, &s, 1), 0);
+	struct db_port_counters *rows;
+	size_t n;
+	assert_int_equal(db_load_port_counters(db, &rows, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rows[0].node_guid, p.node_guid);
+	assert_int_equal(rows[0].total.v[PC_XMIT_DATA], p.total.v[PC_XMIT_DATA]);
+	assert_int_equal(rows[0].raw.v[PC_XMIT_WAIT], 77);
+	assert_int_equal(rows[0].last.v[PC_RCV_PKTS], 5);
+	assert_true(rows[0].saturated);
+	free(rows);
+	struct sums all = { 0 };
+	assert_int_equal(db_perf_sums(db, 0, add_sums, &all), 0);
+	assert_int_equal(all.ports, 1);
+	assert_int_equal(all.symbol_errors, 8);	/* the 3-day-old sample is gone */
+	assert_float_equal(all.seconds, 20, 1e-9);
+	struct sums recent = { 0 };
+	assert_int_equal(db_perf_sums(db, now - 60, add_sums, &recent), 0);
+	assert_int_equal(recent.symbol_errors, 4);
+	db_close(db);
+}
+
 static void test_db_failed_sweep_keeps_previous(void **state)
 {
 	char err[DB_ERR_LEN];
@@ -224,6 +285,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_db_refuses_corrupt_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_db_failed_sweep_keeps_previous, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_db_history_is_pruned, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_db_perf_counters, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

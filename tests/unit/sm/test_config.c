@@ -25,7 +25,9 @@ static void test_config_reads_every_key(void **state)
 			      "max_mtu: 2048\nmax_op_vls: 4\nsubnet_timeout: 17\nsweep_interval: 0\n"
 			      "mad:\n  window: 128\n  timeout_ms: 50\n  retries: 5\n"
 			      "trap_budget_per_minute: 0\n"
-			      "sa: { services_per_port: 4, subscriptions_per_port: 2, groups_per_port: 1, max_lease_s: 60 }\n",
+			      "sa: { services_per_port: 4, subscriptions_per_port: 2, groups_per_port: 1, max_lease_s: 60 }\n"
+			      "perf: { interval: 0, window: 4, keep_hours: 2, max_db_mb: 64 }\n"
+			      "metrics_listen: \"[::1]:9683\"\n",
 			      &c, err), 0);
 	assert_string_equal(c.ca, "mlx5_1");
 	assert_int_equal(c.port, 2);
@@ -45,6 +47,11 @@ static void test_config_reads_every_key(void **state)
 	assert_int_equal(c.sa_subscriptions_per_port, 2);
 	assert_int_equal(c.sa_groups_per_port, 1);
 	assert_int_equal(c.sa_max_lease_s, 60);
+	assert_int_equal(c.perf_interval, 0);
+	assert_int_equal(c.perf_window, 4);
+	assert_int_equal(c.perf_keep_hours, 2);
+	assert_int_equal(c.perf_max_db_mb, 64);
+	assert_string_equal(c.metrics_listen, "[::1]:9683");
 }
 
 static void test_config_empty_file_keeps_defaults(void **state)
@@ -87,6 +94,9 @@ static void test_config_errors_name_the_line(void **state)
 	expect("sa: { services: 3 }\n", "f.yaml:1: unknown key 'sa.services' (expected services_per_port, "
 	       "subscriptions_per_port, groups_per_port or max_lease_s)");
 	expect("sa: { max_lease_s: 0 }\n", "f.yaml:1: sa.max_lease_s must be 1..4294967294, not 0");
+	expect("perf: { window: 0 }\n", "f.yaml:1: perf.window must be 1..1024, not 0");
+	expect("perf: { every: 3 }\n", "f.yaml:1: unknown key 'perf.every' (expected interval, window, keep_hours or "
+	       "max_db_mb)");
 	expect("sa: { services_per_port: 2000 }\n", "f.yaml:1: sa.services_per_port must be 0..1024, not 2000");
 }
 
