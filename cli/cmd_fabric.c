@@ -1,7 +1,9 @@
 /*
  * DOC: fabricctl topology, node, links, export
  *
- * Views of the fabric as the last stored sweep found it.
+ * Views of the fabric as the last stored sweep found it. links --degraded
+ * lists each port whose link runs narrower or slower than both ends
+ * support (iblinkinfo's "Could be", topology/linkq.c).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 #include "cli/fabricctl.h"
 #include "cli/osmdump.h"
 #include "cli/output.h"
+#include "topology/linkq.h"
 #include "topology/netfile.h"
 
 static int ibnetdiscover_text(FILE *out, const struct fabric *f)
@@ -135,21 +138,70 @@ int cmd_topology(struct ctl *c, int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* Each cabled port (both ends of a link, as iblinkinfo) running below what both ends support. */
+static int print_degraded(struct ctl *c, const struct fabric *f)
+{
+	static const char *heads[] = { "NODE", "PORT", "PEER", "PEER PORT", "LINK", "COULD BE" };
+	struct table t;
+	size_t shown = 0;
+	table_init(&t, 6, heads);
+	if (c->json)
+		printf("[");
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		for (unsigned p = 1; p <= n->nports; p++) {
+			struct link_could_be cb;
+			const struct port *pt = &n->ports[p];
+			if (!link_could_be(n, (uint8_t)p, &cb) || !(cb.narrower || cb.slower))
+				continue;
+			char text[16], could[64];
+			link_could_be_text(&cb, could, sizeof(could));
+			if (c->json) {
+				printf("%s\n  {\"node\": ", shown ? "," : "");
+				json_string(stdout, n->desc);
+				printf(", \"node_guid\": \"0x%016" PRIx64 "\", \"port\": %u, \"peer\": ", n->guid, p);
+				json_string(stdout, pt->remote->desc);
+				printf(", \"peer_port\": %u, \"link\": \"%s\", \"could_be_width\": \"%s\", "
+				       "\"could_be_speed\": \"%s\", \"narrower\": %s, \"slower\": %s}", pt->remote_port,
+				       netfile_link_text(pt, text), link_width_text(cb.width),
+				       link_speed_text(cb.speed, cb.speed_ext), cb.narrower ? "true" : "false",
+				       cb.slower ? "true" : "false");
+			} else {
+				char ps[8], rps[8];
+				snprintf(ps, sizeof(ps), "%u", p);
+				snprintf(rps, sizeof(rps), "%u", pt->remote_port);
+				table_row(&t, n->desc, ps, pt->remote->desc, rps, netfile_link_text(pt, text), could);
+			}
+			shown++;
+		}
+	}
+	if (c->json)
+		printf("%s]\n", shown ? "\n" : "");
+	else if (shown)
+		table_print(&t, stdout);
+	else
+		printf("every link runs as wide and as fast as both its ends support\n");
+	table_free(&t);
+	return EXIT_OK;
+}
+
 int cmd_links(struct ctl *c, int argc, char **argv)
 {
-	bool down = false;
+	bool down = false, degraded = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--down") == 0) {
 			down = true;
+		} else if (strcmp(argv[i], "--degraded") == 0) {
+			degraded = true;
 		} else {
-			fprintf(stderr, "fabricctl links: unknown argument '%s' (expected --down)\n", argv[i]);
+			fprintf(stderr, "fabricctl links: unknown argument '%s' (expected --down or --degraded)\n", argv[i]);
 			return EXIT_USAGE;
 		}
 	}
 	struct fabric f;
 	if (ctl_load_fabric(c, &f) < 0)
 		return EXIT_DB;
-	int rc = print_links(c, &f, down);
+	int rc = degraded ? print_degraded(c, &f) : print_links(c, &f, down);
 	fabric_free(&f);
 	return rc;
 }

@@ -27,7 +27,8 @@ static const struct ctl_command commands[] = {
 	{ "status", "", "the daemon (running?), then the last sweep and its result", cmd_status },
 	{ "topology", "", "every switch and CA, then every link", cmd_topology },
 	{ "node", "NAME|GUID|LID", "one node and its ports", cmd_node },
-	{ "links", "[--down]", "every link with width, speed and state", cmd_links },
+	{ "links", "[--down|--degraded]", "every link with width, speed and state (--degraded: below what both ends "
+	  "support)", cmd_links },
 	{ "counters", "[NODE[PORT]]", "port counters: totals since first read, and the last interval's rates",
 	  cmd_counters },
 	{ "errors", "[--since T] [--top N]", "ports ranked by error counts since T (default: a day), with BER",

@@ -201,7 +201,7 @@ static int save_fabric(struct db *db, const struct fabric *f)
 		return -1;
 	if (sqlite3_prepare_v2(db->h, "INSERT INTO nodes VALUES (?,?,?,?,?,?,?,?,?)", -1, &ins_node,
 			       NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db->h, "INSERT INTO ports VALUES (?,?,?,?,?,?,?,?,?,?)", -1, &ins_port,
+	    sqlite3_prepare_v2(db->h, "INSERT INTO ports VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &ins_port,
 			       NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db->h, "INSERT INTO links VALUES (?,?,?,?)", -1, &ins_link, NULL) !=
 		    SQLITE_OK) {
@@ -237,6 +237,10 @@ static int save_fabric(struct db *db, const struct fabric *f)
 			sqlite3_bind_int(ins_port, 8, pt->width_active);
 			sqlite3_bind_int(ins_port, 9, pt->speed_active);
 			sqlite3_bind_int(ins_port, 10, pt->speed_ext_active);
+			sqlite3_bind_int(ins_port, 11, pt->width_supported);
+			sqlite3_bind_int(ins_port, 12, pt->speed_supported);
+			sqlite3_bind_int(ins_port, 13, pt->speed_ext_supported);
+			sqlite3_bind_int(ins_port, 14, pt->ext_speeds);
 			if (db_step_done(db, ins_port, "storing ports") < 0)
 				goto done;
 			if (!pt->remote)
@@ -587,7 +591,8 @@ static int load_ports(struct db *db, struct fabric *f)
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->h, "SELECT node_guid, port, guid, lid, lmc, state, phys_state, width, "
-			       "speed, speed_ext FROM ports", -1, &st, NULL) != SQLITE_OK)
+			       "speed, speed_ext, width_supported, speed_supported, speed_ext_supported, ext_speeds "
+			       "FROM ports", -1, &st, NULL) != SQLITE_OK)
 		return db_set_err(db, "reading ports");
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -604,6 +609,10 @@ static int load_ports(struct db *db, struct fabric *f)
 		pt->width_active = (uint8_t)sqlite3_column_int(st, 7);
 		pt->speed_active = (uint8_t)sqlite3_column_int(st, 8);
 		pt->speed_ext_active = (uint8_t)sqlite3_column_int(st, 9);
+		pt->width_supported = (uint8_t)sqlite3_column_int(st, 10);
+		pt->speed_supported = (uint8_t)sqlite3_column_int(st, 11);
+		pt->speed_ext_supported = (uint8_t)sqlite3_column_int(st, 12);
+		pt->ext_speeds = sqlite3_column_int(st, 13) != 0;
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_set_err(db, "reading ports");

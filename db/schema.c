@@ -85,7 +85,11 @@ static const char *migrations[] = {
 	"CREATE TABLE mkeys ("
 	"  guid INTEGER PRIMARY KEY,"	/* port GUID (a switch's node GUID) */
 	"  mkey INTEGER NOT NULL);",
-	/* 3 -> 4: port counters (sm/perf/): running totals per port, samples, hourly roll-ups */
+	/* 3 -> 4: what ports can do; port counters (sm/perf/): running totals per port, samples, hourly roll-ups */
+	"ALTER TABLE ports ADD COLUMN width_supported INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE ports ADD COLUMN speed_supported INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE ports ADD COLUMN speed_ext_supported INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE ports ADD COLUMN ext_speeds INTEGER NOT NULL DEFAULT 0;"
 	"CREATE TABLE port_counters ("
 	"  node_guid INTEGER NOT NULL,"
 	"  port INTEGER NOT NULL,"

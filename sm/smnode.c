@@ -79,6 +79,18 @@ void sm_node_set_port_info(struct node *n, uint8_t port, const ib_port_info_t *p
 	p->width_active = pi->link_width_active;
 	p->speed_active = ib_port_info_get_link_speed_active(pi);
 	p->speed_ext_active = pi->link_speed_ext >> 4;	/* LinkSpeedExtActive */
+	p->width_supported = pi->link_width_supported;
+	p->speed_supported = ib_port_info_get_link_speed_sup(pi);
+	p->speed_ext_supported = pi->link_speed_ext & 0x0f;	/* LinkSpeedExtSupported */
+	/* a switch says it on port 0 only (as iblinkinfo reads it), whenever that comes */
+	bool ext = (pi->capability_mask & IB_PORT_CAP_HAS_EXT_SPEEDS) != 0;
+	if (n->type != NODE_SWITCH)
+		p->ext_speeds = ext;
+	else if (port == 0)
+		for (unsigned q = 0; q <= n->nports; q++)
+			n->ports[q].ext_speeds = ext;
+	else
+		p->ext_speeds = n->ports[0].ext_speeds;
 	p->mtu_cap = ib_port_info_get_mtu_cap(pi);
 	p->vl_cap = ib_port_info_get_vl_cap(pi);
 	if (n->type != NODE_SWITCH || port == 0) {

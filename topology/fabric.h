@@ -38,6 +38,9 @@ struct port {
 	uint8_t width_active;	/* 1x/4x/8x/12x as PortInfo bits */
 	uint8_t speed_active;	/* SDR=1, DDR=2, QDR=4 as PortInfo */
 	uint8_t speed_ext_active;
+	/* what the port can do, for "could be" (0: unknown, as from a net file) */
+	uint8_t width_supported, speed_supported, speed_ext_supported;
+	bool ext_speeds;	/* its node's PortInfo CapabilityMask has IsExtendedSpeedsSupported */
 	uint8_t mtu_cap, vl_cap;
 	struct node *remote;	/* NULL when nothing is attached */
 	uint8_t remote_port;
