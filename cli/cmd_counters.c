@@ -75,33 +75,6 @@ static double rate(uint64_t delta, double seconds)
 	return seconds > 0 ? (double)delta / seconds : 0;
 }
 
-/* "L0[3]" or "L0": the node, and the port (0: every port). */
-static int parse_target(const struct ctl *c, const struct fabric *f, const char *arg, uint64_t *guid, uint8_t *port)
-{
-	char key[256];
-	snprintf(key, sizeof(key), "%s", arg);
-	*port = 0;
-	size_t len = strlen(key);
-	char *open = strrchr(key, '[');
-	if (len && key[len - 1] == ']' && open) {
-		char *end;
-		long p = strtol(open + 1, &end, 10);
-		if (end != key + len - 1 || p < 1 || p > FABRIC_MAX_PORTS) {
-			fprintf(stderr, "fabricctl counters: bad port in '%s' (expected NODE[PORT], PORT 1-254)\n", arg);
-			return EXIT_USAGE;
-		}
-		*open = 0;
-		*port = (uint8_t)p;
-	}
-	const struct node *n = ctl_find_node(c, f, key);
-	if (!n) {
-		fprintf(stderr, "fabricctl: no node '%s' in the fabric (by description, GUID or LID)\n", key);
-		return EXIT_NOT_FOUND;
-	}
-	*guid = n->guid;
-	return EXIT_OK;
-}
-
 static void json_values(const char *key, const struct pc_values *v)
 {
 	printf("\"%s\": {", key);
@@ -150,7 +123,7 @@ int cmd_counters(struct ctl *c, int argc, char **argv)
 		return rc;
 	uint64_t guid = 0;
 	uint8_t port = 0;
-	if (argc == 2 && (rc = parse_target(c, &v.f, argv[1], &guid, &port)) != EXIT_OK) {
+	if (argc == 2 && (rc = ctl_node_port(c, &v.f, argv[1], &guid, &port)) != EXIT_OK) {
 		free_view(&v);
 		return rc;
 	}

@@ -35,6 +35,8 @@ static const struct ctl_command commands[] = {
 	  cmd_errors },
 	{ "congestion", "[--since T] [--top N]", "ports ranked by time waiting for credits (XmitWait), default the last 5 min",
 	  cmd_congestion },
+	{ "health", "[clear [NODE[PORT]]]", "unhealthy, isolated and degraded ports, and why; clear: declare healthy",
+	  cmd_health },
 	{ "route", "SRC DST", "the path the stored tables give, hop by hop", cmd_route },
 	{ "sweeps", "[--last N]", "the sweep history (default: the last 20)", cmd_sweeps },
 	{ "events", "[--since T]", "the event log (T: Unix seconds, or -SECONDS ago)", cmd_events },
@@ -143,6 +145,32 @@ static int parse_number(const char *s, unsigned long long *v)
 	errno = 0;
 	*v = strtoull(s, &end, 0);
 	return *s && *s != '-' && !*end && !errno ? 0 : -1;
+}
+
+int ctl_node_port(const struct ctl *c, const struct fabric *f, const char *arg, uint64_t *guid, uint8_t *port)
+{
+	char key[256];
+	snprintf(key, sizeof(key), "%s", arg);
+	*port = 0;
+	size_t len = strlen(key);
+	char *open = strrchr(key, '[');
+	if (len && key[len - 1] == ']' && open) {
+		char *end;
+		long p = strtol(open + 1, &end, 10);
+		if (end != key + len - 1 || p < 1 || p > FABRIC_MAX_PORTS) {
+			fprintf(stderr, "fabricctl: bad port in '%s' (expected NODE[PORT], PORT 1-254)\n", arg);
+			return EXIT_USAGE;
+		}
+		*open = 0;
+		*port = (uint8_t)p;
+	}
+	const struct node *n = ctl_find_node(c, f, key);
+	if (!n) {
+		fprintf(stderr, "fabricctl: no node '%s' in the fabric (by description, GUID or LID)\n", key);
+		return EXIT_NOT_FOUND;
+	}
+	*guid = n->guid;
+	return EXIT_OK;
 }
 
 struct node *ctl_find_node(const struct ctl *c, const struct fabric *f, const char *key)

@@ -51,6 +51,11 @@ struct node *ctl_find_node(const struct ctl *c, const struct fabric *f, const ch
  */
 struct node *ctl_find_port(const struct ctl *c, const struct fabric *f, const char *key, uint8_t *port);
 const char *ctl_state_name(unsigned state);
+/*
+ * "NODE[PORT]" or "NODE": the node's GUID and the port (0: none given);
+ * prints why and returns EXIT_USAGE or EXIT_NOT_FOUND if it names none.
+ */
+int ctl_node_port(const struct ctl *c, const struct fabric *f, const char *arg, uint64_t *guid, uint8_t *port);
 
 /* Sends one request line to fabricd; 0 with its answer, or -1 with why. */
 int ctl_ask_daemon(const struct ctl *c, const char *request, char *answer, size_t len, char *why,
@@ -74,5 +79,6 @@ int cmd_partitions(struct ctl *c, int argc, char **argv);
 int cmd_counters(struct ctl *c, int argc, char **argv);
 int cmd_errors(struct ctl *c, int argc, char **argv);
 int cmd_congestion(struct ctl *c, int argc, char **argv);
+int cmd_health(struct ctl *c, int argc, char **argv);
 
 #endif

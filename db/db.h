@@ -151,16 +151,27 @@ struct db_perf_sample {
 	struct pc_values delta;
 };
 
+/* A port judged unhealthy (sm/perf/health.c), and what was done. */
+struct db_port_health {
+	uint64_t node_guid;
+	uint8_t port;
+	char state[16];		/* "unhealthy" (reported), "isolated", "disabled", "kept" (could not be isolated) */
+	double since;
+	char why[192];
+};
+
 /* Every port's stored counters; *out is malloc'ed. */
 int db_load_port_counters(struct db *db, struct db_port_counters **out, size_t *n);
 /*
  * Stores a perf sweep in one transaction: the ports' counters, the
- * samples, the roll-up of samples older than the retention's perf_hours,
+ * samples, the unhealthy ports (replacing the last sweep's), the roll-up of samples older than the retention's perf_hours,
  * and the trimming. Does not wait: -1 at once if another process holds the
  * database.
  */
 int db_save_perf(struct db *db, double now, const struct db_port_counters *ports, size_t n,
-		 const struct db_perf_sample *samples, size_t ns);
+		 const struct db_perf_sample *samples, size_t ns, const struct db_port_health *health, size_t nh);
+/* The ports judged unhealthy at the last perf sweep; *out is malloc'ed. */
+int db_load_port_health(struct db *db, struct db_port_health **out, size_t *n);
 /*
  * Calls fn with each port's summed deltas since `since` (Unix time), from
  * the samples and the hourly roll-ups (an hour counts whole if it ends

@@ -149,6 +149,58 @@ static int save_samples(struct db *db, double now, const struct db_perf_sample *
 	return rc;
 }
 
+static int save_health(struct db *db, const struct db_port_health *h, size_t n)
+{
+	sqlite3_stmt *st;
+	if (db_exec(db, "DELETE FROM port_health") < 0)
+		return -1;
+	if (sqlite3_prepare_v2(db->h, "INSERT INTO port_health VALUES (?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+		return db_set_err(db, "storing port health");
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		sqlite3_bind_int64(st, 1, (int64_t)h[i].node_guid);
+		sqlite3_bind_int(st, 2, h[i].port);
+		sqlite3_bind_text(st, 3, h[i].state, -1, SQLITE_STATIC);
+		sqlite3_bind_double(st, 4, h[i].since);
+		sqlite3_bind_text(st, 5, h[i].why, -1, SQLITE_STATIC);
+		rc = db_step_done(db, st, "storing port health");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_load_port_health(struct db *db, struct db_port_health **out, size_t *n)
+{
+	sqlite3_stmt *st;
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(db->h, "SELECT node_guid, port, state, since, why FROM port_health "
+			       "ORDER BY node_guid, port", -1, &st, NULL) != SQLITE_OK)
+		return db_set_err(db, "reading port health");
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_port_health *more = realloc(*out, (*n + 1) * sizeof(*more));
+		if (!more) {
+			sqlite3_finalize(st);
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			return db_set_err(db, "reading port health (out of memory)");
+		}
+		*out = more;
+		struct db_port_health *h = &more[(*n)++];
+		memset(h, 0, sizeof(*h));
+		h->node_guid = (uint64_t)sqlite3_column_int64(st, 0);
+		h->port = (uint8_t)sqlite3_column_int(st, 1);
+		const char *state = (const char *)sqlite3_column_text(st, 2), *why = (const char *)sqlite3_column_text(st, 4);
+		snprintf(h->state, sizeof(h->state), "%s", state ? state : "");
+		h->since = sqlite3_column_double(st, 3);
+		snprintf(h->why, sizeof(h->why), "%s", why ? why : "");
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_set_err(db, "reading port health");
+}
+
 /* Sums the samples older than perf_hours into perf_hourly, drops them and roll-ups older than days. */
 static int roll_up(struct db *db, double now)
 {
@@ -211,11 +263,12 @@ static int trim_to_size(struct db *db)
 }
 
 int db_save_perf(struct db *db, double now, const struct db_port_counters *ports, size_t n,
-		 const struct db_perf_sample *samples, size_t ns)
+		 const struct db_perf_sample *samples, size_t ns, const struct db_port_health *health, size_t nh)
 {
 	sqlite3_busy_timeout(db->h, 0);
 	int rc = db_begin_write(db);
 	if (rc == 0 && (save_ports(db, ports, n) < 0 || save_samples(db, now, samples, ns) < 0 ||
+			save_health(db, health, nh) < 0 ||
 			roll_up(db, now) < 0 || trim_to_size(db) < 0 || db_exec(db, "COMMIT") < 0)) {
 		char keep[DB_ERR_LEN];
 		snprintf(keep, sizeof(keep), "%s", db->err);

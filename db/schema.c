@@ -162,7 +162,14 @@ static const char *migrations[] = {
 	"  xmit_pkts INTEGER NOT NULL,"
 	"  rcv_pkts INTEGER NOT NULL,"
 	"  xmit_wait INTEGER NOT NULL,"
-	"  PRIMARY KEY (hour, node_guid, port)) WITHOUT ROWID;",
+	"  PRIMARY KEY (hour, node_guid, port)) WITHOUT ROWID;"
+	"CREATE TABLE port_health ("	/* what sm/perf/health.c judged at the last perf sweep */
+	"  node_guid INTEGER NOT NULL,"
+	"  port INTEGER NOT NULL,"
+	"  state TEXT NOT NULL,"	/* unhealthy, isolated, disabled, kept */
+	"  since REAL NOT NULL,"
+	"  why TEXT NOT NULL,"
+	"  PRIMARY KEY (node_guid, port)) WITHOUT ROWID;",
 };
 
 int schema_latest(void)

@@ -33,12 +33,15 @@
  *   history: { sweeps: 1000, events: 10000, days: 90 }   # what the database keeps; 0: no limit
  *   perf: { interval: 60, window: 16, keep_hours: 24, max_db_mb: 512 }   # port counters; interval 0: off
  *   metrics_listen: "127.0.0.1:9683"  # Prometheus /metrics; "" = none
+ *   health: { action: report, window_s: 3600, clean_s: 3600, ber: 1e-12, symbol_errors: 0,
+ *             link_error_recovery: 10, link_downed: 3, rcv_errors: 100, traps: 10 }   # isolate, disable; 0: not judged
  *
  * Unknown keys and bad values are errors naming the file and line.
  */
 #include "sm/config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -78,6 +81,14 @@ void config_defaults(struct fabricd_config *c)
 	c->perf_window = 16;
 	c->perf_keep_hours = 24;
 	c->perf_max_db_mb = 512;
+	c->health_action = HEALTH_REPORT;
+	c->health_window_s = 3600;
+	c->health_clean_s = 3600;
+	c->health_ber = 1e-12;
+	c->health_link_error_recovery = 10;
+	c->health_link_downed = 3;
+	c->health_rcv_errors = 100;
+	c->health_traps = 10;
 	c->mad_window = 64;
 	c->mad_timeout_ms = 200;
 	c->mad_retries = 3;
@@ -295,6 +306,46 @@ static int perf_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void
 					 key);
 }
 
+static int health_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void *arg)
+{
+	struct fabricd_config *c = arg;
+	static const struct number_key keys[] = {
+		NUMBER("window_s", 1, 7 * 86400, health_window_s),
+		NUMBER("clean_s", 0, 30 * 86400, health_clean_s),
+		NUMBER("symbol_errors", 0, 0xffffffffu, health_symbol_errors),
+		NUMBER("link_error_recovery", 0, 0xffffffffu, health_link_error_recovery),
+		NUMBER("link_downed", 0, 0xffffffffu, health_link_downed),
+		NUMBER("rcv_errors", 0, 0xffffffffu, health_rcv_errors),
+		NUMBER("traps", 0, 0xffffffffu, health_traps),
+	};
+	char text[32];
+	if (strcmp(key, "action") == 0) {
+		static const char *names[] = { "report", "isolate", "disable" };
+		if (ydoc_string(d, "health.action", v, text, sizeof(text)) < 0)
+			return -1;
+		for (unsigned i = 0; i < 3; i++)
+			if (strcmp(text, names[i]) == 0) {
+				c->health_action = i;
+				return 0;
+			}
+		return ydoc_fail(d, v, "health.action must be report, isolate or disable, not '%s'", text);
+	}
+	if (strcmp(key, "ber") == 0) {
+		char *end;
+		if (ydoc_string(d, "health.ber", v, text, sizeof(text)) < 0)
+			return -1;
+		double ber = strtod(text, &end);
+		if (*end || end == text || !(ber >= 0 && ber < 1))
+			return ydoc_fail(d, v, "health.ber must be a rate from 0 (off) to below 1, e.g. 1e-12, not '%s'",
+					 text);
+		c->health_ber = ber;
+		return 0;
+	}
+	int rc = number_pair(d, "health", keys, sizeof(keys) / sizeof(keys[0]), key, v, c);
+	return rc <= 0 ? rc : ydoc_fail(d, v, "unknown key 'health.%s' (expected action, window_s, clean_s, ber, "
+					 "symbol_errors, link_error_recovery, link_downed, rcv_errors or traps)", key);
+}
+
 static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void *arg)
 {
 	struct fabricd_config *c = arg;
@@ -312,6 +363,8 @@ static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 		return ydoc_each_pair(d, "history", v, history_pair, c);
 	if (strcmp(key, "perf") == 0)
 		return ydoc_each_pair(d, "perf", v, perf_pair, c);
+	if (strcmp(key, "health") == 0)
+		return ydoc_each_pair(d, "health", v, health_pair, c);
 	if (strcmp(key, "metrics_listen") == 0)
 		return ydoc_string(d, key, v, c->metrics_listen, sizeof(c->metrics_listen));
 	if (strcmp(key, "m_key") == 0)

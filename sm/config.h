@@ -11,6 +11,9 @@
 
 #define CONFIG_ERR_LEN 512
 
+/* What fabricd does with an unhealthy port. */
+enum health_action { HEALTH_REPORT, HEALTH_ISOLATE, HEALTH_DISABLE };
+
 struct fabricd_config {
 	char ca[64];		/* "" = first CA */
 	int port;		/* 0 = first active port */
@@ -53,6 +56,12 @@ struct fabricd_config {
 	unsigned perf_keep_hours;	/* samples at full resolution; hourly roll-ups after, for keep_days */
 	unsigned perf_max_db_mb;	/* counter history trimmed while the database is bigger; 0: no limit */
 	char metrics_listen[64];	/* "address:port" of the Prometheus endpoint; "" = none */
+	/* unhealthy ports (sm/perf/health.c): counts within health_window_s over which a port is unhealthy; 0: not judged */
+	unsigned health_action;	/* enum health_action */
+	unsigned health_window_s, health_clean_s;
+	unsigned health_symbol_errors, health_link_error_recovery, health_link_downed, health_rcv_errors,
+		health_traps;
+	double health_ber;	/* estimated bit error rate over the window; 0: not judged */
 	struct mkey_config mkey;	/* M_Keys: off unless m_key: is configured */
 	uint64_t sm_key;	/* SMInfo SM_Key, shown only to SMs that present it */
 	struct partitions partitions;

@@ -81,6 +81,16 @@ static void answer(struct client *cl, const char *line)
 		log_info("control: re-sweep requested");
 		sm_sweep_request(sm);
 		snprintf(out, sizeof(out), "ok: sweep requested\n");
+	} else if (strncmp(line, "health clear", 12) == 0) {
+		unsigned long long guid = 0;
+		unsigned port = 0;
+		if (line[12] && sscanf(line + 12, " %llx %u", &guid, &port) < 1) {
+			snprintf(out, sizeof(out), "error: expected 'health clear [GUID [PORT]]'\n");
+		} else {
+			unsigned n = health_clear(sm->health, guid, port);
+			log_info("control: health clear: %u port%s declared healthy", n, n == 1 ? "" : "s");
+			snprintf(out, sizeof(out), "ok: %u port%s declared healthy\n", n, n == 1 ? "" : "s");
+		}
 	} else {
 		snprintf(out, sizeof(out), "error: unknown command '%.64s'\n", line);
 	}

@@ -349,7 +349,7 @@ int main(int argc, char **argv)
 		evl_signal(sm.loop, SIGHUP, on_hup, &reload),
 		evl_signal(sm.loop, SIGUSR1, on_usr1, NULL),
 	};
-	if (sched_init(&sm) < 0 || (!sm.once && !(sm.perf = perf_new(&sm)))) {
+	if (sched_init(&sm) < 0 || !(sm.health = health_new(&sm)) || (!sm.once && !(sm.perf = perf_new(&sm)))) {
 		fprintf(stderr, "fabricd: cannot create the sweep timers\n");
 		return 1;
 	}
@@ -368,6 +368,7 @@ int main(int argc, char **argv)
 		evl_watch_free(sigs[i]);
 	sched_free(&sm);
 	perf_free(sm.perf);
+	health_free(sm.health);
 	evl_watch_free(sm.mcast.timer);
 	budget_free(&sm.trap_budget);
 	budget_free(&sm.sa.log_budget);

@@ -15,6 +15,7 @@
 #include "sm/ha/ha.h"
 #include "sm/mad/mad.h"
 #include "sm/notify.h"
+#include "sm/perf/health.h"
 #include "sm/perf/perf.h"
 #include "sm/sa/mcast.h"
 #include "sm/sweep/mkey.h"
@@ -63,6 +64,7 @@ struct sm {
 	} sa;
 	struct mcast mcast;		/* multicast groups, their members, their timer */
 	struct perf *perf;		/* counter sweeps (sm/perf/); NULL with --once */
+	struct health *health;		/* unhealthy ports (sm/perf/health.c) */
 	bool last_sweep_ok;	/* every Set of the published sweep landed: the switches hold it */
 	bool clients_registered;	/* the hosts were asked to reregister since this SM became master */
 	struct budget trap_budget;	/* traps each source LID may send a minute */
@@ -88,7 +90,7 @@ struct sm {
 #define SM_MAX_EVENTS 64
 		struct sm_event {
 			char kind[24];
-			char detail[160];
+			char detail[256];
 		} q[SM_MAX_EVENTS];
 		size_t n;
 		unsigned unlogged;	/* beyond SM_MAX_EVENTS */

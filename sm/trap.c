@@ -110,6 +110,9 @@ void trap_handle(struct sm *sm, const ib_smp_t *req, const struct mad_origin *fr
 	log_info("trap: %s", text);
 	sm_event(sm, "trap", text);
 	sa_inform_forward(sm, ntc);
+	if (num >= 129 && num <= 131 && sm->health)	/* the port's errors count against its health */
+		health_trap(sm->health, cl_ntoh16(ntc->data_details.ntc_129_131.lid),
+			    ntc->data_details.ntc_129_131.port_num, num);
 	/*
 	 * Our own port's traps about itself (IsSM set: 144) would sweep for
 	 * ever; but an SM on a switch's port 0 hears that switch's 128 about

@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "sm/log.h"
+#include "sm/perf/health.h"
 #include "sm/perf/pma.h"
 #include "sm/sm.h"
 
@@ -233,6 +234,7 @@ static void account(struct perf *p, size_t i, const struct pc_values *now, doubl
 				 pp->c.port, pc_name(c), (unsigned long long)now->v[c]);
 	}
 	if (pp->have_raw && pp->c.time > 0 && t > pp->c.time) {
+		pp->fresh = true;
 		pp->c.last = d;
 		pp->c.seconds = t - pp->c.time;
 		for (int c = 0; c < PC_COUNT; c++)
@@ -344,7 +346,9 @@ static void store(struct perf *p, double t)
 			samples[ns++] = (struct db_perf_sample){ p->ports[i].c.node_guid, p->ports[i].c.port,
 								 p->pending_seconds[i], p->pending[i] };
 	}
-	if (db_save_perf(p->sm->db, t, rows, p->nports, samples, ns) == 0) {
+	size_t nh = 0;
+	const struct db_port_health *health = p->sm->health ? health_rows(p->sm->health, &nh) : NULL;
+	if (db_save_perf(p->sm->db, t, rows, p->nports, samples, ns, health, nh) == 0) {
 		memset(p->pending, 0, p->nports * sizeof(*p->pending));
 		memset(p->pending_seconds, 0, p->nports * sizeof(*p->pending_seconds));
 	} else {
@@ -359,6 +363,8 @@ static void finish(struct perf *p)
 {
 	double t = now_unix();
 	p->running = false;
+	if (p->sm->health)
+		health_update(p->sm->health, p->ports, p->nports, t);
 	store(p, t);
 	p->stats.sweeps++;
 	p->stats.last_unix = t;
@@ -452,6 +458,8 @@ static void start(struct perf *p)
 		arm_next(p);
 		return;
 	}
+	for (size_t i = 0; i < p->nports; i++)
+		p->ports[i].fresh = false;
 	p->running = true;
 	p->next_node = p->next_port = 0;
 	p->unanswered = 0;

@@ -24,6 +24,7 @@ struct perf_port {
 	struct db_port_counters c;
 	double gbps;		/* the link's data rate when read, for the BER estimate */
 	bool have_raw;		/* c.raw holds a reading: the next one makes a sample */
+	bool fresh;		/* the last sweep made a sample of it: c.last is that interval */
 };
 
 /* Figures of the counter sweeps, for the log, status and metrics. */

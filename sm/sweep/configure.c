@@ -16,6 +16,7 @@
 #include "sm/sweep/batch.h"
 #include "sm/log.h"
 #include "sm/smnode.h"
+#include "sm/sm.h"
 
 static uint8_t min3(uint8_t a, uint8_t b, uint8_t c)
 {
@@ -192,4 +193,23 @@ int cfg_step_state(struct mad_port *mp, struct fabric *f, enum port_state to, cf
 	}
 	batch_issued(b);
 	return 0;
+}
+
+struct cfg_params cfg_params_of_sm(const struct sm *sm, const struct fabric *f)
+{
+	return (struct cfg_params){
+		.sm_lid = sm_node_own_lid(f),
+		.subnet_prefix = sm->cfg.subnet_prefix,
+		.max_mtu = config_mtu_code(sm->cfg.max_mtu),
+		.max_op_vls = config_vls_code(sm->cfg.max_op_vls),
+		.subnet_timeout = (uint8_t)sm->cfg.subnet_timeout,
+		.vl_high_limit = (uint8_t)sm->cfg.vl_high_limit,
+		.hoq_life = (uint8_t)sm->cfg.hoq_life,
+		.leaf_hoq_life = (uint8_t)sm->cfg.leaf_hoq_life,
+		.vl_stall = (uint8_t)sm->cfg.vl_stall_count,
+		.leaf_vl_stall = (uint8_t)sm->cfg.leaf_vl_stall_count,
+		.mkey = sm->mkeys.cfg.enabled,
+		.mkey_protect = (uint8_t)sm->mkeys.cfg.protect,
+		.mkey_lease = (uint16_t)sm->mkeys.cfg.lease_s,
+	};
 }

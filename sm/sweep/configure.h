@@ -32,6 +32,10 @@ struct cfg_result {
 
 typedef void (*cfg_done_fn)(void *arg, const struct cfg_result *r);
 
+struct sm;
+/* The PortInfo values fabricd wants, as sm is configured, on fabric f (sm_lid: its own port in f). */
+struct cfg_params cfg_params_of_sm(const struct sm *sm, const struct fabric *f);
+
 /*
  * Writes LIDs, SM LID, subnet prefix, MTU and OperationalVLs into every
  * PortInfo that differs, LinearFDBTop into SwitchInfo, and the LFT

@@ -505,15 +505,23 @@ static void start_route(struct sweep *s)
 				      .max_layers = data_vls(&s->f, sm->cfg.max_op_vls) };
 	routing_engine_parse(sm->cfg.routing_engine, &rq.engine);	/* validated with the config */
 	struct routing_result res;
+	/* isolated links (sm/perf/health.c) are out of the routing's sight: no table points into them */
+	size_t max_hidden = sm->health ? health_isolated_count(sm->health) : 0, nhidden = 0;
+	struct health_hidden *hidden = max_hidden ? calloc(max_hidden, sizeof(*hidden)) : NULL;
+	if (hidden)
+		nhidden = health_hide(sm->health, &s->f, hidden, max_hidden);
 	int rc = routing_compute(&s->f, &rq, &s->tables, &res);
+	health_unhide(hidden, nhidden);
+	free(hidden);
 	if (rc < 0) {
 		sweep_end(s, "routing failed (out of memory)", false);
 		return;
 	}
 	snprintf(detail, sizeof(detail), "engine %s (%u levels), max LID %u, %u of %u VLs, %zu channels, "
-		 "%zu dependencies, %s", res.info.engine, res.info.levels, s->tables.max_lid, s->tables.layers,
+		 "%zu dependencies, %s%s", res.info.engine, res.info.levels, s->tables.max_lid, s->tables.layers,
 		 rq.max_layers, res.cdg.channels, res.cdg.dependencies,
-		 res.loops.entries ? "LOOPING" : rc ? "CYCLIC" : "acyclic, no loop from any switch");
+		 res.loops.entries ? "LOOPING" : rc ? "CYCLIC" : "acyclic, no loop from any switch",
+		 nhidden ? ", isolated links left out" : "");
 	if (res.info.note[0])
 		log_warn("route: %s", res.info.note);
 	snprintf(s->rec.routing, sizeof(s->rec.routing), "%s (%u levels) on %u VL%s%s%s", res.info.engine,
@@ -621,30 +629,10 @@ static bool plan_transition(struct sweep *s)
 
 static void on_programmed(void *arg, const struct cfg_result *r);
 
-/* The PortInfo values fabricd wants, as configured, on fabric f. */
-static struct cfg_params cfg_params_of(const struct sm *sm, const struct fabric *f)
-{
-	return (struct cfg_params){
-		.sm_lid = sm_node_own_lid(f),
-		.subnet_prefix = sm->cfg.subnet_prefix,
-		.max_mtu = config_mtu_code(sm->cfg.max_mtu),
-		.max_op_vls = config_vls_code(sm->cfg.max_op_vls),
-		.subnet_timeout = (uint8_t)sm->cfg.subnet_timeout,
-		.vl_high_limit = (uint8_t)sm->cfg.vl_high_limit,
-		.hoq_life = (uint8_t)sm->cfg.hoq_life,
-		.leaf_hoq_life = (uint8_t)sm->cfg.leaf_hoq_life,
-		.vl_stall = (uint8_t)sm->cfg.vl_stall_count,
-		.leaf_vl_stall = (uint8_t)sm->cfg.leaf_vl_stall_count,
-		.mkey = sm->mkeys.cfg.enabled,
-		.mkey_protect = (uint8_t)sm->mkeys.cfg.protect,
-		.mkey_lease = (uint16_t)sm->mkeys.cfg.lease_s,
-	};
-}
-
 static void program_stage(struct sweep *s)
 {
 	struct sm *sm = s->sm;
-	struct cfg_params p = cfg_params_of(sm, &s->f);
+	struct cfg_params p = cfg_params_of_sm(sm, &s->f);
 	/* the first stage against what the switches hold, each later one against the stage before */
 	const struct fabric *prev = switches_hold_published(sm) ? &sm->pub->fabric : NULL;
 	const struct routing_tables *prev_t = prev ? &sm->pub->tables : NULL;
@@ -810,7 +798,7 @@ static void start_reregister(struct sweep *s)
 	log_info("sweep: asking the hosts to reregister: %s", !sm->clients_registered ? "first sweep as master"
 		 : "destinations changed SL");
 	const struct sm_snapshot *pub = sm_published(sm);
-	struct cfg_params p = cfg_params_of(sm, &pub->fabric);
+	struct cfg_params p = cfg_params_of_sm(sm, &pub->fabric);
 	if (rereg_clients(sm->mp, &pub->fabric, &p, on_reregistered, s) < 0)
 		sweep_end(s, "out of memory", true);
 }

@@ -230,9 +230,9 @@ static void test_db_perf_counters(void **state)
 	s.delta.v[PC_SYMBOL_ERRORS] = 4;
 	double now = 1.8e9;
 	/* three sweeps: 5 h ago (rolled up), 3 days ago (rolled up, then too old), now */
-	assert_int_equal(db_save_perf(db, now - 3 * 86400, &p, 1, &s, 1), 0);
-	assert_int_equal(db_save_perf(db, now - 5 * 3600, &p, 1, &s, 1), 0);
-	assert_int_equal(db_save_perf(db, now, &p, 1, &s, 1), 0);
+	assert_int_equal(db_save_perf(db, now - 3 * 86400, &p, 1, &s, 1, NULL, 0), 0);
+	assert_int_equal(db_save_perf(db, now - 5 * 3600, &p, 1, &s, 1, NULL, 0), 0);
+	assert_int_equal(db_save_perf(db, now, &p, 1, &s, 1, NULL, 0), 0);
 	struct db_port_counters *rows;
 	size_t n;
 	assert_int_equal(db_load_port_counters(db, &rows, &n), 0);
