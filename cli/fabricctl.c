@@ -169,6 +169,10 @@ int ctl_node_port(const struct ctl *c, const struct fabric *f, const char *arg, 
 		fprintf(stderr, "fabricctl: no node '%s' in the fabric (by description, GUID or LID)\n", key);
 		return EXIT_NOT_FOUND;
 	}
+	if (*port > n->nports) {
+		fprintf(stderr, "fabricctl: %s has ports 1-%u, not %u\n", n->desc, n->nports, *port);
+		return EXIT_NOT_FOUND;
+	}
 	*guid = n->guid;
 	return EXIT_OK;
 }

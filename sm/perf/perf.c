@@ -349,6 +349,7 @@ static void store(struct perf *p, double t)
 	size_t nh = 0;
 	const struct db_port_health *health = p->sm->health ? health_rows(p->sm->health, &nh) : NULL;
 	if (db_save_perf(p->sm->db, t, rows, p->nports, samples, ns, health, nh) == 0) {
+		sm_events_flush(p->sm);	/* the verdicts' events, without waiting for a heavy sweep */
 		memset(p->pending, 0, p->nports * sizeof(*p->pending));
 		memset(p->pending_seconds, 0, p->nports * sizeof(*p->pending_seconds));
 	} else {
@@ -371,10 +372,11 @@ static void finish(struct perf *p)
 	p->stats.last_seconds = (double)(evl_now_ms() - p->started_ms) / 1000.0;
 	p->stats.ports = (unsigned)p->nports;
 	p->stats.unanswered = p->unanswered;
-	log_info("perf: counters of %zu ports read in %.2f s%s", p->nports, p->stats.last_seconds,
-		 p->unanswered ? " (some agents did not answer)" : "");
 	if (p->unanswered)
-		log_info("perf: %u of %zu ports did not answer", p->unanswered, p->nports);
+		log_info("perf: counters of %zu of %zu ports read in %.2f s; %u did not answer",
+			 p->nports - p->unanswered, p->nports, p->stats.last_seconds, p->unanswered);
+	else
+		log_info("perf: counters of %zu ports read in %.2f s", p->nports, p->stats.last_seconds);
 	arm_next(p);
 }
 
