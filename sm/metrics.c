@@ -8,8 +8,12 @@
  * fabric to answer, so a scrape costs no MAD and never waits.
  *
  * Port series are labelled node (the NodeDescription, or the name map's
- * name), node_guid and port. Counters are fabricd's 64-bit running totals;
- * data is in bytes (the PMA counts 4-byte words).
+ * name), node_guid, port, and the peer's node and port. Counters are
+ * fabricd's 64-bit running totals; data is in bytes (the PMA counts 4-byte
+ * words). To keep the series few on big fabrics (docs/monitoring.md), a
+ * port has 7 series always (4 data counters, XmitWait, state, rate) and an
+ * error counter or BER series only once that counter is not zero (a
+ * missing error series reads as 0 in PromQL with "or vector(0)").
  */
 #include "sm/metrics.h"
 
@@ -17,6 +21,7 @@
 #include <string.h>
 
 #include "sm/ha/ha.h"
+#include "topology/netfile.h"
 #include "sm/mad/http.h"
 #include "sm/sm.h"
 
@@ -71,15 +76,25 @@ static void family(struct http_body *b, const char *name, const char *type, cons
 	http_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static void port_labels(struct http_body *b, const struct fabric *f, const struct perf_port *pp)
+/* {node=...,node_guid=...,port=...,peer=...,peer_port=...}, extra (",link=\"4xSDR\"") inside. */
+static void labels(struct http_body *b, const struct fabric *f, uint64_t guid, uint8_t port, const char *extra)
 {
-	const struct node *n = f ? fabric_find_guid(f, pp->c.node_guid) : NULL;
+	const struct node *n = f ? fabric_find_guid(f, guid) : NULL;
+	const struct port *pt = n && port <= n->nports ? &n->ports[port] : NULL;
 	http_printf(b, "{node=\"");
 	if (n)
 		label_value(b, n->desc);
 	else
-		http_printf(b, "0x%016" PRIx64, pp->c.node_guid);
-	http_printf(b, "\",node_guid=\"0x%016" PRIx64 "\",port=\"%u\"}", pp->c.node_guid, pp->c.port);
+		http_printf(b, "0x%016" PRIx64, guid);
+	http_printf(b, "\",node_guid=\"0x%016" PRIx64 "\",port=\"%u\",peer=\"", guid, port);
+	if (pt && pt->remote)
+		label_value(b, pt->remote->desc);
+	http_printf(b, "\",peer_port=\"%u\"%s}", pt && pt->remote ? pt->remote_port : 0, extra);
+}
+
+static void port_labels(struct http_body *b, const struct fabric *f, const struct perf_port *pp)
+{
+	labels(b, f, pp->c.node_guid, pp->c.port, "");
 }
 
 static void sm_metrics(struct http_body *b, const struct sm *sm)
@@ -105,6 +120,61 @@ static void sm_metrics(struct http_body *b, const struct sm *sm)
 	http_printf(b, "fabricd_mads_received_total %" PRIu64 "\n", ms->received);
 	family(b, "fabricd_mad_retries_total", "counter", "MADs sent again after no answer.");
 	http_printf(b, "fabricd_mad_retries_total %" PRIu64 "\n", ms->retries);
+	family(b, "fabricd_heavy_sweeps_total", "counter", "Heavy sweeps this SM ran.");
+	http_printf(b, "fabricd_heavy_sweeps_total %u\n", sm->sched.heavy_sweeps);
+	family(b, "fabricd_heavy_sweep_failures_total", "counter", "Heavy sweeps that published nothing.");
+	http_printf(b, "fabricd_heavy_sweep_failures_total %u\n", sm->sched.failed_sweeps);
+	family(b, "fabricd_last_heavy_sweep_duration_seconds", "gauge", "How long the last heavy sweep took.");
+	http_printf(b, "fabricd_last_heavy_sweep_duration_seconds %.3f\n", sm->sched.last_sweep_seconds);
+	family(b, "fabricd_last_heavy_sweep_mads", "gauge", "MADs the last heavy sweep sent.");
+	http_printf(b, "fabricd_last_heavy_sweep_mads %" PRIu64 "\n", sm->sched.last_sweep_mads);
+	if (!pub)
+		return;
+	family(b, "fabricd_routing_info", "gauge", "The routing engine of the published tables.");
+	http_printf(b, "fabricd_routing_info{engine=\"");
+	label_value(b, pub->engine[0] ? pub->engine : "unknown");
+	http_printf(b, "\"} 1\n");
+	family(b, "fabricd_routing_vls", "gauge", "Data VLs (layers) the published routing uses.");
+	http_printf(b, "fabricd_routing_vls %u\n", pub->tables.layers);
+	const struct fabric *f = &pub->fabric;
+	family(b, "fabricd_port_state", "gauge", "Port state of each cabled port: 1 down, 2 init, 3 armed, 4 active.");
+	for (size_t i = 0; i < f->nnodes; i++)
+		for (unsigned p = 1; p <= f->nodes[i]->nports; p++)
+			if (f->nodes[i]->ports[p].remote) {
+				http_printf(b, "fabricd_port_state");
+				labels(b, f, f->nodes[i]->guid, (uint8_t)p, "");
+				http_printf(b, " %u\n", f->nodes[i]->ports[p].state);
+			}
+	family(b, "fabricd_port_rate_gbps", "gauge", "Data rate of each cabled port (lanes x lane rate), link as width x speed.");
+	for (size_t i = 0; i < f->nnodes; i++)
+		for (unsigned p = 1; p <= f->nodes[i]->nports; p++) {
+			const struct port *pt = &f->nodes[i]->ports[p];
+			char text[16], extra[40];
+			if (!pt->remote)
+				continue;
+			snprintf(extra, sizeof(extra), ",link=\"%s\"", netfile_link_text(pt, text));
+			http_printf(b, "fabricd_port_rate_gbps");
+			labels(b, f, f->nodes[i]->guid, (uint8_t)p, extra);
+			http_printf(b, " %g\n", fabric_port_data_gbps(pt));
+		}
+}
+
+static void health_metrics(struct http_body *b, const struct sm *sm)
+{
+	const struct sm_snapshot *pub = sm_published(sm);
+	size_t n;
+	const struct db_port_health *rows = health_rows(sm->health, &n);
+	family(b, "fabricd_unhealthy_ports", "gauge", "Ports over a health threshold.");
+	http_printf(b, "fabricd_unhealthy_ports %zu\n", n);
+	family(b, "fabricd_port_unhealthy", "gauge", "1 for each unhealthy port; state: unhealthy, isolating, isolated, "
+	       "disabled or kept.");
+	for (size_t i = 0; i < n; i++) {
+		char extra[48];
+		snprintf(extra, sizeof(extra), ",state=\"%s\"", rows[i].state);
+		http_printf(b, "fabricd_port_unhealthy");
+		labels(b, pub ? &pub->fabric : NULL, rows[i].node_guid, rows[i].port, extra);
+		http_printf(b, " 1\n");
+	}
 }
 
 static void perf_metrics(struct http_body *b, const struct sm *sm)
@@ -125,7 +195,7 @@ static void perf_metrics(struct http_body *b, const struct sm *sm)
 	for (int c = 0; c < PC_COUNT; c++) {
 		family(b, families[c].name, "counter", families[c].help);
 		for (size_t i = 0; i < n; i++) {
-			if (!ports[i].have_raw)
+			if (!ports[i].have_raw || (pc_is_error(c) && !ports[i].c.total.v[c]))
 				continue;
 			http_printf(b, "%s", families[c].name);
 			port_labels(b, f, &ports[i]);
@@ -135,7 +205,7 @@ static void perf_metrics(struct http_body *b, const struct sm *sm)
 	family(b, "fabricd_port_bit_error_rate", "gauge",
 	       "Symbol errors per bit the link carried in the last counter interval (an estimate).");
 	for (size_t i = 0; i < n; i++) {
-		if (!ports[i].have_raw || ports[i].c.seconds <= 0)
+		if (!ports[i].have_raw || ports[i].c.seconds <= 0 || !ports[i].c.last.v[PC_SYMBOL_ERRORS])
 			continue;
 		http_printf(b, "fabricd_port_bit_error_rate");
 		port_labels(b, f, &ports[i]);
@@ -151,6 +221,8 @@ static int answer(void *arg, const char *path, struct http_body *b)
 	sm_metrics(b, sm);
 	if (sm->perf)
 		perf_metrics(b, sm);
+	if (sm->health)
+		health_metrics(b, sm);
 	return 200;
 }
 

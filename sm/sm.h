@@ -39,6 +39,7 @@ struct sm_snapshot {
 	struct routing_tables tables;	/* the LFTs and each LID's SL */
 	struct qos_tables qos;		/* the VL tables */
 	struct partitions parts;	/* the partitions */
+	char engine[16];		/* the routing engine that made the tables (ftree may fall back) */
 };
 
 struct sm {
@@ -79,6 +80,10 @@ struct sm {
 		 * sweep itself calls (the election), which must not call sched.c back.
 		 */
 		void (*want_sweep)(struct sm *sm);
+		/* figures of the heavy sweeps (sm/sweep/sweep.c), for /metrics */
+		unsigned heavy_sweeps, failed_sweeps;
+		double last_sweep_seconds;
+		uint64_t last_sweep_mads;
 	} sched;
 	/*
 	 * Events (traps, elections) not yet in the database (sm/events.c):

@@ -69,6 +69,7 @@ struct sweep {
 	char routing_change[64];
 	char transition[400];
 	char traps_dropped[48];
+	char engine[16];		/* the engine that routed (ftree may fall back) */
 };
 
 static double unix_now(void)
@@ -140,6 +141,7 @@ static bool publish(struct sweep *s)
 	memset(&s->tables, 0, sizeof(s->tables));
 	snap->qos = s->qos;
 	snap->parts = s->parts;
+	memcpy(snap->engine, s->engine, sizeof(snap->engine));
 	fabric_move(&snap->fabric, &s->f);
 	if (fabric_index_end_ports(&snap->fabric) < 0)	/* for the SA, which looks up ends per query */
 		log_warn("out of memory indexing the fabric's ports: the SA scans instead");
@@ -175,6 +177,10 @@ static void sweep_end(struct sweep *s, const char *result, bool published)
 			(unsigned long long)(mad_get_stats(sm->mp)->retries - s->retries0));
 	else
 		log_error("sweep failed: %s (%llu ms)", result, (unsigned long long)ms);
+	sm->sched.heavy_sweeps++;
+	sm->sched.failed_sweeps += !published;
+	sm->sched.last_sweep_seconds = (double)ms / 1000.0;
+	sm->sched.last_sweep_mads = mads_sent(s) - s->mads0;
 	sm->sched.sweeping = false;
 	sweep_done_fn done = s->done;
 	sweep_free(s);
@@ -524,6 +530,7 @@ static void start_route(struct sweep *s)
 		 nhidden ? ", isolated links left out" : "");
 	if (res.info.note[0])
 		log_warn("route: %s", res.info.note);
+	snprintf(s->engine, sizeof(s->engine), "%s", res.info.engine);
 	snprintf(s->rec.routing, sizeof(s->rec.routing), "%s (%u levels) on %u VL%s%s%s", res.info.engine,
 		 res.info.levels, s->tables.layers, s->tables.layers > 1 ? "s" : "", res.info.note[0] ? "; " : "",
 		 res.info.note);

@@ -21,7 +21,7 @@ here=$(dirname "$0")
 . "$here/lib.sh"
 
 config() {
-	printf 'perf: { interval: 1 }\nsweep_interval: 0\nhealth: { action: %s, symbol_errors: 50, ber: 0, link_downed: 3, window_s: 4, clean_s: %s }\n' \
+	printf 'perf: { interval: 1 }\nsweep_interval: 0\nmetrics_listen: "127.0.0.1:19684"\nhealth: { action: %s, symbol_errors: 50, ber: 0, link_downed: 3, window_s: 4, clean_s: %s }\n' \
 		"$1" "$2" >"$WORK/fabricd.yaml"
 }
 ctl() { "$FABRICCTL" -d "$DB" -S "$SOCK" "$@"; }
@@ -86,6 +86,10 @@ diag ibtracert "$(lid_of H0_0)" "$(lid_of H7_0)" >"$WORK/trace.txt" || fail "ibt
 grep -q "\[5\].*\"$spine\"" "$WORK/trace.txt" && fail "ibtracert still crosses L0[5]: $(cat "$WORK/trace.txt")"
 ctl health | grep -q "^L0 .* 5 .*isolated .*symbol_errors 200" || fail "health: $(ctl health | head -4)"
 ctl health | grep -q "^H0_1 .* 1 .*kept .*only link" || fail "health: $(ctl health | head -4)"
+curl -sf http://127.0.0.1:19684/metrics >"$WORK/metrics.txt" || fail "no /metrics"
+promtool check metrics <"$WORK/metrics.txt" || fail "promtool rejects /metrics"
+grep -q '^fabricd_port_unhealthy{node="L0",.*,port="5",.*state="isolated"} 1$' "$WORK/metrics.txt" ||
+	fail "metrics: $(grep unhealthy "$WORK/metrics.txt" | tail -3)"
 note "isolated L0[5]: no LFT entry of L0 or $spine points into it, check proves the tables, ibtracert goes around"
 wait_event "L0[5] (to $spine[$spine_port]) healthy again: clean for 6 s"
 fd_wait_ups 3

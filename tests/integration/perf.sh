@@ -64,9 +64,13 @@ note "a saturated counter adds its 65535 to the 100 before: 65635, and is logged
 
 scrape
 promtool check metrics <"$WORK/metrics.txt" || fail "promtool rejects /metrics"
-grep -q '^fabricd_port_symbol_errors_total{node="L0",node_guid="0x[0-9a-f]*",port="1"} 65635$' "$WORK/metrics.txt" ||
+grep -q '^fabricd_port_symbol_errors_total{node="L0",node_guid="0x[0-9a-f]*",port="1",peer="H0_0",peer_port="1"} 65635$' "$WORK/metrics.txt" ||
 	fail "metrics: $(grep 'symbol_errors_total{node="L0"' "$WORK/metrics.txt" | head -2)"
 grep -q '^fabricd_sm_state 3$' "$WORK/metrics.txt" || fail "metrics: not master"
+grep -q '^fabricd_routing_info{engine="ftree"} 1$' "$WORK/metrics.txt" || fail "metrics: no routing engine"
+(( $(grep -c '^fabricd_port_rate_gbps{.*link="4xSDR"} 8$' "$WORK/metrics.txt") == nports )) || fail "metrics: port rates"
+(( $(grep -c '^fabricd_port_symbol_errors_total' "$WORK/metrics.txt") == 1 )) ||
+	fail "metrics: error series for ports that never erred"
 [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/other") == 404 ]] || fail "unknown path answered"
 [[ $(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$PORT/metrics") == 405 ]] || fail "POST answered"
 note "promtool check metrics: ok; $(grep -c '^fabricd_' "$WORK/metrics.txt") series"
