@@ -445,10 +445,10 @@ size_t health_hide(struct health *h, struct fabric *f, struct health_hidden *out
 			continue;
 		}
 		struct port *pt = &node->ports[hp->port];
-		out[n++] = (struct health_hidden){ node, pt->remote, hp->port, pt->remote_port };
-		fabric_unlink(node, hp->port);
 		if (!hp->hidden || hp->act == ACT_KEPT)
 			event(h, "port_isolated", hp, "isolated: the routing goes around it");
+		out[n++] = (struct health_hidden){ node, pt->remote, hp->port, pt->remote_port };
+		fabric_unlink(node, hp->port);
 		hp->act = ACT_ISOLATE;
 		hp->hidden = true;
 	}
