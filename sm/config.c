@@ -31,7 +31,7 @@
  *   sm_key: 0x0123456789abcdef
  *   sa: { services_per_port: 32, subscriptions_per_port: 16, groups_per_port: 8, max_lease_s: 86400 }
  *   history: { sweeps: 1000, events: 10000, days: 90 }   # what the database keeps; 0: no limit
- *   perf: { interval: 60, window: 16, keep_hours: 24, max_db_mb: 512 }   # port counters; interval 0: off
+ *   perf: { interval: 60, window: 16, keep_hours: 6, max_db_mb: 1024 }   # port counters; interval 0: off
  *   metrics_listen: "127.0.0.1:9683"  # Prometheus /metrics; "" = none
  *   health: { action: report, window_s: 3600, clean_s: 3600, ber: 1e-12, symbol_errors: 0,
  *             link_error_recovery: 10, link_downed: 3, rcv_errors: 100, traps: 10 }   # isolate, disable; 0: not judged
@@ -79,8 +79,8 @@ void config_defaults(struct fabricd_config *c)
 	c->keep_days = 90;
 	c->perf_interval = 60;
 	c->perf_window = 16;
-	c->perf_keep_hours = 24;
-	c->perf_max_db_mb = 512;
+	c->perf_keep_hours = 6;
+	c->perf_max_db_mb = 1024;
 	c->health_action = HEALTH_REPORT;
 	c->health_window_s = 3600;
 	c->health_clean_s = 3600;

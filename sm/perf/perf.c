@@ -342,7 +342,11 @@ static void store(struct perf *p, double t)
 	}
 	for (size_t i = 0; i < p->nports; i++) {
 		rows[i] = p->ports[i].c;
-		if (p->pending_seconds[i] > 0)
+		bool moved = false;
+		for (int c = 0; c < PC_COUNT && !moved; c++)
+			moved = p->pending[i].v[c] != 0;
+		/* an idle port's all-zero sample says nothing the sums need: not stored */
+		if (p->pending_seconds[i] > 0 && moved)
 			samples[ns++] = (struct db_perf_sample){ p->ports[i].c.node_guid, p->ports[i].c.port,
 								 p->pending_seconds[i], p->pending[i] };
 	}
