@@ -39,7 +39,8 @@ sim_start "$NET"
 fd_start -c "$WORK/fabricd.yaml"
 fd_wait_up 60
 wait_perf 2
-L0_LID=$(ctl --json node L0 | grep -o '"lid": [0-9]*' | cut -d' ' -f2)
+lid_of() { ctl --json node "$1" | grep -o '"lid": [0-9]*' | cut -d' ' -f2; }
+L0_LID=$(lid_of L0)
 nports=$(grep -o "counters of [0-9]* ports" "$WORK/fabricd.log" | tail -1 | grep -o "[0-9]*")
 nlinks=$(ctl --json status | grep -o '"links": [0-9]*' | cut -d' ' -f2)
 (( nports == 2 * nlinks )) || fail "read $nports ports, the fabric has $nlinks links ($((2 * nlinks)) ports)"
@@ -47,7 +48,9 @@ note "every active port read: $nports ports of $nlinks links"
 
 sim_cmd 'PerformanceSet "L0"[1] PortCounters.SymbolErrorCounter=100'
 sim_cmd 'PerformanceSet "L0"[1] PortCounters.LinkDownedCounter=2'
+sim_cmd 'PerformanceSet "L0"[2] PortCounters.PortRcvErrors=7'
 wait_perf 2
+[[ $(total L0 2 rcv_errors) == 7 ]] || fail "L0[2] rcv_errors: $(total L0 2 rcv_errors)"
 [[ $(total L0 1 symbol_errors) == 100 && $(total L0 1 link_downed) == 2 ]] ||
 	fail "L0[1] totals: $(ctl counters 'L0[1]' | head -5)"
 diag perfquery "$L0_LID" 1 >"$WORK/pq.txt" || fail "perfquery: $(cat "$WORK/diag.err")"
@@ -89,6 +92,13 @@ after=$(total L1 1 xmit_data)
 note "a counter that went down: total $before -> $after"
 
 fd_stop
+# perfquery agrees with what fabricd stored: an idle host port sent exactly
+# one packet since fabricd's last reading (the answer to that reading)
+H7=$(lid_of H7_0)
+diag perfquery -x "$H7" 1 >"$WORK/pq.txt" || fail "perfquery: $(cat "$WORK/diag.err")"
+pq=$(awk -F. '/^PortXmitPkts:/ {print $NF}' "$WORK/pq.txt")
+[[ $pq == $(( $(total H7_0 1 xmit_pkts) + 1 )) ]] || fail "perfquery PortXmitPkts $pq, fabricd's total $(total H7_0 1 xmit_pkts)"
+note "perfquery agrees: H7_0[1] PortXmitPkts $pq, fabricd's total $(total H7_0 1 xmit_pkts) + its last answer"
 kept=$(total L0 1 symbol_errors)
 fd_start -c "$WORK/fabricd.yaml"
 fd_wait_up 60

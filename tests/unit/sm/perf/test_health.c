@@ -7,7 +7,8 @@
  * - health_hide takes a ring link out of the routing's view (and
  *   health_unhide puts it back), but keeps a host's only link, saying why;
  * - after clean_s without errors the port is healthy again, and the
- *   routing is asked to take the link back; health clear does it at once.
+ *   routing is asked to take the link back; health clear does it at once;
+ * - traps 129-131 count against the port they name (by LID and port).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -141,11 +142,33 @@ static void hide_keeps_only_links(void **state)
 	done(&sm, h);
 }
 
+static void traps_count(void **state)
+{
+	struct sm sm;
+	struct health *h;
+	setup_sm(&sm, &h);
+	sm.cfg.health_traps = 2;
+	number_lids(&sm.pub->fabric);	/* R0..R4: LIDs 1..5 */
+	uint16_t r3 = fabric_port_lid(fabric_find_guid(&sm.pub->fabric, 0x200003), 0);
+	health_trap(h, r3, 2, 129);
+	health_trap(h, 999, 2, 129);	/* no such LID: ignored */
+	health_trap(h, r3, 200, 130);	/* no such port: ignored */
+	sweep(h, 0x200001, 1, 0, 1e9);
+	assert_null(row(h, 0x200003, 2));
+	health_trap(h, r3, 2, 131);
+	sweep(h, 0x200001, 1, 0, 1e9 + 1);
+	const struct db_port_health *r = row(h, 0x200003, 2);
+	assert_non_null(r);
+	assert_non_null(strstr(r->why, "traps 129-131 2 in the last 100 s (threshold 2)"));
+	done(&sm, h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(window_and_threshold),
 		cmocka_unit_test(hide_keeps_only_links),
+		cmocka_unit_test(traps_count),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
