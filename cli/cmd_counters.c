@@ -47,15 +47,6 @@ static void free_view(struct counters_view *v)
 	fabric_free(&v->f);
 }
 
-static const char *node_name(const struct fabric *f, uint64_t guid, char *buf, size_t len)
-{
-	const struct node *n = fabric_find_guid(f, guid);
-	if (n)
-		return n->desc;
-	snprintf(buf, len, "0x%016" PRIx64, guid);
-	return buf;
-}
-
 static double port_gbps(const struct fabric *f, uint64_t guid, uint8_t port)
 {
 	const struct node *n = fabric_find_guid(f, guid);
@@ -87,7 +78,7 @@ static void json_port_head(const struct fabric *f, const struct db_port_counters
 {
 	char buf[24];
 	printf("{\"node\": ");
-	json_string(stdout, node_name(f, r->node_guid, buf, sizeof(buf)));
+	json_string(stdout, ctl_node_name(f, r->node_guid, buf, sizeof(buf)));
 	printf(", \"node_guid\": \"0x%016" PRIx64 "\", \"port\": %u, \"lid\": %u", r->node_guid, r->port, r->lid);
 }
 
@@ -95,7 +86,7 @@ static void print_one_port(const struct fabric *f, const struct db_port_counters
 {
 	char buf[24];
 	double ago = (double)time(NULL) - r->time;
-	printf("%s port %u (LID %u), read %.0f s ago%s\n\n", node_name(f, r->node_guid, buf, sizeof(buf)), r->port,
+	printf("%s port %u (LID %u), read %.0f s ago%s\n\n", ctl_node_name(f, r->node_guid, buf, sizeof(buf)), r->port,
 	       r->lid, ago > 0 ? ago : 0, r->saturated ? "; a counter was saturated" : "");
 	static const char *heads[] = { "COUNTER", "TOTAL", "LAST INTERVAL", "PER SECOND" };
 	struct table t;
@@ -161,7 +152,7 @@ int cmd_counters(struct ctl *c, int argc, char **argv)
 			snprintf(xr, sizeof(xr), "%.3f", rate(r->last.v[PC_XMIT_DATA] * 4, r->seconds) / 1e6);
 			snprintf(rr, sizeof(rr), "%.3f", rate(r->last.v[PC_RCV_DATA] * 4, r->seconds) / 1e6);
 			snprintf(xw, sizeof(xw), "%" PRIu64, r->total.v[PC_XMIT_WAIT]);
-			table_row(&t, node_name(&v.f, r->node_guid, buf, sizeof(buf)), ps, lid, xb, rb, xp, rp, er, xr,
+			table_row(&t, ctl_node_name(&v.f, r->node_guid, buf, sizeof(buf)), ps, lid, xb, rb, xp, rp, er, xr,
 				  rr, xw);
 		}
 		shown++;
@@ -255,46 +246,75 @@ static void error_text(const struct pc_values *v, char *out, size_t len)
 			at += (size_t)snprintf(out + at, len - at, "%s%s %" PRIu64, at ? ", " : "", pc_name(c), v->v[c]);
 }
 
-int cmd_errors(struct ctl *c, int argc, char **argv)
+/* A ranking's options (--since T, --top N), the stored counters and the ranked ports. */
+struct ranking {
+	double since;
+	size_t top;
+	struct counters_view v;
+	struct error_rows rows;
+};
+
+/*
+ * Reads cmd's options (since defaults to default_ago seconds ago), the
+ * stored counters, and the ports collect keeps from the sums since then,
+ * ordered by cmp. EXIT_OK, or the exit code (with the error printed).
+ */
+static int rank(struct ctl *c, const char *cmd, int argc, char **argv, double default_ago,
+		void (*collect)(void *, uint64_t, uint8_t, double, const struct pc_values *),
+		int (*cmp)(const void *, const void *), struct ranking *r)
 {
-	double since = (double)time(NULL) - 86400;
-	size_t top = 20;
+	memset(r, 0, sizeof(*r));
+	r->since = (double)time(NULL) - default_ago;
+	r->top = 20;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--since") == 0 && i + 1 < argc) {
-			if (parse_since("errors", argv[++i], &since) != EXIT_OK)
+			if (parse_since(cmd, argv[++i], &r->since) != EXIT_OK)
 				return EXIT_USAGE;
 		} else if (strcmp(argv[i], "--top") == 0 && i + 1 < argc) {
-			if (parse_top("errors", argv[++i], &top) != EXIT_OK)
+			if (parse_top(cmd, argv[++i], &r->top) != EXIT_OK)
 				return EXIT_USAGE;
 		} else {
-			fprintf(stderr, "fabricctl errors: expected [--since T] [--top N], not '%s'\n", argv[i]);
+			fprintf(stderr, "fabricctl %s: expected [--since T] [--top N], not '%s'\n", cmd, argv[i]);
 			return EXIT_USAGE;
 		}
 	}
-	struct counters_view v;
-	int rc = load_view(c, &v);
+	int rc = load_view(c, &r->v);
 	if (rc)
 		return rc;
-	struct error_rows rows = { 0 };
-	if (db_perf_sums(c->db, since, collect_errors, &rows) < 0 || rows.oom) {
-		fprintf(stderr, "fabricctl: %s\n", rows.oom ? "out of memory" : db_last_error(c->db));
-		free(rows.r);
-		free_view(&v);
+	if (db_perf_sums(c->db, r->since, collect, &r->rows) < 0 || r->rows.oom) {
+		fprintf(stderr, "fabricctl: %s\n", r->rows.oom ? "out of memory" : db_last_error(c->db));
+		free(r->rows.r);
+		free_view(&r->v);
 		return EXIT_DB;
 	}
-	qsort(rows.r, rows.n, sizeof(*rows.r), by_errors);
+	qsort(r->rows.r, r->rows.n, sizeof(*r->rows.r), cmp);
+	return EXIT_OK;
+}
+
+static void ranking_free(struct ranking *r)
+{
+	free(r->rows.r);
+	free_view(&r->v);
+}
+
+int cmd_errors(struct ctl *c, int argc, char **argv)
+{
+	struct ranking r;
+	int rc = rank(c, "errors", argc, argv, 86400, collect_errors, by_errors, &r);
+	if (rc)
+		return rc;
 	static const char *heads[] = { "NODE", "PORT", "ERRORS", "BER (est.)", "WHICH" };
 	struct table t;
 	table_init(&t, 5, heads);
 	if (c->json)
 		printf("[");
-	for (size_t i = 0; i < rows.n && i < top; i++) {
-		const struct error_row *e = &rows.r[i];
+	for (size_t i = 0; i < r.rows.n && i < r.top; i++) {
+		const struct error_row *e = &r.rows.r[i];
 		char buf[24];
-		double ber = pc_ber(e->sum.v[PC_SYMBOL_ERRORS], port_gbps(&v.f, e->guid, e->port), e->seconds);
+		double ber = pc_ber(e->sum.v[PC_SYMBOL_ERRORS], port_gbps(&r.v.f, e->guid, e->port), e->seconds);
 		if (c->json) {
 			printf("%s\n  {\"node\": ", i ? "," : "");
-			json_string(stdout, node_name(&v.f, e->guid, buf, sizeof(buf)));
+			json_string(stdout, ctl_node_name(&r.v.f, e->guid, buf, sizeof(buf)));
 			printf(", \"node_guid\": \"0x%016" PRIx64 "\", \"port\": %u, \"seconds\": %.3f, \"errors\": %" PRIu64
 			       ", \"ber\": %.3e, ", e->guid, e->port, e->seconds, error_sum(&e->sum), ber);
 			json_values("delta", &e->sum);
@@ -305,18 +325,17 @@ int cmd_errors(struct ctl *c, int argc, char **argv)
 			snprintf(es, sizeof(es), "%" PRIu64, error_sum(&e->sum));
 			snprintf(bs, sizeof(bs), "%.1e", ber);
 			error_text(&e->sum, which, sizeof(which));
-			table_row(&t, node_name(&v.f, e->guid, buf, sizeof(buf)), ps, es, bs, which);
+			table_row(&t, ctl_node_name(&r.v.f, e->guid, buf, sizeof(buf)), ps, es, bs, which);
 		}
 	}
 	if (c->json)
-		printf("%s]\n", rows.n ? "\n" : "");
-	else if (rows.n)
+		printf("%s]\n", r.rows.n ? "\n" : "");
+	else if (r.rows.n)
 		table_print(&t, stdout);
 	else
-		printf("no port counted an error since %.0f\n", since);
+		printf("no port counted an error since %.0f\n", r.since);
 	table_free(&t);
-	free(rows.r);
-	free_view(&v);
+	ranking_free(&r);
 	return EXIT_OK;
 }
 
@@ -342,43 +361,21 @@ static void collect_waits(void *arg, uint64_t guid, uint8_t port, double seconds
 
 int cmd_congestion(struct ctl *c, int argc, char **argv)
 {
-	size_t top = 20;
-	double since = (double)time(NULL) - 300;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--top") == 0 && i + 1 < argc) {
-			if (parse_top("congestion", argv[++i], &top) != EXIT_OK)
-				return EXIT_USAGE;
-		} else if (strcmp(argv[i], "--since") == 0 && i + 1 < argc) {
-			if (parse_since("congestion", argv[++i], &since) != EXIT_OK)
-				return EXIT_USAGE;
-		} else {
-			fprintf(stderr, "fabricctl congestion: expected [--since T] [--top N], not '%s'\n", argv[i]);
-			return EXIT_USAGE;
-		}
-	}
-	struct counters_view v;
-	int rc = load_view(c, &v);
+	struct ranking rk;
+	int rc = rank(c, "congestion", argc, argv, 300, collect_waits, by_wait, &rk);
 	if (rc)
 		return rc;
-	struct error_rows rows = { 0 };
-	if (db_perf_sums(c->db, since, collect_waits, &rows) < 0 || rows.oom) {
-		fprintf(stderr, "fabricctl: %s\n", rows.oom ? "out of memory" : db_last_error(c->db));
-		free(rows.r);
-		free_view(&v);
-		return EXIT_DB;
-	}
-	qsort(rows.r, rows.n, sizeof(*rows.r), by_wait);
 	static const char *heads[] = { "NODE", "PORT", "WAIT SHARE", "WAIT TICKS/s", "XMIT MB/s" };
 	struct table t;
 	table_init(&t, 5, heads);
 	if (c->json)
 		printf("[");
-	for (size_t i = 0; i < rows.n && i < top; i++) {
-		const struct error_row *r = &rows.r[i];
+	for (size_t i = 0; i < rk.rows.n && i < rk.top; i++) {
+		const struct error_row *r = &rk.rows.r[i];
 		char buf[24];
 		if (c->json) {
 			printf("%s\n  {\"node\": ", i ? "," : "");
-			json_string(stdout, node_name(&v.f, r->guid, buf, sizeof(buf)));
+			json_string(stdout, ctl_node_name(&rk.v.f, r->guid, buf, sizeof(buf)));
 			printf(", \"node_guid\": \"0x%016" PRIx64 "\", \"port\": %u, \"seconds\": %.3f, \"xmit_wait\": %" PRIu64
 			       ", \"xmit_data\": %" PRIu64 ", \"wait_share\": %.6f}", r->guid, r->port, r->seconds,
 			       r->sum.v[PC_XMIT_WAIT], r->sum.v[PC_XMIT_DATA], wait_share(&r->sum));
@@ -388,17 +385,16 @@ int cmd_congestion(struct ctl *c, int argc, char **argv)
 			snprintf(sh, sizeof(sh), "%.1f %%", 100 * wait_share(&r->sum));
 			snprintf(wt, sizeof(wt), "%.0f", rate(r->sum.v[PC_XMIT_WAIT], r->seconds));
 			snprintf(xr, sizeof(xr), "%.3f", rate(r->sum.v[PC_XMIT_DATA] * 4, r->seconds) / 1e6);
-			table_row(&t, node_name(&v.f, r->guid, buf, sizeof(buf)), ps, sh, wt, xr);
+			table_row(&t, ctl_node_name(&rk.v.f, r->guid, buf, sizeof(buf)), ps, sh, wt, xr);
 		}
 	}
 	if (c->json)
-		printf("%s]\n", rows.n ? "\n" : "");
-	else if (rows.n)
+		printf("%s]\n", rk.rows.n ? "\n" : "");
+	else if (rk.rows.n)
 		table_print(&t, stdout);
 	else
-		printf("no port waited for credits since %.0f\n", since);
+		printf("no port waited for credits since %.0f\n", rk.since);
 	table_free(&t);
-	free(rows.r);
-	free_view(&v);
+	ranking_free(&rk);
 	return EXIT_OK;
 }

@@ -23,15 +23,6 @@
 /* Degraded ports listed in text before the rest are only counted. */
 #define TEXT_DEGRADED_MAX 20
 
-static const char *name_of(const struct fabric *f, uint64_t guid, char *buf, size_t len)
-{
-	const struct node *n = fabric_find_guid(f, guid);
-	if (n)
-		return n->desc;
-	snprintf(buf, len, "0x%016" PRIx64, guid);
-	return buf;
-}
-
 static void print_unhealthy(const struct ctl *c, const struct fabric *f, const struct db_port_health *h, size_t n)
 {
 	if (c->json) {
@@ -39,7 +30,7 @@ static void print_unhealthy(const struct ctl *c, const struct fabric *f, const s
 		for (size_t i = 0; i < n; i++) {
 			char buf[24];
 			printf("%s\n  {\"node\": ", i ? "," : "");
-			json_string(stdout, name_of(f, h[i].node_guid, buf, sizeof(buf)));
+			json_string(stdout, ctl_node_name(f, h[i].node_guid, buf, sizeof(buf)));
 			printf(", \"node_guid\": \"0x%016" PRIx64 "\", \"port\": %u, \"state\": ", h[i].node_guid, h[i].port);
 			json_string(stdout, h[i].state);
 			printf(", \"since\": %.3f, \"why\": ", h[i].since);
@@ -61,7 +52,7 @@ static void print_unhealthy(const struct ctl *c, const struct fabric *f, const s
 		double s = (double)time(NULL) - h[i].since;
 		snprintf(ps, sizeof(ps), "%u", h[i].port);
 		snprintf(age, sizeof(age), "%.0f s", s > 0 ? s : 0);
-		table_row(&t, name_of(f, h[i].node_guid, buf, sizeof(buf)), ps, h[i].state, age, h[i].why);
+		table_row(&t, ctl_node_name(f, h[i].node_guid, buf, sizeof(buf)), ps, h[i].state, age, h[i].why);
 	}
 	table_print(&t, stdout);
 	table_free(&t);

@@ -14,6 +14,7 @@
 #include "topology/netfile.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +146,15 @@ static int parse_number(const char *s, unsigned long long *v)
 	errno = 0;
 	*v = strtoull(s, &end, 0);
 	return *s && *s != '-' && !*end && !errno ? 0 : -1;
+}
+
+const char *ctl_node_name(const struct fabric *f, uint64_t guid, char *buf, size_t len)
+{
+	const struct node *n = fabric_find_guid(f, guid);
+	if (n)
+		return n->desc;
+	snprintf(buf, len, "0x%016" PRIx64, guid);
+	return buf;
 }
 
 int ctl_node_port(const struct ctl *c, const struct fabric *f, const char *arg, uint64_t *guid, uint8_t *port)

@@ -51,6 +51,8 @@ struct node *ctl_find_node(const struct ctl *c, const struct fabric *f, const ch
  */
 struct node *ctl_find_port(const struct ctl *c, const struct fabric *f, const char *key, uint8_t *port);
 const char *ctl_state_name(unsigned state);
+/* The description of the node with GUID guid in f, or the GUID written into buf (24 bytes do). */
+const char *ctl_node_name(const struct fabric *f, uint64_t guid, char *buf, size_t len);
 /*
  * "NODE[PORT]" or "NODE": the node's GUID and the port (0: none given);
  * prints why and returns EXIT_USAGE or EXIT_NOT_FOUND if it names none.

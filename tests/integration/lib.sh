@@ -79,6 +79,11 @@ diag() {
 # with no console (-n) when SIM_NO_CONSOLE is set.
 sim_start() {
 	ip link set lo up
+	# ibsim and its clients talk over unix datagram sockets, whose queue is
+	# 10 datagrams by default: under a flood both ends block sending to each
+	# other (OpenSM's PerfMgr keeps 500 queries in flight). The setting is
+	# this network namespace's own.
+	sysctl -qw net.unix.max_dgram_qlen=4096 2>/dev/null || true
 	if [[ -n ${SIM_NO_CONSOLE:-} ]]; then
 		ibsim -N 16384 -S 2048 -P 65536 -n -s "$1" </dev/null >"$WORK/ibsim.log" 2>&1 &
 		SIM_PID=$!
