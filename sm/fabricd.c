@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <yaml.h>
@@ -231,6 +232,21 @@ static void on_hup(void *arg)
 	sm_sweep_request(sm);
 }
 
+/* The ports the last fabricd left unhealthy, isolated or disabled stay so until clean. */
+static void restore_health(struct sm *sm)
+{
+	struct db_port_health *rows;
+	size_t n;
+	if (db_load_port_health(sm->db, &rows, &n) < 0) {
+		log_warn("health: the stored verdicts were not read: %s", db_last_error(sm->db));
+		return;
+	}
+	if (n)
+		log_info("health: %zu port%s still judged unhealthy by the last run", n, n == 1 ? "" : "s");
+	health_restore(sm->health, rows, n, (double)time(NULL));
+	free(rows);
+}
+
 int main(int argc, char **argv)
 {
 	struct cli cli;
@@ -353,6 +369,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fabricd: cannot create the sweep timers\n");
 		return 1;
 	}
+	restore_health(&sm);
 	budget_init(&sm.trap_budget, sm.cfg.trap_budget_per_minute);
 	budget_init(&sm.sa.log_budget, 10);
 	mcast_attach(&sm);

@@ -410,6 +410,28 @@ void health_trap(struct health *h, uint16_t lid, uint8_t port, unsigned trap)
 	log_debug("health: trap %u about %s[%u]", trap, n->desc, port);
 }
 
+void health_restore(struct health *h, const struct db_port_health *rows, size_t n, double now)
+{
+	static const struct {
+		const char *state;
+		enum act act;
+	} states[] = { { "unhealthy", ACT_NONE }, { "isolating", ACT_ISOLATE }, { "isolated", ACT_ISOLATE },
+		       { "disabled", ACT_DISABLED }, { "kept", ACT_KEPT } };
+	for (size_t i = 0; i < n; i++) {
+		struct hport *hp = port_of(h, rows[i].node_guid, rows[i].port);
+		if (!hp)
+			return;
+		for (size_t s = 0; s < sizeof(states) / sizeof(states[0]); s++)
+			if (strcmp(rows[i].state, states[s].state) == 0)
+				hp->act = states[s].act;
+		hp->unhealthy = true;
+		hp->since = rows[i].since;
+		hp->last_over = now;	/* clean_s counts from this start */
+		snprintf(hp->why, sizeof(hp->why), "%s", rows[i].why);
+	}
+	build_rows(h);
+}
+
 size_t health_isolated_count(const struct health *h)
 {
 	size_t n = 0;

@@ -7,7 +7,8 @@
  * symbol errors, link error recoveries, LinkDowned (flapping), receive
  * errors, traps 129-131 about it. It is healthy again once it has stayed
  * under every threshold for health.clean_s, or when fabricctl health
- * clear says so.
+ * clear says so. The verdicts are stored with each counter sweep and
+ * taken up again by the next fabricd (health_restore).
  */
 #ifndef SM_PERF_HEALTH_H
 #define SM_PERF_HEALTH_H
@@ -30,6 +31,13 @@ struct health_hidden {
 
 struct health *health_new(struct sm *sm);
 void health_free(struct health *h);
+/*
+ * What the last fabricd judged (its stored rows): those ports stay
+ * unhealthy, isolated or disabled until they are clean for clean_s from
+ * now, so a restart neither forgets a disabled port nor routes at once
+ * over an isolated link.
+ */
+void health_restore(struct health *h, const struct db_port_health *rows, size_t n, double now);
 /* After a counter sweep: each port whose c.last is fresh adds it to its window; then every port is judged. */
 void health_update(struct health *h, const struct perf_port *ports, size_t n, double now);
 /* A trap 129, 130 or 131 from the node with LID lid about its port. */

@@ -416,6 +416,13 @@ static bool send_port(struct perf *p, size_t i)
 	return true;
 }
 
+/* perf.window, but never more than half the MAD window: the SMPs keep the rest. */
+static unsigned window(const struct perf *p)
+{
+	unsigned half = p->sm->cfg.mad_window / 2 ? p->sm->cfg.mad_window / 2 : 1;
+	return p->sm->cfg.perf_window < half ? p->sm->cfg.perf_window : half;
+}
+
 /* Sends what the window allows: every node's ClassPortInfo first, then the ports. */
 static void pump(struct perf *p)
 {
@@ -433,14 +440,14 @@ static void pump(struct perf *p)
 			arm(p, PAUSE_MS);
 		return;
 	}
-	while (p->inflight < p->sm->cfg.perf_window && p->next_node < p->nnodes) {
+	while (p->inflight < window(p) && p->next_node < p->nnodes) {
 		size_t n = p->next_node++;
 		if (p->nodes[n].state == CAPS_UNKNOWN && send_caps(p, n))
 			p->inflight++;
 	}
 	if (p->next_node < p->nnodes || (p->next_port == 0 && p->inflight))
 		return;	/* the ports wait for every node's capabilities */
-	while (p->inflight < p->sm->cfg.perf_window && p->next_port < p->nports)
+	while (p->inflight < window(p) && p->next_port < p->nports)
 		if (send_port(p, p->next_port++))
 			p->inflight++;
 	if (!p->inflight && p->next_port == p->nports)

@@ -12,7 +12,7 @@
 # - LinkDowned over its threshold is flapping; fabricctl health clear
 #   declares the port healthy;
 # - health.action disable (set by a SIGHUP reload): smpquery portinfo shows
-#   the port Disabled, then Polling once it is clean.
+#   the port Disabled, then, after a fabricd restart, Polling once it is clean.
 # Run it under unshare -n.
 set -euo pipefail
 BUILD=$1 NET=$2
@@ -117,7 +117,11 @@ ctl events | grep -q "L2\[6\] .*unhealthy: symbol_errors 100.*; disabled" || fai
 diag smpquery portinfo "$(lid_of L2)" 6 >"$WORK/pi.txt" || fail "smpquery: $(cat "$WORK/diag.err")"
 grep -q "PhysLinkState:\.*Disabled" "$WORK/pi.txt" || fail "smpquery: $(grep PhysLinkState "$WORK/pi.txt")"
 note "action disable: smpquery portinfo shows $(grep -o 'PhysLinkState:.*' "$WORK/pi.txt" | tr -s .)"
-wait_event "L2[6] (to"
+# a restart does not forget the disabled port: it is enabled once clean
+fd_stop
+fd_start -c "$WORK/fabricd.yaml"
+fd_wait_up 60
+grep -q "health: 1 port still judged unhealthy by the last run" "$WORK/fabricd.log" || fail "the verdict was forgotten"
 for _ in $(seq 100); do
 	ctl events | grep -q "L2\[6\] .*healthy again" && break
 	sleep 0.1
