@@ -92,13 +92,15 @@ after=$(total L1 1 xmit_data)
 note "a counter that went down: total $before -> $after"
 
 fd_stop
-# perfquery agrees with what fabricd stored: an idle host port sent exactly
-# one packet since fabricd's last reading (the answer to that reading)
+# perfquery agrees with what fabricd stored: an idle host port sent only
+# the answers to fabricd's last queries since its last reading (one, or a
+# few more when a query was retried or the stop came mid-sweep)
 H7=$(lid_of H7_0)
 diag perfquery -x "$H7" 1 >"$WORK/pq.txt" || fail "perfquery: $(cat "$WORK/diag.err")"
 pq=$(awk -F. '/^PortXmitPkts:/ {print $NF}' "$WORK/pq.txt")
-[[ $pq == $(( $(total H7_0 1 xmit_pkts) + 1 )) ]] || fail "perfquery PortXmitPkts $pq, fabricd's total $(total H7_0 1 xmit_pkts)"
-note "perfquery agrees: H7_0[1] PortXmitPkts $pq, fabricd's total $(total H7_0 1 xmit_pkts) + its last answer"
+stored=$(total H7_0 1 xmit_pkts)
+(( pq - stored >= 1 && pq - stored <= 6 )) || fail "perfquery PortXmitPkts $pq, fabricd's total $stored"
+note "perfquery agrees: H7_0[1] PortXmitPkts $pq, fabricd's total $stored plus its last answers"
 kept=$(total L0 1 symbol_errors)
 fd_start -c "$WORK/fabricd.yaml"
 fd_wait_up 60
