@@ -287,7 +287,8 @@ static int rank(struct ctl *c, const char *cmd, int argc, char **argv, double de
 		free_view(&r->v);
 		return EXIT_DB;
 	}
-	qsort(r->rows.r, r->rows.n, sizeof(*r->rows.r), cmp);
+	if (r->rows.n)	/* qsort must not see the NULL of an empty array */
+		qsort(r->rows.r, r->rows.n, sizeof(*r->rows.r), cmp);
 	return EXIT_OK;
 }
 

@@ -95,11 +95,18 @@ static int cmp_hport(const void *a, const void *b)
 	return (int)x->port - (int)y->port;
 }
 
+/* The port's entry, or NULL (bsearch must not see the NULL of an empty array). */
+static struct hport *find_port(const struct health *h, uint64_t guid, uint8_t port)
+{
+	struct hport key = { .guid = guid, .port = port };
+	return h->n ? bsearch(&key, h->p, h->n, sizeof(*h->p), cmp_hport) : NULL;
+}
+
 /* The port's entry, made if it has none; NULL when memory runs out. */
 static struct hport *port_of(struct health *h, uint64_t guid, uint8_t port)
 {
 	struct hport key = { .guid = guid, .port = port };
-	struct hport *found = bsearch(&key, h->p, h->n, sizeof(*h->p), cmp_hport);
+	struct hport *found = find_port(h, guid, port);
 	if (found)
 		return found;
 	if (h->n == h->cap) {
@@ -363,9 +370,8 @@ void health_update(struct health *h, const struct perf_port *ports, size_t n, do
 			continue;
 		const uint64_t *d = pp->c.last.v;
 		bool any = d[PC_SYMBOL_ERRORS] || d[PC_LINK_ERROR_RECOVERY] || d[PC_LINK_DOWNED] || d[PC_RCV_ERRORS];
-		struct hport key = { .guid = pp->c.node_guid, .port = pp->c.port };
-		struct hport *hp = any ? port_of(h, key.guid, key.port)
-				       : bsearch(&key, h->p, h->n, sizeof(*h->p), cmp_hport);
+		struct hport *hp = any ? port_of(h, pp->c.node_guid, pp->c.port)
+				       : find_port(h, pp->c.node_guid, pp->c.port);
 		if (!hp)
 			continue;	/* never erred: nothing to keep */
 		rotate(hp, now, w);

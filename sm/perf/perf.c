@@ -96,7 +96,7 @@ static int cmp_node(const void *a, const void *b)
 static struct perf_node *find_node(struct perf *p, uint64_t guid)
 {
 	struct perf_node key = { .guid = guid };
-	return bsearch(&key, p->nodes, p->nnodes, sizeof(*p->nodes), cmp_node);
+	return p->nnodes ? bsearch(&key, p->nodes, p->nnodes, sizeof(*p->nodes), cmp_node) : NULL;
 }
 
 static void arm(struct perf *p, uint64_t ms)
@@ -152,8 +152,11 @@ static int take_ports(struct perf *p, const struct fabric *fab, const struct db_
 	qsort(nodes, nn, sizeof(*nodes), cmp_node);
 	for (size_t i = 0; i < np; i++) {
 		struct perf_port *pp = &ports[i];
-		const struct perf_port *old = bsearch(&pp->c, p->ports, p->nports, sizeof(*p->ports), cmp_port);
-		const struct db_port_counters *st = old ? NULL : bsearch(&pp->c, stored, nstored, sizeof(*stored), cmp_port);
+		/* bsearch must not see the NULL of an empty array */
+		const struct perf_port *old = p->nports ? bsearch(&pp->c, p->ports, p->nports, sizeof(*p->ports), cmp_port)
+							: NULL;
+		const struct db_port_counters *st = old || !nstored ? NULL
+							: bsearch(&pp->c, stored, nstored, sizeof(*stored), cmp_port);
 		if (old) {
 			size_t o = (size_t)(old - p->ports);
 			pp->c.raw = old->c.raw;
