@@ -177,8 +177,9 @@ int roce_plan(const struct roce_fabric *rf, const struct roce_plan_options *o, s
 	memset(p, 0, sizeof(*p));
 	p->rf = rf;
 	p->loopbacks = o->loopbacks;
+	p->bgp = o->bgp;
 	p->design.failed_link = ROCE_NONE;
-	if (build_fabric(p) < 0 || swindex_build(&pl.x, &p->f) < 0 || rank_by_tier(&pl) < 0)
+	if (roce_asn_plan(rf, &p->asn) < 0 || build_fabric(p) < 0 || swindex_build(&pl.x, &p->f) < 0 || rank_by_tier(&pl) < 0)
 		goto done;
 	pl.component = malloc((pl.x.nsw + 1) * sizeof(*pl.component));
 	pl.queue = malloc((pl.x.nsw + 1) * sizeof(*pl.queue));
@@ -203,6 +204,7 @@ void roce_plan_free(struct roce_plan *p)
 	free(p->routed);
 	free(p->lossless);
 	free(p->failures);
+	roce_asn_free(&p->asn);
 	memset(p, 0, sizeof(*p));
 }
 

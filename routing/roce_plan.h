@@ -7,11 +7,13 @@
 #define ROUTING_ROCE_PLAN_H
 
 #include "routing/ecmp.h"
+#include "routing/roce_asn.h"
 #include "topology/roce.h"
 
 struct roce_plan_options {
 	size_t max_failures;	/* single-link failures to analyse; 0: every link */
 	bool loopbacks;		/* route to every switch's loopback too, not only to host prefixes */
+	bool bgp;		/* the switches run eBGP (routing/roce_asn.c must find the ASNs safe) */
 };
 
 /* One state of the fabric: as designed, or with one link down. */
@@ -28,6 +30,8 @@ struct roce_plan {
 	const struct roce_fabric *rf;
 	struct fabric f;	/* node i is switch i; port p + 1 is the switch's port p */
 	bool loopbacks;		/* the tables route to loopbacks too */
+	bool bgp;		/* the plan is for eBGP: the ASN plan must be safe */
+	struct roce_asn_plan asn;	/* the switches' ASNs, assigned or checked */
 	bool *source;		/* per switch: hosts send from it (host ports or prefixes) */
 	bool *routed;		/* per switch: a destination (prefixes, or a loopback when routed) */
 	bool *lossless;		/* per destination of the tables: has host prefixes */
