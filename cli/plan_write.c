@@ -378,9 +378,9 @@ int plan_write_switches(const struct roce_plan *p, const char *dir, char *err, s
 
 bool plan_safe(const struct roce_plan *p)
 {
-	bool safe = roce_scenario_safe(&p->design) && !p->design.cut_pairs && (!p->bgp || p->asn.safe);
+	bool safe = roce_scenario_safe(&p->design) && !p->design.cut_pairs && roce_bgp_safe(p, &p->design);
 	for (size_t i = 0; i < p->nfailures; i++)
-		safe &= roce_scenario_safe(&p->failures[i]);
+		safe &= roce_scenario_safe(&p->failures[i]) && roce_bgp_safe(p, &p->failures[i]);
 	return safe;
 }
 
@@ -398,6 +398,20 @@ static void verdict(FILE *out, const struct roce_plan *p, const struct ecmp_repo
 			r->cbd.dependencies);
 	if (cut)
 		fprintf(out, "; %zu (leaf, destination switch) pairs have no path left", cut);
+}
+
+/* What eBGP converged to in sc: its proofs, and how it compares with the planned tables. */
+static void bgp_verdict(FILE *out, const struct roce_plan *p, const struct roce_scenario *sc)
+{
+	if (sc->bgp_unsettled) {
+		fprintf(out, "UNSAFE: no fixed point for %zu destinations", sc->bgp_unsettled);
+		return;
+	}
+	verdict(out, p, &sc->bgp, sc->cut_pairs);
+	if (sc->bgp_differs)
+		fprintf(out, " (next hops differ from the planned tables on %zu switches)", sc->bgp_differs);
+	else
+		fprintf(out, " (the planned tables exactly)");
 }
 
 void plan_write_summary(FILE *out, const struct roce_plan *p, const char *input)
@@ -436,8 +450,12 @@ void plan_write_summary(FILE *out, const struct roce_plan *p, const char *input)
 	verdict(out, p, &p->design.check, p->design.cut_pairs);
 	fprintf(out, "\n  shortest-path ECMP (what an unconstrained IGP/BGP installs): ");
 	verdict(out, p, &p->design.shortest, p->design.cut_pairs);
+	if (p->bgp && p->asn.safe) {
+		fprintf(out, "\n  eBGP as it converges with these ASNs: ");
+		bgp_verdict(out, p, &p->design);
+	}
 	fprintf(out, "\nsingle link failures: %zu of %zu links analysed\n", p->nfailures, rf->nlinks);
-	size_t unsafe = 0, cut = 0, sp_unsafe = 0;
+	size_t unsafe = 0, cut = 0, sp_unsafe = 0, bgp_unsafe = 0, bgp_same = 0;
 	for (size_t i = 0; i < p->nfailures; i++) {
 		const struct roce_scenario *sc = &p->failures[i];
 		char link[256];
@@ -450,11 +468,20 @@ void plan_write_summary(FILE *out, const struct roce_plan *p, const char *input)
 			verdict(out, p, &sc->shortest, sc->cut_pairs);
 			sp_unsafe++;
 		}
+		if (p->bgp && p->asn.safe) {
+			fprintf(out, "; eBGP converges to ");
+			bgp_verdict(out, p, sc);
+		}
 		fprintf(out, "\n");
 		unsafe += !roce_scenario_safe(sc);
 		cut += sc->cut_pairs > 0;
+		bgp_unsafe += !roce_bgp_safe(p, sc);
+		bgp_same += p->bgp && p->asn.safe && !sc->bgp_differs;
 	}
 	fprintf(out, "failures: %zu safe, %zu unsafe, %zu cut a switch off; shortest-path ECMP unsafe after %zu\n",
 		p->nfailures - unsafe, unsafe, cut, sp_unsafe);
+	if (p->bgp && p->asn.safe)
+		fprintf(out, "eBGP after failures: %zu safe, %zu unsafe; the planned tables exactly after %zu of %zu\n",
+			p->nfailures - bgp_unsafe, bgp_unsafe, bgp_same, p->nfailures);
 	fprintf(out, "verdict: %s\n", plan_safe(p) ? "SAFE" : "UNSAFE");
 }

@@ -23,6 +23,10 @@ struct roce_scenario {
 	struct ecmp_report check;	/* the planned tables */
 	struct ecmp_report shortest;	/* plain shortest-path ECMP on the same links */
 	size_t cut_pairs;	/* (source, destination switch) pairs no path joins any more */
+	/* with eBGP: what the path-vector simulation converges to, checked like the plan */
+	struct ecmp_report bgp;
+	size_t bgp_unsettled;	/* destinations whose simulation did not settle */
+	size_t bgp_differs;	/* switches whose BGP next hops differ from the planned tables */
 	size_t changed;		/* switches whose tables differ from the design's */
 };
 
@@ -46,6 +50,8 @@ int roce_model(const struct roce_fabric *rf, struct fabric *f);
 /* Plans rf into p; 0, or -1 on allocation failure. The result may be unsafe: see roce_scenario_safe. */
 int roce_plan(const struct roce_fabric *rf, const struct roce_plan_options *o, struct roce_plan *p);
 void roce_plan_free(struct roce_plan *p);
+/* True when eBGP is not planned, or what it converges to in s is safe. */
+bool roce_bgp_safe(const struct roce_plan *p, const struct roce_scenario *s);
 /* True when r found no loop, no CBD, and no dead ends beyond the cut_pairs no path could join. */
 bool roce_report_safe(const struct ecmp_report *r, size_t cut_pairs);
 /* The same for the planned tables of s. */

@@ -6,7 +6,8 @@
 # after every single link failure and "plan check" proves the written
 # tables again; a spine ring's shortest-path cycle is named; plans edited
 # into a loop or short of PFC headroom are refused; bad input gets
-# file:line errors. The eBGP configurations carry RFC 7938 AS numbers
+# file:line errors. What eBGP converges to (simulated) is the planned
+# tables as designed and safe after every failure. The eBGP configurations carry RFC 7938 AS numbers
 # (fabric-gen gives none; the planner assigns them) and FRR's own parser
 # (vtysh --dryrun) accepts every one; AS numbers that allow a valley (one
 # per spine) are refused, named; --routing static writes static routes.
@@ -46,6 +47,11 @@ ls "$WORK"/ft3/*.json | wc -l | grep -qx 80 || fail "ft3: expected 80 switch fil
 [[ -s "$WORK/ft3/L0.yaml" && -s "$WORK/ft3/L0.frr.conf" && -s "$WORK/ft3/summary.txt" ]] || fail "ft3: files missing"
 grep -q '^failures: 256 safe, 0 unsafe, 0 cut a switch off' "$WORK/ft3.out" || fail "ft3: not every failure safe"
 grep -q '^BGP: AS numbers assigned per RFC 7938' "$WORK/ft3.out" || fail "ft3: no ASN plan: $(grep BGP "$WORK/ft3.out")"
+# what BGP converges to, simulated, is the planned tables as designed and safe after every failure
+grep -q '^  eBGP as it converges with these ASNs: loop-free, no CBD.*(the planned tables exactly)$' "$WORK/ft3.out" ||
+	fail "ft3: $(grep 'eBGP as it' "$WORK/ft3.out")"
+grep -q '^eBGP after failures: 256 safe, 0 unsafe' "$WORK/ft3.out" || fail "ft3: $(grep '^eBGP after' "$WORK/ft3.out")"
+note "ft3: $(grep '^eBGP after' "$WORK/ft3.out")"
 for conf in "$WORK"/ft3/*.frr.conf; do
 	vtysh --dryrun -f "$conf" >"$WORK/vtysh.out" 2>&1 || fail "vtysh --dryrun rejects $conf: $(cat "$WORK/vtysh.out")"
 done

@@ -19,6 +19,7 @@
 #include "routing/pfc.h"
 #include "routing/roce_plan.h"
 #include "routing/roce_asn.h"
+#include "routing/swindex.h"
 #include "topology/fattree_gen.h"
 #include "topology/roce_gen.h"
 
@@ -263,6 +264,51 @@ static void test_roce_asn_plan_assigns_pods_and_names_valleys(void **state)
 	roce_free(&rf);
 }
 
+/*
+ * The eBGP simulation (ecmp_bgp) on two leaves under two spines, L0-S0
+ * down. With one ASN per spine S0 still reaches L0 the long way, down to
+ * L1 and up to S1 (a valley: L1 accepts S1's route and S0 accepts L1's);
+ * with RFC 7938's one ASN for both spines L1 rejects it and S0 has no
+ * route to L0, as the up/down plan has none.
+ */
+static void test_ecmp_bgp_follows_the_as_paths(void **state)
+{
+	struct roce_fabric rf;
+	struct fabric f;
+	struct swindex x;
+	char err[ROCE_ERR_LEN];
+	write_temp("switches:\n"
+		   "  - { name: l0, tier: 0, prefixes: [10.0.0.0/24] }\n  - { name: l1, tier: 0, prefixes: [10.0.1.0/24] }\n"
+		   "  - { name: s0, tier: 1 }\n  - { name: s1, tier: 1 }\n"
+		   "links:\n  - { a: l0:p1, b: s0:p1 }\n  - { a: l0:p2, b: s1:p1 }\n"
+		   "  - { a: l1:p1, b: s0:p2 }\n  - { a: l1:p2, b: s1:p2 }\n");
+	assert_int_equal(roce_load(path, &rf, err), 0);
+	unlink(path);
+	assert_int_equal(roce_model(&rf, &f), 0);
+	fabric_unlink(f.nodes[0], 1);	/* l0:p1 - s0:p1 */
+	assert_int_equal(swindex_build(&x, &f), 0);
+	bool want[4] = { true, false, false, false };	/* towards l0 */
+	const uint8_t *ports;
+	size_t unsettled;
+	struct ecmp_tables t;
+	uint32_t unique[4] = { 1, 2, 10, 11 }, rfc7938[4] = { 1, 2, 10, 10 };
+	assert_int_equal(ecmp_bgp(&f, &x, unique, want, &t, &unsettled), 0);
+	assert_int_equal(unsettled, 0);
+	assert_int_equal(ecmp_hops(&t, 0, 2, &ports), 1);	/* s0 -> l1 (its port 2): down, to go up again */
+	assert_int_equal(ports[0], 2);
+	assert_int_equal(ecmp_hops(&t, 0, 1, &ports), 1);	/* l1 -> s1 */
+	assert_int_equal(ports[0], 2);
+	ecmp_free(&t);
+	assert_int_equal(ecmp_bgp(&f, &x, rfc7938, want, &t, &unsettled), 0);
+	assert_int_equal(ecmp_hops(&t, 0, 2, &ports), 0);	/* s0: no route */
+	assert_int_equal(ecmp_hops(&t, 0, 1, &ports), 1);	/* l1 -> s1 -> l0 still */
+	assert_int_equal(ports[0], 2);
+	ecmp_free(&t);
+	swindex_free(&x);
+	fabric_free(&f);
+	roce_free(&rf);
+}
+
 static void test_pfc_headroom_matches_the_worked_example(void **state)
 {
 	(void)state;
@@ -286,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_ecmp_check_finds_a_planted_loop),
 		cmocka_unit_test(test_pfc_headroom_matches_the_worked_example),
 		cmocka_unit_test(test_roce_asn_plan_assigns_pods_and_names_valleys),
+		cmocka_unit_test(test_ecmp_bgp_follows_the_as_paths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
