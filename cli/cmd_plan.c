@@ -94,7 +94,7 @@ static int plan_roce(int argc, char **argv)
 	}
 	double planned = now() - t0;
 	int rc = EXIT_OK;
-	bool design_ok = roce_scenario_safe(&p.design) && !p.design.cut_pairs && (!p.bgp || p.asn.safe);
+	bool design_ok = roce_scenario_safe(&p.design) && !p.design.cut_pairs && roce_bgp_safe(&p, &p.design);
 	if (design_ok && !summary_only && plan_write_switches(&p, dir, err, sizeof(err)) < 0) {
 		fprintf(stderr, "fabricctl: %s\n", err);
 		rc = EXIT_NOT_FOUND;
@@ -115,6 +115,10 @@ static int plan_roce(int argc, char **argv)
 	       planned, p.nfailures, now() - t0 - planned, ru.ru_maxrss / 1024.0, dir);
 	if (!design_ok && p.bgp && !p.asn.safe)
 		fprintf(stderr, "fabricctl: %s: unsafe AS numbers: %s; no switch files written\n", in, p.asn.problem);
+	else if (!design_ok && roce_scenario_safe(&p.design) && !p.design.cut_pairs)
+		fprintf(stderr, "fabricctl: %s: what eBGP converges to is unsafe (%s); no switch files written "
+			"(--routing static plans static routes)\n", in,
+			p.design.bgp_unsettled ? "it does not settle" : p.design.bgp.first_problem);
 	else if (!design_ok)
 		fprintf(stderr, "fabricctl: %s: the design is unsafe; no switch files written (see %s)\n", in, path);
 	if (rc == EXIT_OK && !plan_safe(&p))

@@ -80,7 +80,10 @@ expect 0 'ft2d: 24 switches, 118 links.*SAFE' "$FABRICCTL" plan check "$WORK/ft2
 
 # the spine ring: shortest paths close a cycle, the plan (up/down) does not
 cp "$FABRICS/roce-spine-ring.yaml" "$WORK/ring.yaml"
-plan ring
+# with eBGP the spines share an ASN and reject each other's routes over the ring
+expect 1 "what eBGP converges to is unsafe \(leaf1 cannot reach leaf0: its paths dead-end\)" \
+	"$FABRICCTL" plan roce "$WORK/ring.yaml" --out "$WORK/ring-bgp"
+plan ring --routing static
 grep -q 'shortest-path ECMP.*UNSAFE: cyclic buffer dependency spine0:swp2 -> spine1:swp2 -> spine2:swp2 -> spine3:swp2 -> spine4:swp2 -> spine0:swp2' \
 	"$WORK/ring.out" || fail "ring: the shortest-path cycle is not named"
 expect 0 'ring: .*no CBD.*SAFE' "$FABRICCTL" plan check "$WORK/ring"
