@@ -1,7 +1,7 @@
 /*
  * DOC: fabricctl plan
  *
- *   fabricctl plan roce FILE.yaml --out DIR [--failures N] [--loopbacks] [--summary-only]
+ *   fabricctl plan roce FILE.yaml --out DIR [--failures N] [--loopbacks] [--routing bgp|static] [--summary-only]
  *   fabricctl plan check DIR
  *
  * "roce" plans an Ethernet fabric (routing/roce_plan.c), writes one file
@@ -35,7 +35,7 @@ static double now(void)
 static int plan_roce(int argc, char **argv)
 {
 	const char *in = NULL, *dir = NULL;
-	struct roce_plan_options o = { 0 };
+	struct roce_plan_options o = { .bgp = true };
 	bool summary_only = false;	/* for benchmarks: prove, but write only the summary */
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
@@ -44,6 +44,14 @@ static int plan_roce(int argc, char **argv)
 			o.loopbacks = true;
 		else if (strcmp(argv[i], "--summary-only") == 0)
 			summary_only = true;
+		else if (strcmp(argv[i], "--routing") == 0 && i + 1 < argc) {
+			const char *r = argv[++i];
+			if (strcmp(r, "bgp") != 0 && strcmp(r, "static") != 0) {
+				fprintf(stderr, "fabricctl plan roce: --routing is bgp or static, not '%s'\n", r);
+				return EXIT_USAGE;
+			}
+			o.bgp = strcmp(r, "bgp") == 0;
+		}
 		else if (strcmp(argv[i], "--failures") == 0 && i + 1 < argc) {
 			char *end;
 			errno = 0;
@@ -58,7 +66,7 @@ static int plan_roce(int argc, char **argv)
 			in = argv[i];
 		else {
 			fprintf(stderr, "fabricctl plan roce: unexpected '%s' (usage: plan roce FILE.yaml --out DIR "
-					"[--failures N] [--loopbacks] [--summary-only])\n", argv[i]);
+					"[--failures N] [--loopbacks] [--routing bgp|static] [--summary-only])\n", argv[i]);
 			return EXIT_USAGE;
 		}
 	}
@@ -86,7 +94,7 @@ static int plan_roce(int argc, char **argv)
 	}
 	double planned = now() - t0;
 	int rc = EXIT_OK;
-	bool design_ok = roce_scenario_safe(&p.design) && !p.design.cut_pairs;
+	bool design_ok = roce_scenario_safe(&p.design) && !p.design.cut_pairs && roce_bgp_safe(&p, &p.design);
 	if (design_ok && !summary_only && plan_write_switches(&p, dir, err, sizeof(err)) < 0) {
 		fprintf(stderr, "fabricctl: %s\n", err);
 		rc = EXIT_NOT_FOUND;
@@ -105,7 +113,13 @@ static int plan_roce(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 	printf("planned in %.3f s (%zu failure scenarios), written in %.3f s; peak memory %.1f MB; files in %s\n",
 	       planned, p.nfailures, now() - t0 - planned, ru.ru_maxrss / 1024.0, dir);
-	if (!design_ok)
+	if (!design_ok && p.bgp && !p.asn.safe)
+		fprintf(stderr, "fabricctl: %s: unsafe AS numbers: %s; no switch files written\n", in, p.asn.problem);
+	else if (!design_ok && roce_scenario_safe(&p.design) && !p.design.cut_pairs)
+		fprintf(stderr, "fabricctl: %s: what eBGP converges to is unsafe (%s); no switch files written "
+			"(--routing static plans static routes)\n", in,
+			p.design.bgp_unsettled ? "it does not settle" : p.design.bgp.first_problem);
+	else if (!design_ok)
 		fprintf(stderr, "fabricctl: %s: the design is unsafe; no switch files written (see %s)\n", in, path);
 	if (rc == EXIT_OK && !plan_safe(&p))
 		rc = EXIT_NOT_FOUND;
@@ -146,7 +160,8 @@ int cmd_plan(struct ctl *c, int argc, char **argv)
 		return plan_roce(argc, argv);
 	if (argc == 3 && strcmp(argv[1], "check") == 0)
 		return plan_check(argv[2]);
-	fprintf(stderr, "usage: fabricctl plan roce FILE.yaml --out DIR [--failures N] [--loopbacks] [--summary-only]\n"
+	fprintf(stderr, "usage: fabricctl plan roce FILE.yaml --out DIR [--failures N] [--loopbacks] [--routing bgp|static] "
+			"[--summary-only]\n"
 			"       fabricctl plan check DIR\n");
 	return EXIT_USAGE;
 }

@@ -10,6 +10,7 @@
  */
 #include "cli/plan_write.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,8 +139,9 @@ static void write_json(FILE *out, const struct roce_plan *p, size_t s, int *grou
 	fprintf(out, ",\n  \"switch\": ");
 	json_string(out, sw->name);
 	fprintf(out, ",\n  \"tier\": %u,\n", sw->tier);
-	if (sw->asn)
-		fprintf(out, "  \"asn\": %u,\n", sw->asn);
+	uint32_t asn = p->bgp ? p->asn.asn[s] : sw->asn;
+	if (asn)
+		fprintf(out, "  \"asn\": %u,\n", asn);
 	if (sw->loopback[0]) {
 		fprintf(out, "  \"loopback\": ");
 		json_string(out, sw->loopback);
@@ -187,6 +189,83 @@ static void write_frr(FILE *out, const struct roce_plan *p, size_t s)
 				fprintf(out, "%s route %s%s %s\n", v6 ? "ipv6" : "ip", pfx, loopback ? v6 ? "/128" : "/32" : "",
 					sw->ports[ports[i] - 1].name);
 		}
+	}
+	fprintf(out, "!\nend\n");
+}
+
+/* The gateway address of a host prefix: its first address ("10.0.3.1/24"); false for a /32 or /128. */
+static bool gateway_of(const char *prefix, char *out, size_t len)
+{
+	char addr[ROCE_ADDR_LEN];
+	unsigned char bytes[16];
+	const char *slash = strchr(prefix, '/');
+	bool v6 = strchr(prefix, ':') != NULL;
+	if (!slash || (size_t)(slash - prefix) >= sizeof(addr))
+		return false;
+	memcpy(addr, prefix, (size_t)(slash - prefix));
+	addr[slash - prefix] = 0;
+	unsigned bits = (unsigned)atoi(slash + 1), width = v6 ? 128 : 32;
+	if (bits >= width || inet_pton(v6 ? AF_INET6 : AF_INET, addr, bytes) != 1)
+		return false;
+	bytes[width / 8 - 1] |= 1;	/* the prefix has no host bits (checked on reading) */
+	char text[INET6_ADDRSTRLEN];
+	if (!inet_ntop(v6 ? AF_INET6 : AF_INET, bytes, text, sizeof(text)))
+		return false;
+	snprintf(out, len, "%s/%u", text, bits);
+	return true;
+}
+
+/*
+ * The switch's FRR configuration for eBGP (RFC 7938): BGP unnumbered on
+ * every fabric port (IPv6 link-local sessions, router advertisements on),
+ * the plan's ASN, ECMP over equal AS paths from different neighbours, the
+ * host prefixes announced from their leaf with the gateway address on the
+ * "hosts" bridge (the host ports' VLAN), the loopback announced too.
+ */
+static void write_frr_bgp(FILE *out, const struct roce_plan *p, size_t s)
+{
+	const struct roce_fabric *rf = p->rf;
+	const struct roce_switch *sw = &rf->sw[s];
+	bool lo6 = strchr(sw->loopback, ':') != NULL;
+	bool any6 = lo6, any4 = sw->loopback[0] && !lo6;
+	fprintf(out, "! FRR eBGP for %s in %s, planned by fabricd (RFC 7938 ASNs, up/down ECMP, CBD-free)\n"
+		     "frr defaults datacenter\nhostname %s\n!\n", sw->name, rf->name, sw->name);
+	if (sw->loopback[0])
+		fprintf(out, "interface lo\n %s address %s/%u\n!\n", lo6 ? "ipv6" : "ip", sw->loopback, lo6 ? 128 : 32);
+	for (size_t k = 0; k < sw->nprefixes; k++) {
+		char gw[ROCE_ADDR_LEN + 8];
+		bool v6 = strchr(sw->prefixes[k], ':') != NULL;
+		any6 |= v6;
+		any4 |= !v6;
+		if (gateway_of(sw->prefixes[k], gw, sizeof(gw)))
+			fprintf(out, "interface hosts\n %s address %s\n!\n", v6 ? "ipv6" : "ip", gw);
+	}
+	for (size_t q = 0; q < sw->nports; q++)
+		if (!sw->ports[q].host && sw->ports[q].peer_sw != ROCE_NONE)
+			fprintf(out, "interface %s\n ipv6 nd ra-interval 10\n no ipv6 nd suppress-ra\n!\n", sw->ports[q].name);
+	fprintf(out, "router bgp %u\n", p->asn.asn[s]);
+	if (any4 && sw->loopback[0] && !lo6)
+		fprintf(out, " bgp router-id %s\n", sw->loopback);
+	else	/* a router ID is a 32-bit number; without an IPv4 loopback, one from the switch's index */
+		fprintf(out, " bgp router-id 100.64.%zu.%zu\n", (s + 1) / 256 % 256, (s + 1) % 256);
+	fprintf(out, " bgp bestpath as-path multipath-relax\n no bgp ebgp-requires-policy\n"
+		     " neighbor fabric peer-group\n neighbor fabric remote-as external\n");
+	for (size_t q = 0; q < sw->nports; q++)
+		if (!sw->ports[q].host && sw->ports[q].peer_sw != ROCE_NONE)
+			fprintf(out, " neighbor %s interface peer-group fabric\n", sw->ports[q].name);
+	for (int fam = 0; fam < 2; fam++) {
+		bool v6 = fam == 1;
+		if (!(v6 ? any6 : any4))
+			continue;
+		fprintf(out, " !\n address-family %s unicast\n", v6 ? "ipv6" : "ipv4");
+		if (v6)
+			fprintf(out, "  neighbor fabric activate\n");
+		for (size_t k = 0; k < sw->nprefixes; k++)
+			if ((strchr(sw->prefixes[k], ':') != NULL) == v6)
+				fprintf(out, "  network %s\n", sw->prefixes[k]);
+		if (sw->loopback[0] && lo6 == v6)
+			fprintf(out, "  network %s/%u\n", sw->loopback, v6 ? 128 : 32);
+		fprintf(out, "  maximum-paths 64\n exit-address-family\n");
 	}
 	fprintf(out, "!\nend\n");
 }
@@ -276,7 +355,10 @@ static int write_switch(const struct roce_plan *p, size_t s, const char *dir, in
 	FILE *r = open_out(dir, name, "frr.conf", "w", err, len);
 	if (!r)
 		return -1;
-	write_frr(r, p, s);
+	if (p->bgp)
+		write_frr_bgp(r, p, s);
+	else
+		write_frr(r, p, s);
 	return close_out(r, dir, name, "frr.conf", err, len);
 }
 
@@ -296,9 +378,9 @@ int plan_write_switches(const struct roce_plan *p, const char *dir, char *err, s
 
 bool plan_safe(const struct roce_plan *p)
 {
-	bool safe = roce_scenario_safe(&p->design) && !p->design.cut_pairs;
+	bool safe = roce_scenario_safe(&p->design) && !p->design.cut_pairs && roce_bgp_safe(p, &p->design);
 	for (size_t i = 0; i < p->nfailures; i++)
-		safe &= roce_scenario_safe(&p->failures[i]);
+		safe &= roce_scenario_safe(&p->failures[i]) && roce_bgp_safe(p, &p->failures[i]);
 	return safe;
 }
 
@@ -316,6 +398,20 @@ static void verdict(FILE *out, const struct roce_plan *p, const struct ecmp_repo
 			r->cbd.dependencies);
 	if (cut)
 		fprintf(out, "; %zu (leaf, destination switch) pairs have no path left", cut);
+}
+
+/* What eBGP converged to in sc: its proofs, and how it compares with the planned tables. */
+static void bgp_verdict(FILE *out, const struct roce_plan *p, const struct roce_scenario *sc)
+{
+	if (sc->bgp_unsettled) {
+		fprintf(out, "UNSAFE: no fixed point for %zu destinations", sc->bgp_unsettled);
+		return;
+	}
+	verdict(out, p, &sc->bgp, sc->cut_pairs);
+	if (sc->bgp_differs)
+		fprintf(out, " (next hops differ from the planned tables on %zu switches)", sc->bgp_differs);
+	else
+		fprintf(out, " (the planned tables exactly)");
 }
 
 void plan_write_summary(FILE *out, const struct roce_plan *p, const char *input)
@@ -342,12 +438,24 @@ void plan_write_summary(FILE *out, const struct roce_plan *p, const char *input)
 		     "(switch-originated traffic only)\n",
 		p->design.center ? "from the centre (tiers left a leaf without a path)" : "by tier",
 		p->loopbacks ? " and loopbacks" : "", p->tables.escapes);
+	if (p->bgp && p->asn.safe)
+		fprintf(out, "BGP: %s: no route can go down and up again (AS-path loop detection rejects every valley)\n",
+			p->asn.assigned ? "AS numbers assigned per RFC 7938 (each leaf its own, each pod and the top tier "
+					  "one)" : "the given AS numbers");
+	else if (p->bgp)
+		fprintf(out, "BGP: UNSAFE AS numbers: %s\n", p->asn.problem);
+	else
+		fprintf(out, "BGP: none (static routes)\n");
 	fprintf(out, "as designed: ");
 	verdict(out, p, &p->design.check, p->design.cut_pairs);
 	fprintf(out, "\n  shortest-path ECMP (what an unconstrained IGP/BGP installs): ");
 	verdict(out, p, &p->design.shortest, p->design.cut_pairs);
+	if (p->bgp && p->asn.safe) {
+		fprintf(out, "\n  eBGP as it converges with these ASNs: ");
+		bgp_verdict(out, p, &p->design);
+	}
 	fprintf(out, "\nsingle link failures: %zu of %zu links analysed\n", p->nfailures, rf->nlinks);
-	size_t unsafe = 0, cut = 0, sp_unsafe = 0;
+	size_t unsafe = 0, cut = 0, sp_unsafe = 0, bgp_unsafe = 0, bgp_same = 0;
 	for (size_t i = 0; i < p->nfailures; i++) {
 		const struct roce_scenario *sc = &p->failures[i];
 		char link[256];
@@ -360,11 +468,20 @@ void plan_write_summary(FILE *out, const struct roce_plan *p, const char *input)
 			verdict(out, p, &sc->shortest, sc->cut_pairs);
 			sp_unsafe++;
 		}
+		if (p->bgp && p->asn.safe) {
+			fprintf(out, "; eBGP converges to ");
+			bgp_verdict(out, p, sc);
+		}
 		fprintf(out, "\n");
 		unsafe += !roce_scenario_safe(sc);
 		cut += sc->cut_pairs > 0;
+		bgp_unsafe += !roce_bgp_safe(p, sc);
+		bgp_same += p->bgp && p->asn.safe && !sc->bgp_differs;
 	}
 	fprintf(out, "failures: %zu safe, %zu unsafe, %zu cut a switch off; shortest-path ECMP unsafe after %zu\n",
 		p->nfailures - unsafe, unsafe, cut, sp_unsafe);
+	if (p->bgp && p->asn.safe)
+		fprintf(out, "eBGP after failures: %zu safe, %zu unsafe; the planned tables exactly after %zu of %zu\n",
+			p->nfailures - bgp_unsafe, bgp_unsafe, bgp_same, p->nfailures);
 	fprintf(out, "verdict: %s\n", plan_safe(p) ? "SAFE" : "UNSAFE");
 }

@@ -191,6 +191,103 @@ int ecmp_shortest(const struct fabric *f, const struct swindex *x, const bool *w
 	return rc;
 }
 
+/* eBGP's AS paths are at most this long here; a longer one is not kept (a Clos never needs it). */
+#define BGP_MAX_PATH 32
+
+struct bgp_route {
+	uint8_t len;		/* ASNs in the path; 0xff: no route */
+	uint32_t path[BGP_MAX_PATH];	/* as the switch advertises it, its own ASN first */
+};
+
+static bool path_has(const struct bgp_route *r, uint32_t asn)
+{
+	for (unsigned i = 0; i < r->len; i++)
+		if (r->path[i] == asn)
+			return true;
+	return false;
+}
+
+/*
+ * One destination's path-vector fixed point: rounds in which every switch
+ * takes, from its neighbours' advertisements, the shortest AS path without
+ * its own ASN (the loop check). Returns the rounds taken, or 0 if it did not
+ * settle within nsw + 2.
+ */
+static size_t bgp_converge(const struct swindex *x, const uint32_t *asn, size_t sd, struct bgp_route *rt,
+			   struct bgp_route *next)
+{
+	size_t nsw = x->nsw;
+	for (size_t s = 0; s < nsw; s++)
+		rt[s].len = 0xff;
+	rt[sd].len = 1;
+	rt[sd].path[0] = asn[sd];
+	for (size_t round = 1; round <= nsw + 2; round++) {
+		bool changed = false;
+		for (size_t v = 0; v < nsw; v++) {
+			struct bgp_route best = { .len = 0xff };
+			for (unsigned p = 1; v != sd && p <= x->sw[v]->nports; p++) {
+				size_t w = swindex_peer(x, x->sw[v], p);
+				const struct bgp_route *r = w != SW_NONE ? &rt[w] : NULL;
+				/* among equal lengths the first session's path is advertised */
+				if (!r || r->len == 0xff || r->len + 1 > BGP_MAX_PATH || path_has(r, asn[v]) ||
+				    r->len + 1 >= best.len)
+					continue;
+				best.len = (uint8_t)(r->len + 1);
+				best.path[0] = asn[v];
+				memcpy(best.path + 1, r->path, r->len * sizeof(*r->path));
+			}
+			if (v == sd)
+				best = rt[sd];
+			next[v] = best;
+			changed |= best.len != rt[v].len ||
+				   (best.len != 0xff && memcmp(best.path, rt[v].path, best.len * sizeof(*best.path)));
+		}
+		memcpy(rt, next, nsw * sizeof(*rt));
+		if (!changed)
+			return round;
+	}
+	return 0;
+}
+
+int ecmp_bgp(const struct fabric *f, const struct swindex *x, const uint32_t *asn, const bool *want,
+	     struct ecmp_tables *out, size_t *unsettled)
+{
+	size_t nsw = x->nsw, ports = 0, *table_of = NULL;
+	struct bgp_route *rt = malloc((nsw + 1) * sizeof(*rt)), *next = malloc((nsw + 1) * sizeof(*next));
+	for (size_t s = 0; s < nsw; s++)
+		ports += x->sw[s]->nports;
+	*unsettled = 0;
+	int rc = rt && next ? alloc_for(out, f, x, want, &table_of) : -1;
+	for (size_t sd = 0; sd < nsw && rc == 0; sd++) {
+		size_t d = table_of[sd], k = 0;
+		if (d == SIZE_MAX)
+			continue;
+		*unsettled += bgp_converge(x, asn, sd, rt, next) == 0;
+		if (alloc_destination(out, d, ports) < 0) {
+			rc = -1;
+			break;
+		}
+		/* multipath-relax: every session offering an accepted path of the best length is a next hop */
+		for (size_t s = 0; s < nsw; s++) {
+			const struct node *n = x->sw[s];
+			out->start[d][n->index] = (uint32_t)k;
+			for (unsigned p = 1; p <= n->nports && s != sd && rt[s].len != 0xff; p++) {
+				size_t w = swindex_peer(x, n, p);
+				if (w != SW_NONE && rt[w].len != 0xff && rt[w].len + 1 == rt[s].len && !path_has(&rt[w], asn[s]))
+					out->port[d][k++] = (uint8_t)p;
+			}
+		}
+		out->start[d][f->nnodes] = (uint32_t)k;
+		close_starts(out, d);
+	}
+	if (rc < 0 && table_of)
+		ecmp_free(out);
+	free(rt);
+	free(next);
+	free(table_of);
+	return rc;
+}
+
 /* The switch node a next hop leads to, or NULL. */
 static const struct node *hop_peer(const struct node *n, uint8_t port)
 {

@@ -43,6 +43,17 @@ int ecmp_updown(const struct fabric *f, const struct swindex *x, const struct ra
 		struct ecmp_tables *out);
 /* Every next hop on a shortest path, ignoring any order: what an IGP would install. */
 int ecmp_shortest(const struct fabric *f, const struct swindex *x, const bool *want, struct ecmp_tables *out);
+/*
+ * What eBGP converges to over f with the switches' ASNs asn (by switch
+ * index): towards each wanted switch, every session whose neighbour's
+ * best AS path, without the receiver's own ASN, has the shortest length
+ * (bestpath as-path multipath-relax). A switch advertises the path of its
+ * first best session in port order (where real BGP's tie-break is the
+ * oldest route or the router ID). *unsettled counts destinations whose rounds did
+ * not settle. -1 on allocation failure.
+ */
+int ecmp_bgp(const struct fabric *f, const struct swindex *x, const uint32_t *asn, const bool *want,
+	     struct ecmp_tables *out, size_t *unsettled);
 /* Empty tables for ndst destinations (for readers that fill them); -1 on allocation failure. */
 int ecmp_alloc(struct ecmp_tables *t, const struct fabric *f, size_t ndst);
 /* Next hops of node n towards d. */

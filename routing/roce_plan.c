@@ -16,7 +16,10 @@
  *
  * Each scenario is also routed by plain shortest-path ECMP, what an IGP
  * or unconstrained BGP would install, and checked the same way: that is
- * how the report names the cycle an unsafe design would have.
+ * how the report names the cycle an unsafe design would have. With eBGP,
+ * the scenario is also routed as the switches' BGP converges with the
+ * plan's ASNs (ecmp_bgp: shortest AS path, loop rejection, multipath) and
+ * checked the same way: those are the tables a failure leaves installed.
  */
 #include "routing/roce_plan.h"
 
@@ -140,6 +143,14 @@ static int plan_scenario(struct planner *pl, struct ecmp_tables *tables, struct 
 		return -1;
 	int rc = ecmp_check(&shortest, p->source, p->lossless, &sc->shortest);
 	ecmp_free(&shortest);
+	if (rc == 0 && p->bgp && p->asn.safe) {	/* what BGP itself installs in this state, proven the same way */
+		struct ecmp_tables bgp;
+		if (ecmp_bgp(&p->f, &pl->x, p->asn.asn, p->routed, &bgp, &sc->bgp_unsettled) < 0)
+			return -1;
+		rc = ecmp_check(&bgp, p->source, p->lossless, &sc->bgp);
+		sc->bgp_differs = ecmp_changed_switches(tables, &bgp);
+		ecmp_free(&bgp);
+	}
 	return rc;
 }
 
@@ -177,8 +188,9 @@ int roce_plan(const struct roce_fabric *rf, const struct roce_plan_options *o, s
 	memset(p, 0, sizeof(*p));
 	p->rf = rf;
 	p->loopbacks = o->loopbacks;
+	p->bgp = o->bgp;
 	p->design.failed_link = ROCE_NONE;
-	if (build_fabric(p) < 0 || swindex_build(&pl.x, &p->f) < 0 || rank_by_tier(&pl) < 0)
+	if (roce_asn_plan(rf, &p->asn) < 0 || build_fabric(p) < 0 || swindex_build(&pl.x, &p->f) < 0 || rank_by_tier(&pl) < 0)
 		goto done;
 	pl.component = malloc((pl.x.nsw + 1) * sizeof(*pl.component));
 	pl.queue = malloc((pl.x.nsw + 1) * sizeof(*pl.queue));
@@ -203,12 +215,18 @@ void roce_plan_free(struct roce_plan *p)
 	free(p->routed);
 	free(p->lossless);
 	free(p->failures);
+	roce_asn_free(&p->asn);
 	memset(p, 0, sizeof(*p));
 }
 
 bool roce_report_safe(const struct ecmp_report *r, size_t cut_pairs)
 {
 	return !r->loops && !r->bad_hops && !r->cbd.cycle_len && r->unreachable <= cut_pairs;
+}
+
+bool roce_bgp_safe(const struct roce_plan *p, const struct roce_scenario *s)
+{
+	return !p->bgp || (p->asn.safe && !s->bgp_unsettled && roce_report_safe(&s->bgp, s->cut_pairs));
 }
 
 bool roce_scenario_safe(const struct roce_scenario *s)

@@ -7,11 +7,13 @@
 #define ROUTING_ROCE_PLAN_H
 
 #include "routing/ecmp.h"
+#include "routing/roce_asn.h"
 #include "topology/roce.h"
 
 struct roce_plan_options {
 	size_t max_failures;	/* single-link failures to analyse; 0: every link */
 	bool loopbacks;		/* route to every switch's loopback too, not only to host prefixes */
+	bool bgp;		/* the switches run eBGP (routing/roce_asn.c must find the ASNs safe) */
 };
 
 /* One state of the fabric: as designed, or with one link down. */
@@ -21,6 +23,10 @@ struct roce_scenario {
 	struct ecmp_report check;	/* the planned tables */
 	struct ecmp_report shortest;	/* plain shortest-path ECMP on the same links */
 	size_t cut_pairs;	/* (source, destination switch) pairs no path joins any more */
+	/* with eBGP: what the path-vector simulation converges to, checked like the plan */
+	struct ecmp_report bgp;
+	size_t bgp_unsettled;	/* destinations whose simulation did not settle */
+	size_t bgp_differs;	/* switches whose BGP next hops differ from the planned tables */
 	size_t changed;		/* switches whose tables differ from the design's */
 };
 
@@ -28,6 +34,8 @@ struct roce_plan {
 	const struct roce_fabric *rf;
 	struct fabric f;	/* node i is switch i; port p + 1 is the switch's port p */
 	bool loopbacks;		/* the tables route to loopbacks too */
+	bool bgp;		/* the plan is for eBGP: the ASN plan must be safe */
+	struct roce_asn_plan asn;	/* the switches' ASNs, assigned or checked */
 	bool *source;		/* per switch: hosts send from it (host ports or prefixes) */
 	bool *routed;		/* per switch: a destination (prefixes, or a loopback when routed) */
 	bool *lossless;		/* per destination of the tables: has host prefixes */
@@ -42,6 +50,8 @@ int roce_model(const struct roce_fabric *rf, struct fabric *f);
 /* Plans rf into p; 0, or -1 on allocation failure. The result may be unsafe: see roce_scenario_safe. */
 int roce_plan(const struct roce_fabric *rf, const struct roce_plan_options *o, struct roce_plan *p);
 void roce_plan_free(struct roce_plan *p);
+/* True when eBGP is not planned, or what it converges to in s is safe. */
+bool roce_bgp_safe(const struct roce_plan *p, const struct roce_scenario *s);
 /* True when r found no loop, no CBD, and no dead ends beyond the cut_pairs no path could join. */
 bool roce_report_safe(const struct ecmp_report *r, size_t cut_pairs);
 /* The same for the planned tables of s. */

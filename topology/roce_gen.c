@@ -14,8 +14,9 @@ static unsigned tier_of(const struct node *n)
 
 static void write_switch(FILE *out, const struct node *n, size_t i, unsigned *leaf)
 {
-	fprintf(out, "  - name: %s\n    tier: %u\n    asn: %zu\n    loopback: 172.%zu.%zu.%zu\n", n->desc,
-		tier_of(n), (size_t)4200000000u + i, 16 + (i + 1) / 65536, (i + 1) / 256 % 256, (i + 1) % 256);
+	/* no asn: the planner assigns RFC 7938 ones (one per pod and for the top tier, not one per switch) */
+	fprintf(out, "  - name: %s\n    tier: %u\n    loopback: 172.%zu.%zu.%zu\n", n->desc, tier_of(n),
+		16 + (i + 1) / 65536, (i + 1) / 256 % 256, (i + 1) % 256);
 	bool first = true;
 	for (unsigned p = 1; p <= n->nports; p++) {
 		const struct node *r = n->ports[p].remote;

@@ -6,7 +6,12 @@
 # after every single link failure and "plan check" proves the written
 # tables again; a spine ring's shortest-path cycle is named; plans edited
 # into a loop or short of PFC headroom are refused; bad input gets
-# file:line errors. No simulator is needed.
+# file:line errors. What eBGP converges to (simulated) is the planned
+# tables as designed and safe after every failure. The eBGP configurations carry RFC 7938 AS numbers
+# (fabric-gen gives none; the planner assigns them) and FRR's own parser
+# (vtysh --dryrun) accepts every one; AS numbers that allow a valley (one
+# per spine) are refused, named; --routing static writes static routes.
+# No simulator is needed.
 set -euo pipefail
 BUILD=$1
 FABRICS=$2
@@ -41,8 +46,31 @@ plan ft3
 ls "$WORK"/ft3/*.json | wc -l | grep -qx 80 || fail "ft3: expected 80 switch files"
 [[ -s "$WORK/ft3/L0.yaml" && -s "$WORK/ft3/L0.frr.conf" && -s "$WORK/ft3/summary.txt" ]] || fail "ft3: files missing"
 grep -q '^failures: 256 safe, 0 unsafe, 0 cut a switch off' "$WORK/ft3.out" || fail "ft3: not every failure safe"
-# a leaf reaches another pod's prefix over all 4 of its aggregation switches
+grep -q '^BGP: AS numbers assigned per RFC 7938' "$WORK/ft3.out" || fail "ft3: no ASN plan: $(grep BGP "$WORK/ft3.out")"
+# what BGP converges to, simulated, is the planned tables as designed and safe after every failure
+grep -q '^  eBGP as it converges with these ASNs: loop-free, no CBD.*(the planned tables exactly)$' "$WORK/ft3.out" ||
+	fail "ft3: $(grep 'eBGP as it' "$WORK/ft3.out")"
+grep -q '^eBGP after failures: 256 safe, 0 unsafe' "$WORK/ft3.out" || fail "ft3: $(grep '^eBGP after' "$WORK/ft3.out")"
+note "ft3: $(grep '^eBGP after' "$WORK/ft3.out")"
+for conf in "$WORK"/ft3/*.frr.conf; do
+	vtysh --dryrun -f "$conf" >"$WORK/vtysh.out" 2>&1 || fail "vtysh --dryrun rejects $conf: $(cat "$WORK/vtysh.out")"
+done
+note "vtysh --dryrun (FRR $(dpkg-query -W -f='${Version}' frr)) accepts all $(ls "$WORK"/ft3/*.frr.conf | wc -l) eBGP configurations"
+# leaves their own ASN, each pod's aggregation switches one, the cores one
+[[ $(grep -h '^router bgp' "$WORK"/ft3/L*.frr.conf | sort -u | wc -l) == 32 ]] || fail "ft3: leaves share ASNs"
+[[ $(grep -h '^router bgp' "$WORK"/ft3/A*.frr.conf | sort -u | wc -l) == 8 ]] || fail "ft3: not one ASN per pod"
+[[ $(grep -h '^router bgp' "$WORK"/ft3/C*.frr.conf | sort -u | wc -l) == 1 ]] || fail "ft3: the cores differ"
+grep -q '^ neighbor swp5 interface peer-group fabric$' "$WORK/ft3/L0.frr.conf" || fail "ft3: L0 has no unnumbered session on swp5"
+grep -q '^  network 10.0.0.0/24$' "$WORK/ft3/L0.frr.conf" || fail "ft3: L0 does not announce its prefix"
+grep -q '^ ip address 10.0.0.1/24$' "$WORK/ft3/L0.frr.conf" || fail "ft3: L0 has no gateway address"
+# static routes, on request: a leaf reaches another pod's prefix over all 4 of its aggregation switches
+plan ft3 --routing static
 [[ $(grep -c '^ip route 10.0.31.0/24 swp' "$WORK/ft3/L0.frr.conf") == 4 ]] || fail "ft3: L0 lacks 4-way ECMP to L31"
+# one ASN per spine lets routes go down to a leaf and up again: refused
+awk '/^  - name: /{print; n++; printf "    asn: %d\n", 65000 + n; next} {print}' "$WORK/ft3.yaml" >"$WORK/unique.yaml"
+expect 1 'unsafe AS numbers: valley: A0 \(AS [0-9]+\) and A1 \(AS [0-9]+\) are both above L0' \
+	"$FABRICCTL" plan roce "$WORK/unique.yaml" --out "$WORK/unique"
+ls "$WORK"/unique/*.frr.conf >/dev/null 2>&1 && fail "switch files written for an unsafe ASN plan"
 expect 0 'ft3: 80 switches, 256 links, 32 prefixes: loop-free.*SAFE' "$FABRICCTL" plan check "$WORK/ft3"
 
 "$GEN" --levels 2 --radix 16 --remove-links 10 --seed 3 --format roce -o "$WORK/ft2d.yaml"
@@ -52,7 +80,10 @@ expect 0 'ft2d: 24 switches, 118 links.*SAFE' "$FABRICCTL" plan check "$WORK/ft2
 
 # the spine ring: shortest paths close a cycle, the plan (up/down) does not
 cp "$FABRICS/roce-spine-ring.yaml" "$WORK/ring.yaml"
-plan ring
+# with eBGP the spines share an ASN and reject each other's routes over the ring
+expect 1 "what eBGP converges to is unsafe \(leaf1 cannot reach leaf0: its paths dead-end\)" \
+	"$FABRICCTL" plan roce "$WORK/ring.yaml" --out "$WORK/ring-bgp"
+plan ring --routing static
 grep -q 'shortest-path ECMP.*UNSAFE: cyclic buffer dependency spine0:swp2 -> spine1:swp2 -> spine2:swp2 -> spine3:swp2 -> spine4:swp2 -> spine0:swp2' \
 	"$WORK/ring.out" || fail "ring: the shortest-path cycle is not named"
 expect 0 'ring: .*no CBD.*SAFE' "$FABRICCTL" plan check "$WORK/ring"
@@ -74,5 +105,6 @@ printf 'switches:\n  - { name: leaf0, tier: 0, prefixes: [10.0.0.1/24] }\n' >"$W
 expect 2 "bad.yaml:2: '10.0.0.1/24' has host bits set beyond /24" "$FABRICCTL" plan roce "$WORK/bad.yaml" --out "$WORK/bad"
 expect 2 "needs FILE.yaml and --out DIR" "$FABRICCTL" plan roce "$WORK/ft3.yaml"
 expect 2 "--failures must be a count" "$FABRICCTL" plan roce "$WORK/ft3.yaml" --out "$WORK/x" --failures -1
+expect 2 "--routing is bgp or static, not 'ospf'" "$FABRICCTL" plan roce "$WORK/ft3.yaml" --out "$WORK/x" --routing ospf
 expect 1 "cannot open the plan directory" "$FABRICCTL" plan check "$WORK/nowhere"
 echo "PASS: roce planning"

@@ -18,6 +18,8 @@
 
 #include "routing/pfc.h"
 #include "routing/roce_plan.h"
+#include "routing/roce_asn.h"
+#include "routing/swindex.h"
 #include "topology/fattree_gen.h"
 #include "topology/roce_gen.h"
 
@@ -191,6 +193,122 @@ static void test_ecmp_check_finds_a_planted_loop(void **state)
 	roce_free(&rf);
 }
 
+/* The ASN plan (routing/roce_asn.c) of text: assigned or checked. */
+static void asn_plan_of(const char *text, struct roce_fabric *rf, struct roce_asn_plan *a)
+{
+	char err[ROCE_ERR_LEN];
+	write_temp(text);
+	assert_int_equal(roce_load(path, rf, err), 0);
+	unlink(path);
+	assert_int_equal(roce_asn_plan(rf, a), 0);
+}
+
+#define TWO_PODS                                                                        \
+	"  - { name: l0, tier: 0, prefixes: [10.0.0.0/24] }\n"                          \
+	"  - { name: l1, tier: 0, prefixes: [10.0.1.0/24] }\n"                          \
+	"  - { name: l2, tier: 0, prefixes: [10.0.2.0/24] }\n"                          \
+	"  - { name: a0, tier: 1 }\n  - { name: a1, tier: 1 }\n  - { name: a2, tier: 1 }\n" \
+	"  - { name: c0, tier: 2 }\n"                                                   \
+	"links:\n"                                                                      \
+	"  - { a: l0:p1, b: a0:p1 }\n  - { a: l0:p2, b: a1:p1 }\n"                       \
+	"  - { a: l1:p1, b: a1:p2 }\n  - { a: l2:p1, b: a2:p1 }\n"                       \
+	"  - { a: a0:p9, b: c0:p1 }\n  - { a: a1:p9, b: c0:p2 }\n  - { a: a2:p9, b: c0:p3 }\n"
+
+/*
+ * Assigned: each leaf its own ASN; a0 and a1 share l0, so one pod (and a1
+ * brings l1); a2 is a pod alone; the top tier one ASN. Given ASNs that let
+ * a route down to l0 and up again, or leaves that share one, or some
+ * switches without one, are refused with the switches named.
+ */
+static void test_roce_asn_plan_assigns_pods_and_names_valleys(void **state)
+{
+	struct roce_fabric rf;
+	struct roce_asn_plan a;
+	asn_plan_of("switches:\n" TWO_PODS, &rf, &a);
+	assert_true(a.assigned && a.safe);
+	assert_true(a.asn[0] != a.asn[1] && a.asn[1] != a.asn[2]);
+	assert_int_equal(a.asn[3], a.asn[4]);
+	assert_true(a.asn[5] != a.asn[3]);
+	assert_int_equal(a.asn[6], ROCE_ASN_BASE);
+	assert_int_equal(a.asn[3], ROCE_ASN_BASE + 1001);
+	assert_int_equal(a.asn[5], ROCE_ASN_BASE + 1002);
+	roce_asn_free(&a);
+	roce_free(&rf);
+
+	asn_plan_of("switches:\n"
+		    "  - { name: l0, tier: 0, asn: 1, prefixes: [10.0.0.0/24] }\n"
+		    "  - { name: l1, tier: 0, asn: 2, prefixes: [10.0.1.0/24] }\n"
+		    "  - { name: s0, tier: 1, asn: 10 }\n  - { name: s1, tier: 1, asn: 11 }\n"
+		    "links:\n  - { a: l0:p1, b: s0:p1 }\n  - { a: l0:p2, b: s1:p1 }\n"
+		    "  - { a: l1:p1, b: s0:p2 }\n  - { a: l1:p2, b: s1:p2 }\n", &rf, &a);
+	assert_false(a.assigned || a.safe);
+	assert_string_equal(a.problem, "valley: s0 (AS 10) and s1 (AS 11) are both above l0, so a route can come "
+			    "down to l0 and go up again; give them one ASN (RFC 7938)");
+	roce_asn_free(&a);
+	roce_free(&rf);
+
+	asn_plan_of("switches:\n"
+		    "  - { name: l0, tier: 0, asn: 7, prefixes: [10.0.0.0/24] }\n"
+		    "  - { name: l1, tier: 0, asn: 7, prefixes: [10.0.1.0/24] }\n"
+		    "  - { name: s0, tier: 1, asn: 10 }\n"
+		    "links:\n  - { a: l0:p1, b: s0:p1 }\n  - { a: l1:p1, b: s0:p2 }\n", &rf, &a);
+	assert_string_equal(a.problem, "l0 and l1 share AS 7: each rejects the other's prefixes");
+	roce_asn_free(&a);
+	roce_free(&rf);
+
+	asn_plan_of("switches:\n  - { name: l0, tier: 0, asn: 7, prefixes: [10.0.0.0/24] }\n  - { name: s0, tier: 1 }\n"
+		    "links:\n  - { a: l0:p1, b: s0:p1 }\n", &rf, &a);
+	assert_false(a.safe);
+	assert_non_null(strstr(a.problem, "s0 has none: give every switch one, or none"));
+	roce_asn_free(&a);
+	roce_free(&rf);
+}
+
+/*
+ * The eBGP simulation (ecmp_bgp) on two leaves under two spines, L0-S0
+ * down. With one ASN per spine S0 still reaches L0 the long way, down to
+ * L1 and up to S1 (a valley: L1 accepts S1's route and S0 accepts L1's);
+ * with RFC 7938's one ASN for both spines L1 rejects it and S0 has no
+ * route to L0, as the up/down plan has none.
+ */
+static void test_ecmp_bgp_follows_the_as_paths(void **state)
+{
+	struct roce_fabric rf;
+	struct fabric f;
+	struct swindex x;
+	char err[ROCE_ERR_LEN];
+	write_temp("switches:\n"
+		   "  - { name: l0, tier: 0, prefixes: [10.0.0.0/24] }\n  - { name: l1, tier: 0, prefixes: [10.0.1.0/24] }\n"
+		   "  - { name: s0, tier: 1 }\n  - { name: s1, tier: 1 }\n"
+		   "links:\n  - { a: l0:p1, b: s0:p1 }\n  - { a: l0:p2, b: s1:p1 }\n"
+		   "  - { a: l1:p1, b: s0:p2 }\n  - { a: l1:p2, b: s1:p2 }\n");
+	assert_int_equal(roce_load(path, &rf, err), 0);
+	unlink(path);
+	assert_int_equal(roce_model(&rf, &f), 0);
+	fabric_unlink(f.nodes[0], 1);	/* l0:p1 - s0:p1 */
+	assert_int_equal(swindex_build(&x, &f), 0);
+	bool want[4] = { true, false, false, false };	/* towards l0 */
+	const uint8_t *ports;
+	size_t unsettled;
+	struct ecmp_tables t;
+	uint32_t unique[4] = { 1, 2, 10, 11 }, rfc7938[4] = { 1, 2, 10, 10 };
+	assert_int_equal(ecmp_bgp(&f, &x, unique, want, &t, &unsettled), 0);
+	assert_int_equal(unsettled, 0);
+	assert_int_equal(ecmp_hops(&t, 0, 2, &ports), 1);	/* s0 -> l1 (its port 2): down, to go up again */
+	assert_int_equal(ports[0], 2);
+	assert_int_equal(ecmp_hops(&t, 0, 1, &ports), 1);	/* l1 -> s1 */
+	assert_int_equal(ports[0], 2);
+	ecmp_free(&t);
+	assert_int_equal(ecmp_bgp(&f, &x, rfc7938, want, &t, &unsettled), 0);
+	assert_int_equal(ecmp_hops(&t, 0, 2, &ports), 0);	/* s0: no route */
+	assert_int_equal(ecmp_hops(&t, 0, 1, &ports), 1);	/* l1 -> s1 -> l0 still */
+	assert_int_equal(ports[0], 2);
+	ecmp_free(&t);
+	swindex_free(&x);
+	fabric_free(&f);
+	roce_free(&rf);
+}
+
 static void test_pfc_headroom_matches_the_worked_example(void **state)
 {
 	(void)state;
@@ -213,6 +331,8 @@ int main(void)
 		cmocka_unit_test(test_roce_spine_ring_names_the_shortest_path_cycle_and_plans_up_down),
 		cmocka_unit_test(test_ecmp_check_finds_a_planted_loop),
 		cmocka_unit_test(test_pfc_headroom_matches_the_worked_example),
+		cmocka_unit_test(test_roce_asn_plan_assigns_pods_and_names_valleys),
+		cmocka_unit_test(test_ecmp_bgp_follows_the_as_paths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
