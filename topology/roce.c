@@ -94,6 +94,21 @@ bool roce_valid_addr(const char *s, bool want_len, char *why, size_t len)
 	return true;
 }
 
+bool roce_canonical_prefix(const char *prefix, char *out, size_t len)
+{
+	char why[128], addr[ROCE_ADDR_LEN], text[INET6_ADDRSTRLEN];
+	unsigned char bytes[16];
+	const char *slash = strchr(prefix, '/');
+	if (!roce_valid_addr(prefix, true, why, sizeof(why)))
+		return false;
+	snprintf(addr, sizeof(addr), "%.*s", (int)(slash - prefix), prefix);
+	bool v6 = strchr(addr, ':') != NULL;
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, addr, bytes) != 1 || !inet_ntop(v6 ? AF_INET6 : AF_INET, bytes, text, sizeof(text)))
+		return false;
+	snprintf(out, len, "%s/%lu", text, strtoul(slash + 1, NULL, 10));
+	return true;
+}
+
 int roce_grow(void **arr, size_t n, size_t size)
 {
 	void *more = realloc(*arr, (n + 1) * size);

@@ -73,6 +73,8 @@ size_t roce_find_switch(const struct roce_fabric *rf, const char *name);
 size_t roce_find_port(const struct roce_switch *sw, const char *name);
 /* Adds a port (unlinked, not a host port); its index, or ROCE_NONE on allocation failure. */
 size_t roce_add_port(struct roce_switch *sw, const char *name, double gbps, double cable_m);
+/* prefix ("2001:db8:0::/48") as inet_ntop writes it ("2001:db8::/48"); false if it is none. */
+bool roce_canonical_prefix(const char *prefix, char *out, size_t len);
 /* True if s is an IPv4 or IPv6 address, with a /length when want_len, without host bits. */
 bool roce_valid_addr(const char *s, bool want_len, char *why, size_t len);
 

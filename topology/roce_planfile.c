@@ -242,8 +242,14 @@ static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 		return ydoc_each_item(d, "next_hop_groups", v, group_item, r->x);
 	if (strcmp(key, "qos") == 0)
 		return ydoc_each_pair(d, "qos", v, qos_pair, r);
-	if (strcmp(key, "asn") == 0 || strcmp(key, "loopback") == 0)
+	if (strcmp(key, "asn") == 0) {	/* what the twin's BGP simulation uses */
+		if (ydoc_uint(d, key, v, 1, UINT32_MAX, &n) < 0)
+			return -1;
+		r->sw->asn = (uint32_t)n;
 		return 0;
+	}
+	if (strcmp(key, "loopback") == 0)
+		return ydoc_string(d, key, v, r->sw->loopback, sizeof(r->sw->loopback));
 	return ydoc_fail(d, v, "unknown key '%s'", key);
 }
 
