@@ -57,30 +57,50 @@ static int check_pfc(struct recheck *c)
 }
 
 /* One destination per prefix: where it is connected. */
-static int find_prefixes(struct recheck *c, const char ***names, size_t **owner, bool **host, size_t *n)
+static int find_prefixes(struct recheck *c, struct plan_prefixes *pp)
 {
 	const struct roce_fabric *rf = &c->pf->rf;
-	*n = 0;
 	for (size_t s = 0; s < rf->nsw; s++)
 		for (size_t k = 0; k < c->pf->x[s].nroutes; k++) {
 			const struct planfile_route *rt = &c->pf->x[s].routes[k];
 			if (!rt->connected)
 				continue;
-			for (size_t i = 0; i < *n; i++)
-				if (strcmp((*names)[i], rt->prefix) == 0) {
+			for (size_t i = 0; i < pp->n; i++)
+				if (strcmp(pp->name[i], rt->prefix) == 0) {
 					snprintf(c->err, PLANFILE_ERR_LEN, "%s:%u: %s is connected at both %s and %s", c->pf->x[s].file,
-						 rt->line, rt->prefix, rf->sw[(*owner)[i]].name, rf->sw[s].name);
+						 rt->line, rt->prefix, rf->sw[pp->owner[i]].name, rf->sw[s].name);
 					return -1;
 				}
-			if (roce_grow((void **)names, *n, sizeof(**names)) < 0 || roce_grow((void **)owner, *n, sizeof(**owner)) < 0 ||
-			    roce_grow((void **)host, *n, sizeof(**host)) < 0)
+			if (roce_grow((void **)&pp->name, pp->n, sizeof(*pp->name)) < 0 ||
+			    roce_grow((void **)&pp->owner, pp->n, sizeof(*pp->owner)) < 0 ||
+			    roce_grow((void **)&pp->host, pp->n, sizeof(*pp->host)) < 0)
 				return -1;
-			(*names)[*n] = rt->prefix;
-			(*owner)[*n] = s;
-			(*host)[*n] = rt->host;
-			++*n;
+			pp->name[pp->n] = rt->prefix;
+			pp->owner[pp->n] = s;
+			pp->host[pp->n] = rt->host;
+			pp->n++;
 		}
 	return 0;
+}
+
+int roce_plan_prefixes(const struct roce_planfiles *pf, struct plan_prefixes *pp, char err[PLANFILE_ERR_LEN])
+{
+	struct recheck c = { .pf = pf, .err = err };
+	memset(pp, 0, sizeof(*pp));
+	err[0] = '\0';
+	if (find_prefixes(&c, pp) < 0) {
+		roce_plan_prefixes_free(pp);
+		return -1;
+	}
+	return 0;
+}
+
+void roce_plan_prefixes_free(struct plan_prefixes *pp)
+{
+	free(pp->name);
+	free(pp->owner);
+	free(pp->host);
+	memset(pp, 0, sizeof(*pp));
 }
 
 /* Prefix index of name, or SIZE_MAX. */
@@ -119,33 +139,38 @@ static uint8_t hop_port(struct recheck *c, size_t s, const struct planfile_route
 	return (uint8_t)(p + 1);
 }
 
-static int fill_tables(struct recheck *c, struct ecmp_tables *t, const char **names, size_t n)
+int roce_plan_tables(const struct roce_planfiles *pf, const struct plan_prefixes *pp, struct ecmp_tables *t,
+		     char err[PLANFILE_ERR_LEN])
 {
-	const struct roce_fabric *rf = &c->pf->rf;
-	size_t hops_total = 0;
+	struct recheck ctx = { .pf = pf, .err = err }, *c = &ctx;
+	const struct roce_fabric *rf = &pf->rf;
+	size_t hops_total = 0, n = pp->n;
+	err[0] = '\0';
 	for (size_t s = 0; s < rf->nsw; s++)
-		for (size_t g = 0; g < c->pf->x[s].ngroups; g++)
-			hops_total += c->pf->x[s].groups[g].nhops;
+		for (size_t g = 0; g < pf->x[s].ngroups; g++)
+			hops_total += pf->x[s].groups[g].nhops;
 	for (size_t d = 0; d < n; d++) {
 		t->start[d] = calloc(rf->nsw + 1, sizeof(**t->start));
 		t->port[d] = malloc(hops_total + 1);
 		if (!t->start[d] || !t->port[d])
 			return -1;
+		t->dst_node[d] = pp->owner[d];
 	}
+	t->dst_label = pp->name;
 	/* hops per (prefix, switch) first, then their places: a switch's routes come in any order */
 	for (size_t s = 0; s < rf->nsw; s++)
-		for (size_t k = 0; k < c->pf->x[s].nroutes; k++) {
-			const struct planfile_route *rt = &c->pf->x[s].routes[k];
-			size_t d = prefix_index(names, n, rt->prefix);
+		for (size_t k = 0; k < pf->x[s].nroutes; k++) {
+			const struct planfile_route *rt = &pf->x[s].routes[k];
+			size_t d = prefix_index(pp->name, n, rt->prefix);
 			const struct planfile_group *g = route_group(c, s, rt);
 			if (rt->group >= 0 && !g)
 				return -1;
 			if (d == SIZE_MAX) {
-				snprintf(c->err, PLANFILE_ERR_LEN, "%s:%u: %s is connected nowhere", c->pf->x[s].file, rt->line, rt->prefix);
+				snprintf(err, PLANFILE_ERR_LEN, "%s:%u: %s is connected nowhere", pf->x[s].file, rt->line, rt->prefix);
 				return -1;
 			}
 			if (t->start[d][s + 1]) {
-				snprintf(c->err, PLANFILE_ERR_LEN, "%s:%u: a second route for %s", c->pf->x[s].file, rt->line, rt->prefix);
+				snprintf(err, PLANFILE_ERR_LEN, "%s:%u: a second route for %s", pf->x[s].file, rt->line, rt->prefix);
 				return -1;
 			}
 			t->start[d][s + 1] = (uint32_t)(g ? g->nhops : 0) + 1;	/* +1: seen, even with no hops */
@@ -154,10 +179,10 @@ static int fill_tables(struct recheck *c, struct ecmp_tables *t, const char **na
 		for (size_t s = 0; s < rf->nsw; s++)
 			t->start[d][s + 1] = t->start[d][s] + (t->start[d][s + 1] ? t->start[d][s + 1] - 1 : 0);
 	for (size_t s = 0; s < rf->nsw; s++)
-		for (size_t k = 0; k < c->pf->x[s].nroutes; k++) {
-			const struct planfile_route *rt = &c->pf->x[s].routes[k];
+		for (size_t k = 0; k < pf->x[s].nroutes; k++) {
+			const struct planfile_route *rt = &pf->x[s].routes[k];
 			const struct planfile_group *g = route_group(c, s, rt);
-			size_t d = prefix_index(names, n, rt->prefix);
+			size_t d = prefix_index(pp->name, n, rt->prefix);
 			for (size_t h = 0; g && h < g->nhops; h++) {
 				uint8_t port = hop_port(c, s, rt, &g->hops[h]);
 				if (!port)
@@ -174,59 +199,65 @@ int roce_recheck(const struct roce_planfiles *pf, struct roce_recheck *r)
 	struct fabric f;
 	struct ecmp_tables t = { 0 };
 	struct ecmp_report er;
-	const char **names = NULL;
-	size_t *owner = NULL, n = 0;
-	bool *host = NULL, *source = NULL;
+	struct plan_prefixes pp = { 0 };
+	bool *source = NULL;
 	int rc = -1;
 	memset(r, 0, sizeof(*r));
 	r->switches = pf->rf.nsw;
 	r->links = pf->rf.nlinks;
 	fabric_init(&f);
-	if (check_pfc(&c) < 0 || find_prefixes(&c, &names, &owner, &host, &n) < 0) {
+	if (check_pfc(&c) < 0 || roce_plan_prefixes(pf, &pp, r->problem) < 0) {
 		rc = r->problem[0] ? 0 : -1;
 		goto done;
 	}
-	r->prefixes = n;
-	if (n == 0) {	/* found by fuzz_plan: nothing to prove, and no table to fill */
+	r->prefixes = pp.n;
+	if (pp.n == 0) {	/* found by fuzz_plan: nothing to prove, and no table to fill */
 		snprintf(r->problem, sizeof(r->problem), "the plan announces no prefix: nothing is routed");
 		rc = 0;
 		goto done;
 	}
-	if (roce_model(&pf->rf, &f) < 0 || ecmp_alloc(&t, &f, n) < 0 || !(source = calloc(pf->rf.nsw + 1, 1)) ||
-	    fill_tables(&c, &t, names, n) < 0) {
+	if (roce_model(&pf->rf, &f) < 0 || ecmp_alloc(&t, &f, pp.n) < 0 || !(source = roce_plan_sources(pf, &pp)) ||
+	    roce_plan_tables(pf, &pp, &t, r->problem) < 0) {
 		rc = r->problem[0] ? 0 : -1;
 		goto done;
 	}
-	memcpy(t.dst_node, owner, n * sizeof(*owner));
-	t.dst_label = names;
-	for (size_t d = 0; d < n; d++)
-		source[owner[d]] |= host[d];
-	for (size_t s = 0; s < pf->rf.nsw; s++)
-		for (size_t p = 0; p < pf->rf.sw[s].nports; p++)
-			source[s] |= pf->rf.sw[s].ports[p].host;
-	if (ecmp_check(&t, source, host, &er) < 0)
+	if (ecmp_check(&t, source, pp.host, &er) < 0)
 		goto done;
 	rc = 0;
 	r->channels = er.cbd.channels;
 	r->dependencies = er.cbd.dependencies;
 	if (!ecmp_report_ok(&er)) {
-		if (er.first_problem[0]) {
-			snprintf(r->problem, sizeof(r->problem), "%s", er.first_problem);
-		} else {
-			char cycle[900];
-			struct roce_plan view = { .rf = &pf->rf };
-			roce_cycle_text(&view, &er.cbd, cycle, sizeof(cycle));
-			snprintf(r->problem, sizeof(r->problem), "cyclic buffer dependency %s", cycle);
-		}
+		roce_plan_problem(&pf->rf, &er, r->problem, sizeof(r->problem));
 		goto done;
 	}
 	r->safe = true;
 done:
 	ecmp_free(&t);
 	fabric_free(&f);
-	free(names);
-	free(owner);
-	free(host);
+	roce_plan_prefixes_free(&pp);
 	free(source);
 	return rc;
+}
+
+bool *roce_plan_sources(const struct roce_planfiles *pf, const struct plan_prefixes *pp)
+{
+	bool *source = calloc(pf->rf.nsw + 1, sizeof(*source));
+	for (size_t d = 0; d < pp->n && source; d++)
+		source[pp->owner[d]] |= pp->host[d];
+	for (size_t s = 0; s < pf->rf.nsw && source; s++)
+		for (size_t p = 0; p < pf->rf.sw[s].nports; p++)
+			source[s] |= pf->rf.sw[s].ports[p].host;
+	return source;
+}
+
+void roce_plan_problem(const struct roce_fabric *rf, const struct ecmp_report *er, char *buf, size_t len)
+{
+	if (er->first_problem[0]) {
+		snprintf(buf, len, "%s", er->first_problem);
+	} else {
+		char cycle[900];
+		struct roce_plan view = { .rf = rf };
+		roce_cycle_text(&view, &er->cbd, cycle, sizeof(cycle));
+		snprintf(buf, len, "cyclic buffer dependency %s", cycle);
+	}
 }
