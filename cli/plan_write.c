@@ -166,12 +166,21 @@ static void write_json(FILE *out, const struct roce_plan *p, size_t s, int *grou
 	fprintf(out, "\n  ]\n}\n");
 }
 
+/*
+ * Routes carry their next hops themselves, not kernel nexthop groups:
+ * FRR before 9.0 can leave a group short of a next hop after that link
+ * flaps (the roce twin caught it: FRR PR 13413), and SONiC configures
+ * zebra the same way.
+ */
+#define ZEBRA_NHG_OFF "! kernel nexthop groups off: FRR < 9.0 loses ECMP members after a link flap\n" \
+		      "no zebra nexthop kernel enable\n"
+
 static void write_frr(FILE *out, const struct roce_plan *p, size_t s)
 {
 	const struct roce_fabric *rf = p->rf;
 	const struct roce_switch *sw = &rf->sw[s];
 	fprintf(out, "! FRR static routes for %s in %s, planned by fabricd (up/down ECMP, CBD-free)\n"
-		     "frr defaults datacenter\nhostname %s\n!\n", sw->name, rf->name, sw->name);
+		     "frr defaults datacenter\nhostname %s\n" ZEBRA_NHG_OFF "!\n", sw->name, rf->name, sw->name);
 	if (sw->loopback[0])
 		fprintf(out, "interface lo\n %s address %s/%u\n!\n", strchr(sw->loopback, ':') ? "ipv6" : "ip",
 			sw->loopback, strchr(sw->loopback, ':') ? 128 : 32);
@@ -229,7 +238,7 @@ static void write_frr_bgp(FILE *out, const struct roce_plan *p, size_t s)
 	bool lo6 = strchr(sw->loopback, ':') != NULL;
 	bool any6 = lo6, any4 = sw->loopback[0] && !lo6;
 	fprintf(out, "! FRR eBGP for %s in %s, planned by fabricd (RFC 7938 ASNs, up/down ECMP, CBD-free)\n"
-		     "frr defaults datacenter\nhostname %s\n!\n", sw->name, rf->name, sw->name);
+		     "frr defaults datacenter\nhostname %s\n" ZEBRA_NHG_OFF "!\n", sw->name, rf->name, sw->name);
 	if (sw->loopback[0])
 		fprintf(out, "interface lo\n %s address %s/%u\n!\n", lo6 ? "ipv6" : "ip", sw->loopback, lo6 ? 128 : 32);
 	for (size_t k = 0; k < sw->nprefixes; k++) {
@@ -450,12 +459,12 @@ void plan_write_summary(FILE *out, const struct roce_plan *p, const char *input)
 	verdict(out, p, &p->design.check, p->design.cut_pairs);
 	fprintf(out, "\n  shortest-path ECMP (what an unconstrained IGP/BGP installs): ");
 	verdict(out, p, &p->design.shortest, p->design.cut_pairs);
-	if (p->bgp && p->asn.safe) {
+	if (roce_bgp_simulated(p)) {
 		fprintf(out, "\n  eBGP as it converges with these ASNs: ");
 		bgp_verdict(out, p, &p->design);
 	}
 	fprintf(out, "\nsingle link failures: %zu of %zu links analysed\n", p->nfailures, rf->nlinks);
-	size_t unsafe = 0, cut = 0, sp_unsafe = 0, bgp_unsafe = 0, bgp_same = 0;
+	size_t unsafe = 0, cut = 0, sp_unsafe = 0, bgp_same = 0, bgp_unsafe = 0;
 	for (size_t i = 0; i < p->nfailures; i++) {
 		const struct roce_scenario *sc = &p->failures[i];
 		char link[256];
@@ -468,19 +477,19 @@ void plan_write_summary(FILE *out, const struct roce_plan *p, const char *input)
 			verdict(out, p, &sc->shortest, sc->cut_pairs);
 			sp_unsafe++;
 		}
-		if (p->bgp && p->asn.safe) {
+		if (roce_bgp_simulated(p)) {
 			fprintf(out, "; eBGP converges to ");
 			bgp_verdict(out, p, sc);
 		}
 		fprintf(out, "\n");
 		unsafe += !roce_scenario_safe(sc);
 		cut += sc->cut_pairs > 0;
-		bgp_unsafe += !roce_bgp_safe(p, sc);
-		bgp_same += p->bgp && p->asn.safe && !sc->bgp_differs;
+		bgp_unsafe += roce_bgp_simulated(p) && (sc->bgp_unsettled || !roce_report_safe(&sc->bgp, sc->cut_pairs));
+		bgp_same += roce_bgp_simulated(p) && !sc->bgp_differs;
 	}
 	fprintf(out, "failures: %zu safe, %zu unsafe, %zu cut a switch off; shortest-path ECMP unsafe after %zu\n",
 		p->nfailures - unsafe, unsafe, cut, sp_unsafe);
-	if (p->bgp && p->asn.safe)
+	if (roce_bgp_simulated(p))
 		fprintf(out, "eBGP after failures: %zu safe, %zu unsafe; the planned tables exactly after %zu of %zu\n",
 			p->nfailures - bgp_unsafe, bgp_unsafe, bgp_same, p->nfailures);
 	fprintf(out, "verdict: %s\n", plan_safe(p) ? "SAFE" : "UNSAFE");

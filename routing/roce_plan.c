@@ -143,7 +143,7 @@ static int plan_scenario(struct planner *pl, struct ecmp_tables *tables, struct 
 		return -1;
 	int rc = ecmp_check(&shortest, p->source, p->lossless, &sc->shortest);
 	ecmp_free(&shortest);
-	if (rc == 0 && p->bgp && p->asn.safe) {	/* what BGP itself installs in this state, proven the same way */
+	if (rc == 0 && roce_bgp_simulated(p)) {	/* what BGP itself installs in this state, proven the same way */
 		struct ecmp_tables bgp;
 		if (ecmp_bgp(&p->f, &pl->x, p->asn.asn, p->routed, &bgp, &sc->bgp_unsettled) < 0)
 			return -1;
@@ -217,6 +217,14 @@ void roce_plan_free(struct roce_plan *p)
 	free(p->failures);
 	roce_asn_free(&p->asn);
 	memset(p, 0, sizeof(*p));
+}
+
+bool roce_bgp_simulated(const struct roce_plan *p)
+{
+	for (size_t i = 0; i < p->rf->nsw && p->bgp; i++)
+		if (!p->asn.asn[i])
+			return false;
+	return p->bgp && p->rf->nsw > 0;
 }
 
 bool roce_report_safe(const struct ecmp_report *r, size_t cut_pairs)

@@ -50,6 +50,8 @@ int roce_model(const struct roce_fabric *rf, struct fabric *f);
 /* Plans rf into p; 0, or -1 on allocation failure. The result may be unsafe: see roce_scenario_safe. */
 int roce_plan(const struct roce_fabric *rf, const struct roce_plan_options *o, struct roce_plan *p);
 void roce_plan_free(struct roce_plan *p);
+/* True when eBGP is planned and every switch has an ASN: its convergence is simulated, even for unsafe ASNs. */
+bool roce_bgp_simulated(const struct roce_plan *p);
 /* True when eBGP is not planned, or what it converges to in s is safe. */
 bool roce_bgp_safe(const struct roce_plan *p, const struct roce_scenario *s);
 /* True when r found no loop, no CBD, and no dead ends beyond the cut_pairs no path could join. */
