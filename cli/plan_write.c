@@ -5,8 +5,10 @@
  * with their peers, PFC and ECN settings, the DSCP map, and the routes
  * (prefix -> ECMP next hops). The YAML file is the same document: the
  * JSON is parsed back with libyaml and re-emitted in block style, so the
- * two can never disagree. The FRR rendering is one "ip route PREFIX
- * IFNAME" line per next hop (FRR installs equal static routes as ECMP).
+ * two can never disagree. The FRR rendering is eBGP per RFC 7938
+ * (write_frr_bgp), or with --routing static one "ip route PREFIX IFNAME"
+ * line per next hop (FRR installs equal static routes as ECMP). The QoS
+ * for SONiC switches and the hosts' NICs is in cli/plan_sonic.c.
  */
 #include "cli/plan_write.h"
 
@@ -18,6 +20,7 @@
 #include <yaml.h>
 
 #include "cli/output.h"
+#include "cli/plan_sonic.h"
 #include "routing/pfc.h"
 
 static void write_ports(FILE *out, const struct roce_plan *p, const struct roce_switch *sw)
@@ -26,11 +29,7 @@ static void write_ports(FILE *out, const struct roce_plan *p, const struct roce_
 	fprintf(out, "  \"ports\": [");
 	for (size_t i = 0; i < sw->nports; i++) {
 		const struct roce_port *pt = &sw->ports[i];
-		struct ecn_marking ecn = ecn_defaults(pt->gbps);
-		if (rf->qos.ecn_max_kb)
-			ecn = (struct ecn_marking){ rf->qos.ecn_min_kb, rf->qos.ecn_max_kb, ecn.probability };
-		if (rf->qos.ecn_probability)
-			ecn.probability = rf->qos.ecn_probability;
+		struct ecn_marking ecn = ecn_for_port(&rf->qos, pt->gbps);
 		fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
 		json_string(out, pt->name);
 		if (pt->host)
@@ -368,7 +367,10 @@ static int write_switch(const struct roce_plan *p, size_t s, const char *dir, in
 		write_frr_bgp(r, p, s);
 	else
 		write_frr(r, p, s);
-	return close_out(r, dir, name, "frr.conf", err, len);
+	if (close_out(r, dir, name, "frr.conf", err, len) < 0 || !(r = open_out(dir, name, "sonic.json", "w", err, len)))
+		return -1;
+	plan_write_sonic(r, p, s);
+	return close_out(r, dir, name, "sonic.json", err, len);
 }
 
 int plan_write_switches(const struct roce_plan *p, const char *dir, char *err, size_t len)
@@ -380,6 +382,12 @@ int plan_write_switches(const struct roce_plan *p, const char *dir, char *err, s
 		snprintf(err, len, "%s: out of memory", dir);
 	for (size_t s = 0; s < p->rf->nsw && rc == 0; s++)
 		rc = write_switch(p, s, dir, group_of, first_of, err, len);
+	FILE *nic = rc == 0 ? open_out(dir, "hosts-nic", "sh", "w", err, len) : NULL;
+	if (nic) {
+		plan_write_nic(nic, p);
+		rc = close_out(nic, dir, "hosts-nic", "sh", err, len);
+	} else
+		rc = -1;
 	free(group_of);
 	free(first_of);
 	return rc;

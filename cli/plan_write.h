@@ -9,7 +9,10 @@
 #include "routing/roce_plan.h"
 #include "topology/roce_planfile.h"	/* PLAN_FORMAT */
 
-/* Writes DIR/<switch>.json, .yaml and .frr.conf for every switch; -1 with why in err. */
+/*
+ * Writes DIR/<switch>.json, .yaml, .frr.conf and .sonic.json for every
+ * switch and DIR/hosts-nic.sh; -1 with why in err.
+ */
 int plan_write_switches(const struct roce_plan *p, const char *dir, char *err, size_t len);
 /* The summary report: what was proven, as designed and per failure. */
 void plan_write_summary(FILE *out, const struct roce_plan *p, const char *input);

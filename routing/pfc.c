@@ -51,3 +51,13 @@ struct ecn_marking ecn_defaults(double gbps)
 	double scale = gbps / 40.0;
 	return (struct ecn_marking){ 5.0 * scale, 200.0 * scale, 1.0 };
 }
+
+struct ecn_marking ecn_for_port(const struct roce_qos *q, double gbps)
+{
+	struct ecn_marking ecn = ecn_defaults(gbps);
+	if (q->ecn_max_kb)
+		ecn = (struct ecn_marking){ q->ecn_min_kb, q->ecn_max_kb, ecn.probability };
+	if (q->ecn_probability)
+		ecn.probability = q->ecn_probability;
+	return ecn;
+}

@@ -6,6 +6,8 @@
 #ifndef ROUTING_PFC_H
 #define ROUTING_PFC_H
 
+#include "topology/roce.h"
+
 struct pfc_delays {
 	unsigned interface_bits;	/* one end's PHY + MAC delay, in bit times */
 	unsigned response_bits;		/* the sender's reaction to PAUSE, in bit times */
@@ -26,5 +28,7 @@ struct ecn_marking {
 
 /* DCQCN's published thresholds (5 KB / 200 KB / 1 % at 40G), scaled by speed. */
 struct ecn_marking ecn_defaults(double gbps);
+/* A port's marking: the fabric's own thresholds (q) where it gives them, else the defaults for gbps. */
+struct ecn_marking ecn_for_port(const struct roce_qos *q, double gbps);
 
 #endif

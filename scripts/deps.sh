@@ -8,7 +8,7 @@ packages=(
   libevent-dev libsqlite3-dev libyaml-dev libcmocka-dev
   ibsim-utils libumad2sim0 infiniband-diags opensm ibutils
   scdoc groff-base systemd lintian debhelper devscripts fakeroot
-  sqlite3 iproute2 util-linux prometheus frr iputils-ping
+  sqlite3 iproute2 util-linux prometheus frr iputils-ping jq
 )
 
 missing=()

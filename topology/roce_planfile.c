@@ -321,10 +321,12 @@ static int join_links(struct roce_planfiles *c, char *err)
 	return 0;
 }
 
+/* A switch plan: NAME.json, not the SONiC fragment NAME.sonic.json beside it. */
 static int json_file(const struct dirent *e)
 {
 	size_t len = strlen(e->d_name);
-	return len > 5 && strcmp(e->d_name + len - 5, ".json") == 0;
+	return len > 5 && strcmp(e->d_name + len - 5, ".json") == 0 &&
+	       !(len > 11 && strcmp(e->d_name + len - 11, ".sonic.json") == 0);
 }
 
 /* Reads the switch files in name order, so errors and figures do not depend on the directory's order. */

@@ -43,7 +43,7 @@ expect() {
 
 "$GEN" --levels 3 --radix 8 --format roce -o "$WORK/ft3.yaml"
 plan ft3
-ls "$WORK"/ft3/*.json | wc -l | grep -qx 80 || fail "ft3: expected 80 switch files"
+ls "$WORK"/ft3/*.frr.conf "$WORK"/ft3/*.sonic.json | wc -l | grep -qx 160 || fail "ft3: expected 80 switch file sets"
 [[ -s "$WORK/ft3/L0.yaml" && -s "$WORK/ft3/L0.frr.conf" && -s "$WORK/ft3/summary.txt" ]] || fail "ft3: files missing"
 grep -q '^failures: 256 safe, 0 unsafe, 0 cut a switch off' "$WORK/ft3.out" || fail "ft3: not every failure safe"
 grep -q '^BGP: AS numbers assigned per RFC 7938' "$WORK/ft3.out" || fail "ft3: no ASN plan: $(grep BGP "$WORK/ft3.out")"
@@ -56,6 +56,29 @@ for conf in "$WORK"/ft3/*.frr.conf; do
 	vtysh --dryrun -f "$conf" >"$WORK/vtysh.out" 2>&1 || fail "vtysh --dryrun rejects $conf: $(cat "$WORK/vtysh.out")"
 done
 note "vtysh --dryrun (FRR $(dpkg-query -W -f='${Version}' frr)) accepts all $(ls "$WORK"/ft3/*.frr.conf | wc -l) eBGP configurations"
+# SONiC config_db fragments: valid JSON, tables, keys and leaves of SONiC's YANG models (sonic_schema.jq)
+for frag in "$WORK"/ft3/*.sonic.json; do
+	ports=$(jq -c '[.ports[].name]' "${frag%.sonic.json}.json")
+	errors=$(jq -r --argjson ports "$ports" -f "$here/sonic_schema.jq" "$frag") || fail "$frag: not JSON"
+	[[ -z $errors ]] || fail "$frag: $(head -3 <<<"$errors")"
+done
+jq -e '.BUFFER_PG["swp1|3"].profile == "pg_lossless_100000_2m_profile" and .PORT_QOS_MAP.swp5.pfc_enable == "3"
+	and .QUEUE["swp5|6"].scheduler == "FABRICD_STRICT" and .QUEUE["swp5|3"].wred_profile == "FABRICD_ECN_400G"
+	and (.BUFFER_PROFILE.pg_lossless_400000_10m_profile.xoff | tonumber) > 0' "$WORK/ft3/L0.sonic.json" >/dev/null ||
+	fail "ft3: L0's SONiC fragment lacks its lossless settings"
+[[ $(jq -r '.ports[] | select(.name == "swp5") | .pfc.headroom_bytes' "$WORK/ft3/L0.json") == \
+   $(jq -r '.BUFFER_PROFILE.pg_lossless_400000_10m_profile.xoff' "$WORK/ft3/L0.sonic.json") ]] ||
+	fail "ft3: the SONiC xoff is not the planned headroom"
+# the checker is no rubber stamp: a PG beyond 7, a scheduler nobody defines, a table SONiC lacks
+jq '.BUFFER_PG["swp1|9"] = {"profile": "x"} | .QUEUE["swp1|3"].scheduler = "nope" | .FOO = {}' \
+	"$WORK/ft3/L0.sonic.json" >"$WORK/broken.json"
+[[ $(jq -r --argjson ports "$(jq -c '[.ports[].name]' "$WORK/ft3/L0.json")" -f "$here/sonic_schema.jq" \
+	"$WORK/broken.json" | wc -l) == 4 ]] || fail "sonic_schema.jq misses errors"
+note "SONiC fragments: $(ls "$WORK"/ft3/*.sonic.json | wc -l) follow the config_db schema"
+sh -n "$WORK/ft3/hosts-nic.sh" || fail "hosts-nic.sh is not a shell script"
+grep -q '^dcb pfc set dev "$IF" prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off$' "$WORK/ft3/hosts-nic.sh" ||
+	fail "hosts-nic.sh: PFC is not on priority 3 alone"
+grep -q '^dcb app replace dev "$IF" dscp-prio 26:3 48:6$' "$WORK/ft3/hosts-nic.sh" || fail "hosts-nic.sh: DSCP map"
 # leaves their own ASN, each pod's aggregation switches one, the cores one
 [[ $(grep -h '^router bgp' "$WORK"/ft3/L*.frr.conf | sort -u | wc -l) == 32 ]] || fail "ft3: leaves share ASNs"
 [[ $(grep -h '^router bgp' "$WORK"/ft3/A*.frr.conf | sort -u | wc -l) == 8 ]] || fail "ft3: not one ASN per pod"
