@@ -128,8 +128,8 @@ static int plan_roce(int argc, char **argv)
 	plan_write_summary(stdout, &p, in);
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
-	printf("planned in %.3f s (%zu failure scenarios), written in %.3f s; peak memory %.1f MB; files in %s\n",
-	       planned, p.nfailures, now() - t0 - planned, ru.ru_maxrss / 1024.0, dir);
+	printf("planned in %.3f s (%zu link and %zu switch failure scenarios), written in %.3f s; peak memory %.1f MB; "
+	       "files in %s\n", planned, p.nfailures, p.nswitch_failures, now() - t0 - planned, ru.ru_maxrss / 1024.0, dir);
 	const char *written = allow_unsafe ? "switch files written anyway (--allow-unsafe)" : "no switch files written";
 	if (!design_ok && p.bgp && !p.asn.safe)
 		fprintf(stderr, "fabricctl: %s: unsafe AS numbers: %s; %s\n", in, p.asn.problem, written);

@@ -398,6 +398,8 @@ bool plan_safe(const struct roce_plan *p)
 	bool safe = roce_scenario_safe(&p->design) && !p->design.cut_pairs && roce_bgp_safe(p, &p->design);
 	for (size_t i = 0; i < p->nfailures; i++)
 		safe &= roce_scenario_safe(&p->failures[i]) && roce_bgp_safe(p, &p->failures[i]);
+	for (size_t i = 0; i < p->nswitch_failures; i++)
+		safe &= roce_scenario_safe(&p->switch_failures[i]) && roce_bgp_safe(p, &p->switch_failures[i]);
 	return safe;
 }
 
@@ -429,6 +431,42 @@ static void bgp_verdict(FILE *out, const struct roce_plan *p, const struct roce_
 		fprintf(out, " (next hops differ from the planned tables on %zu switches)", sc->bgp_differs);
 	else
 		fprintf(out, " (the planned tables exactly)");
+}
+
+/* One line per scenario of sc[0..n), then the totals ("KIND: 3 safe, ..."). */
+static void write_failures(FILE *out, const struct roce_plan *p, const struct roce_scenario *sc, size_t n,
+			   const char *kind)
+{
+	size_t unsafe = 0, cut = 0, sp_unsafe = 0, bgp_same = 0, bgp_unsafe = 0;
+	for (size_t i = 0; i < n; i++, sc++) {
+		char what[256];
+		if (sc->failed_switch != ROCE_NONE)
+			snprintf(what, sizeof(what), "%s", p->rf->sw[sc->failed_switch].name);
+		else
+			roce_link_text(p->rf, sc->failed_link, what, sizeof(what));
+		fprintf(out, "  %s down: %zu switches change tables%s; ", what, sc->changed,
+			sc->center ? ", ranked from the centre" : "");
+		verdict(out, p, &sc->check, sc->cut_pairs);
+		if (!roce_report_safe(&sc->shortest, sc->cut_pairs)) {
+			fprintf(out, "; shortest-path ECMP would be ");
+			verdict(out, p, &sc->shortest, sc->cut_pairs);
+			sp_unsafe++;
+		}
+		if (roce_bgp_simulated(p)) {
+			fprintf(out, "; eBGP converges to ");
+			bgp_verdict(out, p, sc);
+		}
+		fprintf(out, "\n");
+		unsafe += !roce_scenario_safe(sc);
+		cut += sc->cut_pairs > 0;
+		bgp_unsafe += roce_bgp_simulated(p) && (sc->bgp_unsettled || !roce_report_safe(&sc->bgp, sc->cut_pairs));
+		bgp_same += roce_bgp_simulated(p) && !sc->bgp_differs;
+	}
+	fprintf(out, "%s: %zu safe, %zu unsafe, %zu cut a switch off; shortest-path ECMP unsafe after %zu\n", kind,
+		n - unsafe, unsafe, cut, sp_unsafe);
+	if (roce_bgp_simulated(p))
+		fprintf(out, "eBGP after %s: %zu safe, %zu unsafe; the planned tables exactly after %zu of %zu\n", kind,
+			n - bgp_unsafe, bgp_unsafe, bgp_same, n);
 }
 
 void plan_write_summary(FILE *out, const struct roce_plan *p, const char *input)
@@ -472,33 +510,8 @@ void plan_write_summary(FILE *out, const struct roce_plan *p, const char *input)
 		bgp_verdict(out, p, &p->design);
 	}
 	fprintf(out, "\nsingle link failures: %zu of %zu links analysed\n", p->nfailures, rf->nlinks);
-	size_t unsafe = 0, cut = 0, sp_unsafe = 0, bgp_same = 0, bgp_unsafe = 0;
-	for (size_t i = 0; i < p->nfailures; i++) {
-		const struct roce_scenario *sc = &p->failures[i];
-		char link[256];
-		roce_link_text(rf, sc->failed_link, link, sizeof(link));
-		fprintf(out, "  %s down: %zu switches change tables%s; ", link, sc->changed,
-			sc->center ? ", ranked from the centre" : "");
-		verdict(out, p, &sc->check, sc->cut_pairs);
-		if (!roce_report_safe(&sc->shortest, sc->cut_pairs)) {
-			fprintf(out, "; shortest-path ECMP would be ");
-			verdict(out, p, &sc->shortest, sc->cut_pairs);
-			sp_unsafe++;
-		}
-		if (roce_bgp_simulated(p)) {
-			fprintf(out, "; eBGP converges to ");
-			bgp_verdict(out, p, sc);
-		}
-		fprintf(out, "\n");
-		unsafe += !roce_scenario_safe(sc);
-		cut += sc->cut_pairs > 0;
-		bgp_unsafe += roce_bgp_simulated(p) && (sc->bgp_unsettled || !roce_report_safe(&sc->bgp, sc->cut_pairs));
-		bgp_same += roce_bgp_simulated(p) && !sc->bgp_differs;
-	}
-	fprintf(out, "failures: %zu safe, %zu unsafe, %zu cut a switch off; shortest-path ECMP unsafe after %zu\n",
-		p->nfailures - unsafe, unsafe, cut, sp_unsafe);
-	if (roce_bgp_simulated(p))
-		fprintf(out, "eBGP after failures: %zu safe, %zu unsafe; the planned tables exactly after %zu of %zu\n",
-			p->nfailures - bgp_unsafe, bgp_unsafe, bgp_same, p->nfailures);
+	write_failures(out, p, p->failures, p->nfailures, "failures");
+	fprintf(out, "single switch failures: %zu of %zu switches analysed\n", p->nswitch_failures, rf->nsw);
+	write_failures(out, p, p->switch_failures, p->nswitch_failures, "switch failures");
 	fprintf(out, "verdict: %s\n", plan_safe(p) ? "SAFE" : "UNSAFE");
 }

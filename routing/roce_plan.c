@@ -169,6 +169,7 @@ static int plan_failures(struct planner *pl, const struct roce_plan_options *o)
 		struct roce_scenario *sc = &p->failures[p->nfailures++];
 		struct ecmp_tables t;
 		sc->failed_link = i;
+		sc->failed_switch = ROCE_NONE;
 		fabric_unlink(p->f.nodes[l->a], (uint8_t)(l->pa + 1));
 		int rc = plan_scenario(pl, &t, sc);
 		if (rc == 0)
@@ -176,6 +177,48 @@ static int plan_failures(struct planner *pl, const struct roce_plan_options *o)
 		ecmp_free(&t);
 		if (fabric_link(p->f.nodes[l->a], (uint8_t)(l->pa + 1), p->f.nodes[l->b], (uint8_t)(l->pb + 1)) < 0 ||
 		    rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Takes every link of switch s down (up with up), as a switch that fails or returns; -1 on allocation failure. */
+static int switch_links(struct roce_plan *p, size_t s, bool up)
+{
+	const struct roce_fabric *rf = p->rf;
+	for (size_t i = 0; i < rf->nlinks; i++) {
+		const struct roce_link *l = &rf->links[i];
+		if (l->a != s && l->b != s)
+			continue;
+		if (!up)
+			fabric_unlink(p->f.nodes[l->a], (uint8_t)(l->pa + 1));
+		else if (fabric_link(p->f.nodes[l->a], (uint8_t)(l->pa + 1), p->f.nodes[l->b], (uint8_t)(l->pb + 1)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Each switch (or an even sample of them) down in turn: what its loss leaves, proven like a link failure. */
+static int plan_switch_failures(struct planner *pl, const struct roce_plan_options *o)
+{
+	struct roce_plan *p = pl->p;
+	size_t nsw = p->rf->nsw, n = nsw;
+	if (o->max_failures && o->max_failures < n)
+		n = o->max_failures;
+	if (!(p->switch_failures = calloc(n + 1, sizeof(*p->switch_failures))))
+		return -1;
+	for (size_t k = 0; k < n; k++) {
+		size_t s = k * nsw / n;
+		struct roce_scenario *sc = &p->switch_failures[p->nswitch_failures++];
+		struct ecmp_tables t;
+		sc->failed_link = ROCE_NONE;
+		sc->failed_switch = s;
+		switch_links(p, s, false);
+		int rc = plan_scenario(pl, &t, sc);
+		if (rc == 0)
+			sc->changed = ecmp_changed_switches(&p->tables, &t);
+		ecmp_free(&t);
+		if (switch_links(p, s, true) < 0 || rc < 0)
 			return -1;
 	}
 	return 0;
@@ -190,13 +233,14 @@ int roce_plan(const struct roce_fabric *rf, const struct roce_plan_options *o, s
 	p->loopbacks = o->loopbacks;
 	p->bgp = o->bgp;
 	p->design.failed_link = ROCE_NONE;
+	p->design.failed_switch = ROCE_NONE;
 	if (roce_asn_plan(rf, &p->asn) < 0 || build_fabric(p) < 0 || swindex_build(&pl.x, &p->f) < 0 || rank_by_tier(&pl) < 0)
 		goto done;
 	pl.component = malloc((pl.x.nsw + 1) * sizeof(*pl.component));
 	pl.queue = malloc((pl.x.nsw + 1) * sizeof(*pl.queue));
 	if (!pl.component || !pl.queue || plan_scenario(&pl, &p->tables, &p->design) < 0)
 		goto done;
-	rc = plan_failures(&pl, o);
+	rc = plan_failures(&pl, o) < 0 || plan_switch_failures(&pl, o) < 0 ? -1 : 0;
 done:
 	free(pl.component);
 	free(pl.queue);
@@ -215,6 +259,7 @@ void roce_plan_free(struct roce_plan *p)
 	free(p->routed);
 	free(p->lossless);
 	free(p->failures);
+	free(p->switch_failures);
 	roce_asn_free(&p->asn);
 	memset(p, 0, sizeof(*p));
 }

@@ -11,14 +11,15 @@
 #include "topology/roce.h"
 
 struct roce_plan_options {
-	size_t max_failures;	/* single-link failures to analyse; 0: every link */
+	size_t max_failures;	/* single link (and switch) failures to analyse; 0: every link (and switch) */
 	bool loopbacks;		/* route to every switch's loopback too, not only to host prefixes */
 	bool bgp;		/* the switches run eBGP (routing/roce_asn.c must find the ASNs safe) */
 };
 
-/* One state of the fabric: as designed, or with one link down. */
+/* One state of the fabric: as designed, with one link down, or with one switch down. */
 struct roce_scenario {
 	size_t failed_link;	/* index into the fabric's links; ROCE_NONE as designed */
+	size_t failed_switch;	/* index of the switch whose every link is down; ROCE_NONE otherwise */
 	bool center;		/* ranked from the centre: by tiers some leaf had no up/down path */
 	struct ecmp_report check;	/* the planned tables */
 	struct ecmp_report shortest;	/* plain shortest-path ECMP on the same links */
@@ -41,8 +42,10 @@ struct roce_plan {
 	bool *lossless;		/* per destination of the tables: has host prefixes */
 	struct ecmp_tables tables;	/* the design's tables */
 	struct roce_scenario design;
-	struct roce_scenario *failures;
+	struct roce_scenario *failures;	/* single link failures */
 	size_t nfailures;
+	struct roce_scenario *switch_failures;	/* single switch failures (every link of one switch down) */
+	size_t nswitch_failures;
 };
 
 /* The fabric model of rf: node i is switch i, port p + 1 its port p; -1 on allocation failure. */

@@ -51,7 +51,10 @@ grep -q '^BGP: AS numbers assigned per RFC 7938' "$WORK/ft3.out" || fail "ft3: n
 grep -q '^  eBGP as it converges with these ASNs: loop-free, no CBD.*(the planned tables exactly)$' "$WORK/ft3.out" ||
 	fail "ft3: $(grep 'eBGP as it' "$WORK/ft3.out")"
 grep -q '^eBGP after failures: 256 safe, 0 unsafe' "$WORK/ft3.out" || fail "ft3: $(grep '^eBGP after' "$WORK/ft3.out")"
-note "ft3: $(grep '^eBGP after' "$WORK/ft3.out")"
+grep -q '^switch failures: 80 safe, 0 unsafe, 32 cut a switch off' "$WORK/ft3.out" || fail "ft3: a switch failure is unsafe"
+grep -q '^eBGP after switch failures: 80 safe, 0 unsafe' "$WORK/ft3.out" ||
+	fail "ft3: $(grep '^eBGP after switch' "$WORK/ft3.out")"
+note "ft3: $(grep '^eBGP after' "$WORK/ft3.out" | tr '\n' ' ')"
 for conf in "$WORK"/ft3/*.frr.conf; do
 	vtysh --dryrun -f "$conf" >"$WORK/vtysh.out" 2>&1 || fail "vtysh --dryrun rejects $conf: $(cat "$WORK/vtysh.out")"
 done

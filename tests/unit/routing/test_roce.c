@@ -165,6 +165,15 @@ static void test_roce_spine_ring_names_the_shortest_path_cycle_and_plans_up_down
 	for (size_t i = 0; i < p.nfailures; i++)
 		assert_true(roce_scenario_safe(&p.failures[i]));
 	assert_int_equal(p.failures[0].cut_pairs, 8);	/* leaf0 and the 4 other prefixes, both ways */
+	/* a spine down takes its leaf with it (8 pairs) and breaks the ring into a line: still up/down safe */
+	assert_int_equal(p.nswitch_failures, 10);
+	for (size_t i = 0; i < p.nswitch_failures; i++) {
+		const struct roce_scenario *sc = &p.switch_failures[i];
+		assert_true(roce_scenario_safe(sc));
+		assert_int_equal(sc->failed_link, ROCE_NONE);
+		assert_int_equal(sc->cut_pairs, 8);
+	}
+	assert_string_equal(rf.sw[p.switch_failures[5].failed_switch].name, "spine0");
 	roce_plan_free(&p);
 	roce_free(&rf);
 }
