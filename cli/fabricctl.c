@@ -52,8 +52,9 @@ static const struct ctl_command commands[] = {
 	{ "quality", "[--lfts F --topology F] [--shifts N] [--random N] [--seed S]",
 	  "link load under permutation traffic, from the stored tables or a dump_lfts file", cmd_quality },
 	{ "partitions", "[PKEY|NAME]", "the partitions programmed, or one partition's members", cmd_partitions },
-	{ "plan", "roce FILE.yaml --out DIR [--failures N] [--loopbacks] [--routing bgp|static] [--summary-only] | check DIR",
-	  "plan a RoCE fabric: loop-free, CBD-free ECMP tables and PFC/ECN settings", cmd_plan },
+	{ "plan", "roce FILE.yaml --out DIR [--failures N] [--loopbacks] [--routing bgp|static] [--summary-only] "
+		  "[--allow-unsafe] | check DIR | fib DIR FIBDIR [--down SW:PORT]... | wiring DIR",
+	  "plan a RoCE fabric (loop-free, CBD-free ECMP, eBGP, PFC/ECN, SONiC QoS); prove installed FIBs", cmd_plan },
 	{ "diff", "FILE", "compare the fabric with a planned net file", cmd_diff },
 	{ "resweep", "", "ask the running fabricd for a heavy sweep now", cmd_resweep },
 };
