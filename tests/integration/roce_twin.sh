@@ -6,8 +6,8 @@
 # `fabricctl plan fib` and compared with the planner's eBGP simulation.
 # - A generated 2-tier Clos (8 leaves, 4 spines, RFC 7938 ASNs): the FIBs
 #   are the planned tables, every host pings every other, and after a leaf
-#   uplink fails (and after it returns) the FIBs are safe and exactly what
-#   the simulation predicted.
+#   uplink fails, after a whole spine fails (and after each returns) the
+#   FIBs are safe and exactly what the simulation predicted.
 # - A 3-tier Clos with one ASN per switch (tests/fabrics/roce-bad-asn.yaml):
 #   safe as designed, but once L0-A0 and L1-A1 fail the FIBs real BGP
 #   installs go down into pod 1 and up again, and the proof names the
@@ -39,16 +39,18 @@ step() { awk -v s="/fib-$2:" 'index($0, s) { on = 1; print; next } on && /^  / {
 
 "$GEN" --levels 2 --radix 8 --format roce -o "$WORK/clos2.yaml"
 "$FABRICCTL" plan roce "$WORK/clos2.yaml" --out "$WORK/clos2" >/dev/null || fail "clos2 is not planned safe"
-twin clos2 0 --fail L0:swp5
+# a leaf uplink, then a whole spine (all 8 of its links at once)
+twin clos2 0 --fail L0:swp5 --fail "$(echo S2:swp{1..8} | tr ' ' ,)"
 grep -q '^twin: 12 switches, 32 links, 8 host namespaces' "$WORK/clos2.twin" || fail "clos2: not the whole fabric"
-for s in design fail1 restore1; do
+for s in design fail1 restore1 fail2 restore2; do
 	step clos2 $s | grep -q ': SAFE$' || fail "clos2 $s: $(step clos2 $s | head -1)"
 	step clos2 $s | grep -q '^  eBGP simulation: identical on all 12 switches$' || fail "clos2 $s: $(step clos2 $s | tail -1)"
 done
 step clos2 design | grep -q '^  the planned tables: identical on 12 of 12 switches$' || fail "clos2: the FIBs are not the plan"
 step clos2 fail1 | grep -q ', 1 links down: ' || fail "clos2: the failure was not taken into the proof"
-[[ $(grep -c '^ping: 56 of 56 host pairs answer$' "$WORK/clos2.twin") == 2 ]] || fail "clos2: hosts cannot reach each other"
-note "clos2: design, L0:swp5 down and restored: SAFE, the simulation's FIBs; 56 of 56 pings twice"
+step clos2 fail2 | grep -q ', 8 links down: ' || fail "clos2: the spine's failure was not taken into the proof"
+[[ $(grep -c '^ping: 56 of 56 host pairs answer$' "$WORK/clos2.twin") == 3 ]] || fail "clos2: hosts cannot reach each other"
+note "clos2: design, L0:swp5 down, S2 down, each restored: SAFE, the simulation's FIBs; 56 of 56 pings in each failure"
 
 cp "$FABRICS/roce-bad-asn.yaml" "$WORK/bad.yaml"
 "$FABRICCTL" plan roce "$WORK/bad.yaml" --out "$WORK/bad" --allow-unsafe >"$WORK/bad.plan" 2>&1 &&
