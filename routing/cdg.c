@@ -28,6 +28,10 @@ struct graph {
 	struct depgraph dg;
 	const struct node **entry;	/* switches with CAs: where CA traffic enters */
 	size_t nentry;
+	const struct node **source;	/* where the layer's CA LIDs send from (to CAs) */
+	size_t nsource;
+	const struct node **answering;	/* the switches whose LIDs are on the layer (they answer CAs) */
+	size_t nanswering;
 	const struct node **stack;
 	uint32_t *mark;		/* per node: the walk generation that passed it */
 	uint32_t generation;
@@ -85,16 +89,70 @@ static int walk(struct graph *g, uint16_t lid, size_t top)
 	return 0;
 }
 
-/* Adds the dependencies of the CAs' traffic to lid, if that is on the layer. */
-static int add_destination(struct graph *g, uint16_t lid)
+/*
+ * Adds the dependencies of the traffic to lid on the layer: from every CA
+ * if lid's SL is the layer, and, if lid is a CA's, from the LIDs whose SL
+ * is the layer (their answers to requests that came on their SL).
+ */
+static int add_destination(struct graph *g, uint16_t lid, bool to_ca)
 {
 	size_t top = 0;
-	if (!on_layer(g->m, lid, g->layer))
-		return 0;
+	bool mine = on_layer(g->m, lid, g->layer);
 	g->generation++;
-	for (size_t i = 0; i < g->nentry; i++)
+	for (size_t i = 0; mine && i < g->nentry; i++)
 		visit(g, g->entry[i], &top);
-	return walk(g, lid, top);
+	for (size_t i = 0; to_ca && i < g->nsource; i++)
+		visit(g, g->source[i], &top);
+	for (size_t i = 0; to_ca && i < g->nanswering; i++) {
+		const struct node *sw = g->answering[i];
+		if (!cdg_own_hop_on_vl0(g->layer)) {
+			visit(g, sw, &top);
+			continue;
+		}
+		for (unsigned k = 0; k < g->m->nlft; k++) {	/* on the layer's VL from the next switch on */
+			uint8_t out = routing_next_hop(g->m->lft[k], sw, lid);
+			const struct node *next = out ? next_switch(sw, out) : NULL;
+			if (next)
+				visit(g, next, &top);
+		}
+	}
+	return top ? walk(g, lid, top) : 0;
+}
+
+const struct node *cdg_entry_switch(const struct node *n, unsigned port)
+{
+	const struct node *sw = n->type == NODE_SWITCH ? n : port <= n->nports ? n->ports[port].remote : NULL;
+	return sw && sw->type == NODE_SWITCH ? sw : NULL;
+}
+
+/*
+ * Where the layer's own LIDs send from. A pair of ports talks on one SL
+ * both ways (a GMP answer and an RC connection's return traffic keep the
+ * request's SL), and fabricd's SL is the destination's: so a CA whose LID
+ * is on this layer may send to any CA on this layer's VL (answering
+ * another host), and so may a switch whose LID is on it (answering a
+ * host's PMA query). Switches do not talk to each other on data VLs: SMPs
+ * and traps go on VL15.
+ */
+static void find_sources(struct graph *g, const struct fabric *f)
+{
+	g->generation++;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		bool sw_lid = n->type == NODE_SWITCH;
+		for (unsigned p = sw_lid ? 0 : 1; p <= (sw_lid ? 0 : n->nports); p++) {
+			const struct node *sw = cdg_entry_switch(n, p);
+			uint16_t lid = n->ports[p].lid;
+			if (!lid || !sw || lid > g->max_lid || !on_layer(g->m, lid, g->layer))
+				continue;
+			if (sw_lid)
+				g->answering[g->nanswering++] = sw;
+			else if (g->mark[sw->index] != g->generation) {
+				g->mark[sw->index] = g->generation;
+				g->source[g->nsource++] = sw;
+			}
+		}
+	}
 }
 
 static int graph_init(struct graph *g, const struct fabric *f, const struct cdg_mix *m, unsigned layer)
@@ -108,7 +166,9 @@ static int graph_init(struct graph *g, const struct fabric *f, const struct cdg_
 	g->mark = calloc(f->nnodes + 1, sizeof(*g->mark));
 	g->entry = malloc((f->nnodes + 1) * sizeof(*g->entry));
 	g->stack = malloc((f->nnodes + 1) * sizeof(*g->stack));
-	if (depgraph_init(&g->dg, f) < 0 || !g->mark || !g->entry || !g->stack)
+	g->source = malloc((f->nnodes + 1) * sizeof(*g->source));
+	g->answering = malloc((f->nnodes + 1) * sizeof(*g->answering));
+	if (depgraph_init(&g->dg, f) < 0 || !g->mark || !g->entry || !g->stack || !g->source || !g->answering)
 		return -1;
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];
@@ -121,6 +181,8 @@ static int graph_init(struct graph *g, const struct fabric *f, const struct cdg_
 		}
 	}
 	g->generation = 1;
+	if (!m->to_cas_only && !m->no_answers)
+		find_sources(g, f);
 	return 0;
 }
 
@@ -129,6 +191,8 @@ static void graph_free(struct graph *g)
 	free(g->mark);
 	free(g->entry);
 	free(g->stack);
+	free(g->source);
+	free(g->answering);
 	depgraph_free(&g->dg);
 }
 
@@ -144,7 +208,8 @@ int cdg_check_layer_with(const struct fabric *f, const struct cdg_mix *m, unsign
 		const struct node *n = f->nodes[i];
 		for (unsigned p = 0; p <= n->nports; p++)
 			if (n->ports[p].lid && (n->type == NODE_SWITCH ? p == 0 && !m->to_cas_only : p > 0) &&
-			    n->ports[p].lid <= g.max_lid && add_destination(&g, n->ports[p].lid) < 0)
+			    n->ports[p].lid <= g.max_lid &&
+			    add_destination(&g, n->ports[p].lid, n->type != NODE_SWITCH) < 0)
 				goto done;
 	}
 	if (extra && extra(arg, &g.dg) < 0)
@@ -193,6 +258,66 @@ bool cdg_lid_uses(const struct routing_tables *t, uint16_t lid, const struct cdg
 {
 	return routing_lft_entry(t, a->node, lid) == a->port && next_switch(a->node, a->port) == b->node &&
 	       routing_lft_entry(t, b->node, lid) == b->port;
+}
+
+/* Fills through[] (by node index): 1 where the path to lid passes switch a, 2 where it does not. */
+static void mark_through(const struct fabric *f, const struct routing_tables *t, uint16_t lid, const struct node *a,
+			 uint8_t *through, const struct node **path)
+{
+	enum { UNKNOWN, YES, NO, ON_WALK };
+	memset(through, UNKNOWN, f->nnodes);
+	through[a->index] = YES;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *x = f->nodes[i];
+		size_t len = 0;
+		while (x && x->type == NODE_SWITCH && through[x->index] == UNKNOWN) {
+			through[x->index] = ON_WALK;
+			path[len++] = x;
+			uint8_t out = routing_next_hop(t, x, lid);
+			x = out ? next_switch(x, out) : NULL;
+		}
+		uint8_t verdict = x && x->type == NODE_SWITCH && through[x->index] == YES ? YES : NO;
+		while (len)
+			through[path[--len]->index] = verdict;
+	}
+}
+
+int cdg_layer_users(const struct fabric *f, const struct routing_tables *t, unsigned layer, bool answers,
+		    const struct cdg_channel *a, const struct cdg_channel *b, bool *uses)
+{
+	uint8_t *through = malloc(f->nnodes + 1);
+	const struct node **path = malloc((f->nnodes + 1) * sizeof(*path));
+	if (!through || !path) {
+		free(through);
+		free(path);
+		return -1;
+	}
+	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
+		uses[lid] = t->sl[lid] == layer && cdg_lid_uses(t, (uint16_t)lid, a, b);
+	for (size_t i = 0; answers && i < f->nnodes; i++) {	/* every CA destination whose path uses a -> b */
+		const struct node *d = f->nodes[i];
+		for (unsigned p = 1; p <= d->nports && d->type != NODE_SWITCH; p++) {
+			uint16_t lid = d->ports[p].lid;
+			if (!lid || lid > t->max_lid || !cdg_lid_uses(t, lid, a, b))
+				continue;
+			mark_through(f, t, lid, a->node, through, path);
+			for (size_t j = 0; j < f->nnodes; j++) {	/* the layer's LIDs that send from above a */
+				const struct node *s = f->nodes[j];
+				for (unsigned q = 0; q <= s->nports; q++) {
+					uint16_t src = s->ports[q].lid;
+					const struct node *sw = cdg_entry_switch(s, q);
+					if (sw && s->type == NODE_SWITCH && cdg_own_hop_on_vl0(layer))
+						sw = next_switch(sw, routing_next_hop(t, sw, lid));
+					if (src && src <= t->max_lid && (s->type == NODE_SWITCH) == (q == 0) && sw &&
+					    t->sl[src] == layer && through[sw->index] == 1)
+						uses[src] = true;
+				}
+			}
+		}
+	}
+	free(through);
+	free(path);
+	return 0;
 }
 
 void cdg_cycle_text(const struct cdg_report *r, char *buf, size_t len)

@@ -26,7 +26,8 @@ struct cdg_mix {
 	unsigned nlft;
 	const struct routing_tables *sl[CDG_MAX_SETS];
 	unsigned nsl;
-	bool to_cas_only;	/* only traffic to CA LIDs (switch LIDs take management traffic only) */
+	bool to_cas_only;	/* only traffic from CAs to CA LIDs (switch LIDs take management traffic only) */
+	bool no_answers;	/* leave out what LIDs send on their own SL (answers): the CAs' requests only */
 };
 
 /* The steady state of t: its own entries and SLs. */
@@ -50,6 +51,27 @@ int cdg_check_layer_with(const struct fabric *f, const struct cdg_mix *m, unsign
 /* True if traffic to lid makes channel a depend on channel b. */
 bool cdg_lid_uses(const struct routing_tables *t, uint16_t lid, const struct cdg_channel *a,
 		  const struct cdg_channel *b);
+/*
+ * Marks in uses[lid] (max_lid + 1 entries) the LIDs on the layer whose
+ * traffic makes channel a depend on b: as a destination of the CAs, or
+ * (with answers) as a source answering CAs. -1 on allocation failure.
+ */
+int cdg_layer_users(const struct fabric *f, const struct routing_tables *t, unsigned layer, bool answers,
+		    const struct cdg_channel *a, const struct cdg_channel *b, bool *uses);
+/*
+ * A switch's own packets (answers from its port 0) leave on VL 0 whatever
+ * their SL: sm/sweep/qos.c maps every SL of input port 0 to VL 0. On a
+ * layer above 0 they take the layer's VL from the next switch on, so the
+ * first hop, often the down-and-up turn of an escape route, is not part of
+ * the layer's graph, and on VL 0 it waits only on another VL, which can
+ * never wait back.
+ */
+static inline bool cdg_own_hop_on_vl0(unsigned layer)
+{
+	return layer > 0;
+}
+/* The switch where traffic from port (0 of a switch, else of a CA) enters the fabric, or NULL. */
+const struct node *cdg_entry_switch(const struct node *n, unsigned port);
 /* "L0[9] -> A0[3] -> ... -> L0[9]" into buf. */
 void cdg_cycle_text(const struct cdg_report *r, char *buf, size_t len);
 

@@ -12,9 +12,16 @@ struct layers_report {
 	unsigned moved;		/* destinations moved off layer 0 */
 	struct cdg_report cdg;	/* success: channels and dependencies summed over the layers;
 				 * failure: the cycle left on the last layer */
+	bool answers_proven;	/* the layers hold what LIDs send on their own SL (switches' answers) too */
+	struct cdg_report answers;	/* not: the cycle they left with every VL in use */
 };
 
 /*
+ * Every layer carries the CAs' traffic to its LIDs and the answers its
+ * LIDs send (routing/cdg.c). When no layering within max_layers holds
+ * the answers, the CAs' traffic alone is layered and r->answers_proven
+ * is false.
+ *
  * Starts from the layers the engine chose (t->sl, t->layers); while a
  * layer has a cycle, moves the destinations that create one dependency of
  * the cycle to the next layer (as DFSSSP does with paths). Updates t->sl

@@ -2,7 +2,9 @@
  * Forwarding loops from every switch: the fat-tree engine leaves none on
  * the degraded 3-level trees where switches without a legal path once
  * took D-mod-K up-ports back into their own column; a planted loop is
- * found and named.
+ * found and named. The switches' own traffic (answers to hosts, on their
+ * LID's SL) is in the deadlock proof on the same trees with 8 VLs; with
+ * too few VLs for it, the hosts' traffic is still routed and proven.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "routing/cdg.h"
 #include "routing/engine.h"
 #include "routing/loops.h"
 #include "topology/fattree_gen.h"
@@ -28,7 +31,7 @@ static void route_degraded(struct fabric *f, struct routing_tables *t, struct ro
 	assert_int_equal(routing_compute(f, &rq, t, res), 0);
 }
 
-static void test_loops_none_on_degraded_r8_trees_seeds_1_to_20(void **state)
+static void test_loops_and_answers_none_on_degraded_r8_trees_seeds_1_to_20(void **state)
 {
 	for (uint64_t seed = 1; seed <= 20; seed++) {
 		struct fabric f;
@@ -39,12 +42,13 @@ static void test_loops_none_on_degraded_r8_trees_seeds_1_to_20(void **state)
 		assert_int_equal(loops_find(&f, &t, &r), 0);
 		assert_int_equal(r.entries, 0);
 		assert_int_equal(res.loops.entries, 0);
+		assert_true(res.layers.answers_proven);
 		routing_tables_free(&t);
 		fabric_free(&f);
 	}
 }
 
-static void test_loops_none_on_degraded_r16_seed_7(void **state)
+static void test_loops_and_answers_none_on_degraded_r16_seed_7(void **state)
 {
 	struct fabric f;
 	struct routing_tables t;
@@ -52,6 +56,32 @@ static void test_loops_none_on_degraded_r16_seed_7(void **state)
 	route_degraded(&f, &t, &res, 16, 24, 4, 7);
 	assert_string_equal(res.info.engine, "ftree");
 	assert_int_equal(res.loops.entries, 0);
+	assert_true(res.layers.answers_proven);
+	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
+/* The same tree on 4 VLs: the answers need more, so the hosts' traffic alone is layered, and proven. */
+static void test_answers_left_out_when_the_vls_are_too_few(void **state)
+{
+	char err[256];
+	struct fabric f;
+	struct routing_tables t;
+	struct routing_result res;
+	struct cdg_report cdg;
+	struct fattree_spec spec = { .levels = 3, .radix = 16, .remove_links = 24, .remove_switches = 4, .seed = 7 };
+	struct routing_request rq = { .engine = ENGINE_FTREE, .max_layers = 4 };
+	assert_int_equal(fattree_generate(&spec, &f, err), 0);
+	number_lids(&f);
+	assert_int_equal(routing_compute(&f, &rq, &t, &res), 0);
+	assert_false(res.layers.answers_proven);
+	assert_true(res.layers.answers.cycle_len > 0);
+	struct cdg_mix hosts = cdg_mix_of(&t);
+	hosts.no_answers = true;
+	assert_int_equal(cdg_check_mix(&f, &hosts, &cdg), 0);
+	assert_int_equal(cdg.cycle_len, 0);
+	assert_int_equal(cdg_check(&f, &t, &cdg), 0);
+	assert_true(cdg.cycle_len > 0);
 	routing_tables_free(&t);
 	fabric_free(&f);
 }
@@ -84,8 +114,9 @@ static void test_loops_planted_loop_is_found_and_named(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_loops_none_on_degraded_r8_trees_seeds_1_to_20),
-		cmocka_unit_test(test_loops_none_on_degraded_r16_seed_7),
+		cmocka_unit_test(test_loops_and_answers_none_on_degraded_r8_trees_seeds_1_to_20),
+		cmocka_unit_test(test_loops_and_answers_none_on_degraded_r16_seed_7),
+		cmocka_unit_test(test_answers_left_out_when_the_vls_are_too_few),
 		cmocka_unit_test(test_loops_planted_loop_is_found_and_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
