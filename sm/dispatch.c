@@ -8,6 +8,9 @@
  * count (the SM_Key only as sm/ha/ha.c allows); SMInfo Set (HANDOVER,
  * ACKNOWLEDGE, ...) to sm/ha/ha.c. Anything else gets "unsupported" back,
  * so no requester waits on us.
+ *
+ * It also tells the MAD port the SL of each LID as the published routing
+ * has it, for the GMPs fabricd starts itself.
  */
 #include <string.h>
 
@@ -44,7 +47,15 @@ static void on_request(void *arg, const ib_smp_t *req, const struct mad_origin *
 	mad_respond(sm->mp, req, from, MAD_STATUS_UNSUP_METHOD_ATTR, data);
 }
 
+/* The SL the published routing gives dlid's traffic (0 before any, or for a LID it does not know). */
+static uint8_t published_sl(void *arg, uint16_t dlid)
+{
+	const struct sm_snapshot *pub = sm_published(arg);
+	return pub && pub->tables.sl && dlid <= pub->tables.max_lid ? pub->tables.sl[dlid] : 0;
+}
+
 void dispatch_attach(struct sm *sm)
 {
 	mad_on_request(sm->mp, on_request, sm);
+	mad_set_sl_lookup(sm->mp, published_sl, sm);
 }

@@ -73,6 +73,8 @@ struct mad_port {
 	uint8_t *send_buf;
 	mad_request_fn on_request;
 	void *request_arg;
+	uint8_t (*sl_of)(void *ctx, uint16_t dlid);
+	void *sl_ctx;
 	struct mad_stats stats;
 };
 
@@ -146,7 +148,8 @@ static void transmit(struct mad_port *mp, struct txn *t)
 	memcpy(umad_get_mad(umad), &t->smp, sizeof(t->smp));
 	uint8_t mclass = t->smp.mgmt_class;
 	bool gsi = mclass == IB_MCLASS_SUBN_ADM || mclass == IB_MCLASS_PERF;
-	umad_set_addr(umad, t->dlid, (int)t->qpn, 0, gsi ? GSI_QKEY : 0);
+	uint8_t sl = gsi && mp->sl_of ? mp->sl_of(mp->sl_ctx, t->dlid) : 0;	/* SMPs go on VL15 */
+	umad_set_addr(umad, t->dlid, (int)t->qpn, sl, gsi ? GSI_QKEY : 0);
 	int agent = mclass == IB_MCLASS_SUBN_ADM ? mp->agent_sa : mclass == IB_MCLASS_PERF ? mp->agent_perf
 		    : mclass == IB_MCLASS_SUBN_DIR ? mp->agent_dr : mp->agent_lid;
 	t->state = TXN_SENT;
@@ -279,6 +282,7 @@ static void handle_record(struct mad_port *mp, uint8_t *rec)
 		struct mad_origin from = {
 			.slid = cl_ntoh16(umad->addr.lid),
 			.qpn = cl_ntoh32(umad->addr.qpn),
+			.sl = umad->addr.sl,
 			.directed = smp->mgmt_class == IB_MCLASS_SUBN_DIR,
 		};
 		mp->on_request(mp->request_arg, smp, &from);
@@ -390,19 +394,19 @@ int mad_respond(struct mad_port *mp, const ib_smp_t *req, const struct mad_origi
 	} else {
 		smp->status = cl_hton16(status);
 	}
-	umad_set_addr(umad, to->directed ? 0xffff : to->slid, (int)to->qpn, 0, smi ? 0 : GSI_QKEY);
+	umad_set_addr(umad, to->directed ? 0xffff : to->slid, (int)to->qpn, smi ? 0 : to->sl, smi ? 0 : GSI_QKEY);
 	int agent = req->mgmt_class == IB_MCLASS_SUBN_DIR ? mp->agent_dr
 		    : req->mgmt_class == IB_MCLASS_SUBN_LID ? mp->agent_lid : mp->agent_sa;
 	mp->stats.sent++;
 	return umad_send(mp->portid, agent, umad, sizeof(ib_smp_t), 0, 0) < 0 ? -1 : 0;
 }
 
-int mad_send_gsi(struct mad_port *mp, const ib_sa_mad_t *mad, uint16_t dlid, uint32_t qpn)
+int mad_send_gsi(struct mad_port *mp, const ib_sa_mad_t *mad, const struct mad_origin *to)
 {
 	uint8_t buf[RECORD_SIZE] = { 0 };
 	struct ib_user_mad *umad = (struct ib_user_mad *)buf;
 	memcpy(umad_get_mad(umad), mad, sizeof(*mad));
-	umad_set_addr(umad, dlid, (int)qpn, 0, GSI_QKEY);
+	umad_set_addr(umad, to->slid, (int)to->qpn, to->sl, GSI_QKEY);
 	mp->stats.sent++;
 	return umad_send(mp->portid, mp->agent_sa, umad, sizeof(ib_sa_mad_t), 0, 0) < 0 ? -1 : 0;
 }
@@ -437,6 +441,12 @@ int mad_repress(struct mad_port *mp, const ib_smp_t *trap, const struct mad_orig
 	umad_set_addr(umad, to->slid, (int)to->qpn, 0, 0);
 	mp->stats.sent++;
 	return umad_send(mp->portid, mp->agent_lid, umad, sizeof(ib_smp_t), 0, 0) < 0 ? -1 : 0;
+}
+
+void mad_set_sl_lookup(struct mad_port *mp, uint8_t (*sl_of)(void *ctx, uint16_t dlid), void *ctx)
+{
+	mp->sl_of = sl_of;
+	mp->sl_ctx = ctx;
 }
 
 void mad_on_request(struct mad_port *mp, mad_request_fn fn, void *arg)

@@ -37,6 +37,7 @@ struct mad_stats {
 struct mad_origin {
 	uint16_t slid;
 	uint32_t qpn;
+	uint8_t sl;		/* the SL it came on: a GSI answer goes back on it (IBA 13.5.4) */
 	bool directed;
 };
 
@@ -91,8 +92,15 @@ int mad_respond(struct mad_port *mp, const ib_smp_t *req, const struct mad_origi
  */
 int mad_send_report(struct mad_port *mp, uint16_t dlid, uint32_t qpn, const void *notice, size_t len,
 		    mad_done_fn done, void *ctx);
-/* Sends one SA-class MAD, as it is, to (dlid, qpn) from the SA's agent. */
-int mad_send_gsi(struct mad_port *mp, const ib_sa_mad_t *mad, uint16_t dlid, uint32_t qpn);
+/* Sends one SA-class MAD, as it is, to a requester (on the SL it asked on) from the SA's agent. */
+int mad_send_gsi(struct mad_port *mp, const ib_sa_mad_t *mad, const struct mad_origin *to);
+/*
+ * Where LID-routed GMPs fabricd starts (PerfMgt queries, SA Reports) get
+ * their SL: sl_of(ctx, dlid), the SL the routing gave dlid, so that they
+ * travel on the VL layer the deadlock proof put that LID's traffic on.
+ * Until it is set, SL 0.
+ */
+void mad_set_sl_lookup(struct mad_port *mp, uint8_t (*sl_of)(void *ctx, uint16_t dlid), void *ctx);
 
 /* Transactions queued or in flight. */
 /* Answers a LID-routed trap with TrapRepress (same TID and notice). */

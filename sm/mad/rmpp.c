@@ -40,8 +40,7 @@ struct transfer {
 	ib_sa_mad_t hdr;	/* the headers every segment carries */
 	uint8_t *data;
 	size_t len;
-	uint16_t dlid;
-	uint32_t qpn;
+	struct mad_origin to;	/* the requester: LID, QP and the SL its request came on */
 	uint32_t nseg;
 	uint32_t acked;		/* segments the receiver has, in order */
 	uint32_t window_last;	/* the last segment it has room for */
@@ -82,8 +81,8 @@ static void send_segment(struct rmpp_sender *rs, const struct transfer *t, uint3
 	memset(seg.data, 0, sizeof(seg.data));
 	if (chunk)
 		memcpy(seg.data, t->data + off, chunk);
-	if (mad_send_gsi(rs->mp, &seg, t->dlid, t->qpn) < 0)
-		log_warn("sa: cannot send RMPP segment %u of %u to LID %u", k, t->nseg, t->dlid);
+	if (mad_send_gsi(rs->mp, &seg, &t->to) < 0)
+		log_warn("sa: cannot send RMPP segment %u of %u to LID %u", k, t->nseg, t->to.slid);
 }
 
 static void send_window(struct rmpp_sender *rs, struct transfer *t)
@@ -93,8 +92,8 @@ static void send_window(struct rmpp_sender *rs, struct transfer *t)
 	t->deadline = evl_now_ms() + rs->timeout_ms;
 }
 
-/* An RMPP MAD without data (ACK, STOP, ABORT) of the transfer hdr heads, to (dlid, qpn). */
-static void send_control(struct rmpp_sender *rs, const ib_sa_mad_t *hdr, uint16_t dlid, uint32_t qpn, uint8_t type,
+/* An RMPP MAD without data (ACK, STOP, ABORT) of the transfer hdr heads, to a requester. */
+static void send_control(struct rmpp_sender *rs, const ib_sa_mad_t *hdr, const struct mad_origin *to, uint8_t type,
 			 uint8_t status, uint32_t seg, uint32_t window_last)
 {
 	ib_sa_mad_t m = *hdr;
@@ -105,12 +104,12 @@ static void send_control(struct rmpp_sender *rs, const ib_sa_mad_t *hdr, uint16_
 	m.seg_num = cl_hton32(seg);
 	m.paylen_newwin = cl_hton32(window_last);
 	memset(m.data, 0, sizeof(m.data));
-	mad_send_gsi(rs->mp, &m, dlid, qpn);
+	mad_send_gsi(rs->mp, &m, to);
 }
 
 static void send_abort(struct rmpp_sender *rs, const struct transfer *t, uint8_t status)
 {
-	send_control(rs, &t->hdr, t->dlid, t->qpn, IB_RMPP_TYPE_ABORT, status, 0, 0);
+	send_control(rs, &t->hdr, &t->to, IB_RMPP_TYPE_ABORT, status, 0, 0);
 }
 
 static void arm(struct rmpp_sender *rs)
@@ -153,7 +152,7 @@ static void on_timer(void *arg)
 		if (t->deadline > now)
 			continue;
 		if (!t->retries_left) {
-			log_warn("sa: RMPP answer to LID %u aborted: no ACK after segment %u of %u", t->dlid, t->acked,
+			log_warn("sa: RMPP answer to LID %u aborted: no ACK after segment %u of %u", t->to.slid, t->acked,
 				 t->nseg);
 			send_abort(rs, t, IB_RMPP_STATUS_T2L);
 			drop(rs, t);
@@ -161,7 +160,7 @@ static void on_timer(void *arg)
 		}
 		t->retries_left--;
 		t->next_seg = t->acked + 1;
-		log_debug("sa: RMPP answer to LID %u: no ACK in time, segments from %u of %u again", t->dlid,
+		log_debug("sa: RMPP answer to LID %u: no ACK in time, segments from %u of %u again", t->to.slid,
 			  t->next_seg, t->nseg);
 		send_window(rs, t);
 	}
@@ -194,7 +193,7 @@ void rmpp_free(struct rmpp_sender *rs)
 static struct transfer *find(struct rmpp_sender *rs, uint16_t dlid, ib_net64_t tid)
 {
 	for (struct transfer *t = rs->list; t; t = t->next)
-		if (t->dlid == dlid && t->hdr.trans_id == tid)
+		if (t->to.slid == dlid && t->hdr.trans_id == tid)
 			return t;
 	return NULL;
 }
@@ -204,7 +203,7 @@ int rmpp_send(struct rmpp_sender *rs, const ib_sa_mad_t *hdr, const struct mad_o
 {
 	if (find(rs, to->slid, hdr->trans_id))
 		return 0;	/* the requester asked again: its answer is on the way */
-	struct transfer one = { .hdr = *hdr, .data = (uint8_t *)data, .len = len, .dlid = to->slid, .qpn = to->qpn,
+	struct transfer one = { .hdr = *hdr, .data = (uint8_t *)data, .len = len, .to = *to,
 				.nseg = len ? (uint32_t)((len + IB_SA_DATA_SIZE - 1) / IB_SA_DATA_SIZE) : 1 };
 	if (one.nseg == 1) {	/* nothing to pace: its ACK, if any, finds no transfer */
 		send_segment(rs, &one, 1);
@@ -235,11 +234,11 @@ bool rmpp_accept_request(struct rmpp_sender *rs, const ib_sa_mad_t *req, const s
 	hdr.method ^= IB_MAD_METHOD_RESP_MASK;
 	uint8_t whole = IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST;
 	if ((req->rmpp_flags & whole) == whole && cl_ntoh32(req->seg_num) == 1) {
-		send_control(rs, &hdr, from->slid, from->qpn, IB_RMPP_TYPE_ACK, 0, 1, 1);
+		send_control(rs, &hdr, from, IB_RMPP_TYPE_ACK, 0, 1, 1);
 		return true;
 	}
 	log_info("sa: LID %u sent a request of several RMPP segments: aborted (one segment is taken)", from->slid);
-	send_control(rs, &hdr, from->slid, from->qpn, IB_RMPP_TYPE_ABORT, IB_RMPP_STATUS_RESX, 0, 0);
+	send_control(rs, &hdr, from, IB_RMPP_TYPE_ABORT, IB_RMPP_STATUS_RESX, 0, 0);
 	return false;
 }
 
@@ -256,7 +255,7 @@ void rmpp_receive(struct rmpp_sender *rs, const ib_sa_mad_t *mad, const struct m
 		return;
 	}
 	if (mad->rmpp_type == IB_RMPP_TYPE_STOP || mad->rmpp_type == IB_RMPP_TYPE_ABORT) {
-		log_info("sa: LID %u %s the RMPP answer at segment %u of %u (status %u)", t->dlid,
+		log_info("sa: LID %u %s the RMPP answer at segment %u of %u (status %u)", t->to.slid,
 			 mad->rmpp_type == IB_RMPP_TYPE_STOP ? "stopped" : "aborted", t->acked, t->nseg,
 			 mad->rmpp_status);
 		finish(rs, t);
@@ -269,7 +268,7 @@ void rmpp_receive(struct rmpp_sender *rs, const ib_sa_mad_t *mad, const struct m
 	}
 	uint32_t seg = cl_ntoh32(mad->seg_num), window_last = cl_ntoh32(mad->paylen_newwin);
 	if (window_last < seg || seg > t->nseg || seg > t->window_last) {
-		log_info("sa: LID %u acknowledged RMPP segment %u (window to %u) of %u sent up to %u: aborted", t->dlid,
+		log_info("sa: LID %u acknowledged RMPP segment %u (window to %u) of %u sent up to %u: aborted", t->to.slid,
 			 seg, window_last, t->nseg, t->next_seg - 1);
 		send_abort(rs, t, window_last < seg ? IB_RMPP_STATUS_W2S : IB_RMPP_STATUS_S2B);
 		finish(rs, t);

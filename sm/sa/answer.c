@@ -80,7 +80,7 @@ void sa_respond(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *
 		n = 0;	/* a caller's bug: never more than one MAD here */
 	if (n)
 		memcpy(m.data, records, n * rec_size);
-	mad_send_gsi(sm->mp, &m, from->slid, from->qpn);
+	mad_send_gsi(sm->mp, &m, from);
 }
 
 uint64_t sa_requester(const struct sm *sm, const struct mad_origin *from)

@@ -209,7 +209,7 @@ static void pkey_table_records(const struct sm_snapshot *pub, const ib_sa_mad_t 
 }
 
 /* One SL-to-VL record (in, out: 0 on a CA) unless the mask rules it out; false when memory ran out. */
-static bool add_sl2vl(const struct sm_snapshot *pub, const ib_sa_mad_t *req, struct sa_answer *a, uint16_t lid,
+static bool add_sl2vl(const ib_slvl_table_t *tbl, const ib_sa_mad_t *req, struct sa_answer *a, uint16_t lid,
 		      unsigned in, unsigned out)
 {
 	const ib_slvl_table_record_t *q = (const ib_slvl_table_record_t *)req->data;
@@ -222,7 +222,7 @@ static bool add_sl2vl(const struct sm_snapshot *pub, const ib_sa_mad_t *req, str
 	r->lid = cl_hton16(lid);
 	r->in_port_num = (uint8_t)in;
 	r->out_port_num = (uint8_t)out;
-	r->slvl_tbl = pub->qos.sl2vl;
+	r->slvl_tbl = *tbl;
 	return true;
 }
 
@@ -235,13 +235,13 @@ static void sl2vl_records(const struct sm_snapshot *pub, const ib_sa_mad_t *req,
 			for (unsigned out = 1; qos_has_sl_map(n, 0) && out <= n->nports; out++)
 				for (unsigned in = 0; n->ports[out].remote && in <= n->nports; in++)
 					if (in != out && (in == 0 || n->ports[in].remote) &&
-					    !add_sl2vl(pub, req, a, n->ports[0].lid, in, out))
+					    !add_sl2vl(qos_sl2vl_of(&pub->qos, in), req, a, n->ports[0].lid, in, out))
 						return;
 			continue;
 		}
 		for (unsigned p = 1; p <= n->nports; p++)
 			if (n->ports[p].remote && n->ports[p].lid && qos_has_sl_map(n, p) &&
-			    !add_sl2vl(pub, req, a, n->ports[p].lid, 0, 0))
+			    !add_sl2vl(&pub->qos.sl2vl, req, a, n->ports[p].lid, 0, 0))
 				return;
 	}
 }

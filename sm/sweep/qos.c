@@ -4,13 +4,16 @@
  * fabricd uses one SL-to-VL map everywhere: SL s travels on VL s % vls,
  * vls being the data VLs every link runs. The routing's VL layers are SLs
  * 0..layers-1, so a packet keeps its layer's VL on every hop and each
- * layer's dependency graph is the one the checker proved acyclic.
+ * layer's dependency graph is the one the checker proved acyclic. The one
+ * exception is a switch's own packets (input port 0: answers of its
+ * GMP agents): every SL leaves on VL 0 and takes its layer's VL at the
+ * next switch, which the proof counts on (routing/cdg.h).
  *
  * A switch's map is per (input port, output port) pair: with
- * OptimizedSLtoVLMappingProgramming one Set (AllInputPorts|AllOutputPorts)
- * covers it, else every pair of linked ports (and port 0 as input) gets
- * one. CA ports take theirs, and their VLArbitration tables, over their
- * own route.
+ * OptimizedSLtoVLMappingProgramming two Sets cover it (AllInputPorts|
+ * AllOutputPorts, then input port 0 with AllOutputPorts), else every pair
+ * of linked ports (and port 0 as input) gets one. CA ports take theirs,
+ * and their VLArbitration tables, over their own route.
  *
  * VL arbitration: the configured high and low lists, or by default an
  * empty high table and every data VL at weight 64 in the low table.
@@ -25,6 +28,7 @@
 #include "sm/smnode.h"
 
 #define SL2VL_ALL_PORTS 0x30000	/* AllInputPorts | AllOutputPorts */
+#define SL2VL_ALL_OUTPUTS 0x10000	/* AllOutputPorts, for the input port in bits 8-15 */
 #define DEFAULT_WEIGHT 64
 
 int qos_parse_arb(const char *s, ib_vl_arb_element_t *e, unsigned *n, char *err, size_t errlen)
@@ -149,6 +153,7 @@ static void program_switch(struct batch *b, struct node *n, const struct qos_tab
 		return;
 	if (s->have_switch_info && ib_switch_info_get_opt_sl2vlmapping(&s->switch_info)) {
 		batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, SL2VL_ALL_PORTS, &q->sl2vl, sizeof(q->sl2vl));
+		batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, SL2VL_ALL_OUTPUTS, &q->sl2vl_own, sizeof(q->sl2vl_own));
 		return;
 	}
 	for (unsigned out = 1; out <= n->nports; out++) {
@@ -156,7 +161,8 @@ static void program_switch(struct batch *b, struct node *n, const struct qos_tab
 			continue;
 		for (unsigned in = 0; in <= n->nports; in++)
 			if (in != out && (in == 0 || n->ports[in].remote))
-				batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, in << 8 | out, &q->sl2vl, sizeof(q->sl2vl));
+				batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, in << 8 | out, qos_sl2vl_of(q, in),
+					  sizeof(q->sl2vl));
 	}
 }
 

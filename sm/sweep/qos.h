@@ -15,6 +15,8 @@
 struct qos_tables {
 	uint8_t vls;		/* data VLs: SL s travels on VL s % vls on every hop */
 	ib_slvl_table_t sl2vl;
+	/* a switch's own packets (input port 0): every SL on VL 0 (routing/cdg.h, cdg_own_hop_on_vl0) */
+	ib_slvl_table_t sl2vl_own;
 	ib_vl_arb_element_t high[QOS_MAX_ARB], low[QOS_MAX_ARB];
 	unsigned nhigh, nlow;
 	uint8_t high_limit;	/* VLHighLimit (PortInfo) */
@@ -30,6 +32,11 @@ int qos_parse_arb(const char *s, ib_vl_arb_element_t *e, unsigned *n, char *err,
 
 /* VLArbitrationTable block 1-2 (low) or 3-4 (high) as port pi gets it; false if its caps have no such block. */
 bool qos_vlarb_block(const struct qos_tables *q, const ib_port_info_t *pi, unsigned block, ib_vl_arb_table_t *out);
+/* The SL-to-VL map of a switch's input port in (0: its own packets). */
+static inline const ib_slvl_table_t *qos_sl2vl_of(const struct qos_tables *q, unsigned in)
+{
+	return in == 0 ? &q->sl2vl_own : &q->sl2vl;
+}
 /* Whether (n, port) gets an SL-to-VL map (IsSLMappingSupported, or more than one data VL). */
 bool qos_has_sl_map(const struct node *n, unsigned port);
 

@@ -506,7 +506,7 @@ static unsigned data_vls(const struct fabric *f, unsigned configured)
 static void start_route(struct sweep *s)
 {
 	struct sm *sm = s->sm;
-	char detail[160];
+	char detail[224];
 	struct routing_request rq = { .roots = sm->cfg.root_guids, .nroots = sm->cfg.nroots,
 				      .max_layers = data_vls(&s->f, sm->cfg.max_op_vls) };
 	routing_engine_parse(sm->cfg.routing_engine, &rq.engine);	/* validated with the config */
@@ -526,10 +526,17 @@ static void start_route(struct sweep *s)
 	snprintf(detail, sizeof(detail), "engine %s (%u levels), max LID %u, %u of %u VLs, %zu channels, "
 		 "%zu dependencies, %s%s", res.info.engine, res.info.levels, s->tables.max_lid, s->tables.layers,
 		 rq.max_layers, res.cdg.channels, res.cdg.dependencies,
-		 res.loops.entries ? "LOOPING" : rc ? "CYCLIC" : "acyclic, no loop from any switch",
+		 res.loops.entries ? "LOOPING" : rc ? "CYCLIC" : res.layers.answers_proven ?
+		 "acyclic with the switches' answers, no loop from any switch" : "acyclic, no loop from any switch",
 		 nhidden ? ", isolated links left out" : "");
 	if (res.info.note[0])
 		log_warn("route: %s", res.info.note);
+	if (rc == 0 && !res.layers.answers_proven) {
+		char cycle[512];
+		cdg_cycle_text(&res.layers.answers, cycle, sizeof(cycle));
+		log_warn("route: the switches' answers to hosts (PMA and other GMPs) are not proven deadlock-free "
+			 "within %u VLs: %s", rq.max_layers, cycle);
+	}
 	snprintf(s->engine, sizeof(s->engine), "%s", res.info.engine);
 	snprintf(s->rec.routing, sizeof(s->rec.routing), "%s (%u levels) on %u VL%s%s%s", res.info.engine,
 		 res.info.levels, s->tables.layers, s->tables.layers > 1 ? "s" : "", res.info.note[0] ? "; " : "",

@@ -33,6 +33,13 @@ void __wrap_mad_on_request(struct mad_port *mp, mad_request_fn fn, void *arg)
 	handler_arg = arg;
 }
 
+void __wrap_mad_set_sl_lookup(struct mad_port *mp, uint8_t (*sl_of)(void *ctx, uint16_t dlid), void *ctx)
+{
+	(void)mp;
+	(void)sl_of;
+	(void)ctx;
+}
+
 uint64_t __wrap_mad_port_guid(const struct mad_port *mp)
 {
 	(void)mp;
@@ -75,7 +82,7 @@ int __wrap_mad_send_lid(struct mad_port *mp, uint8_t method, ib_net16_t attr, ui
 	return -1;
 }
 
-int __wrap_mad_send_gsi(struct mad_port *mp, const ib_sa_mad_t *mad, uint16_t dlid, uint32_t qpn)
+int __wrap_mad_send_gsi(struct mad_port *mp, const ib_sa_mad_t *mad, const struct mad_origin *to)
 {
 	return 0;
 }

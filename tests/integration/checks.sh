@@ -148,20 +148,26 @@ check_up_down() {
 }
 
 # check_vls VLS: the SL-to-VL map of the first CA's switch from each of its
-# linked ports (and port 0) to the CA's port, the CA's own map, and both
-# ports' low VL arbitration tables are what fabricd programs: SL s on
-# VL s % VLS, every data VL at weight 64.
+# linked ports to the CA's port, the CA's own map, and both ports' low VL
+# arbitration tables are what fabricd programs: SL s on VL s % VLS, every
+# data VL at weight 64; from port 0 (the switch's own packets) every SL on
+# VL 0.
 check_vls() {
-	local want="" sl swlid swport calid out ports line in
-	for sl in $(seq 0 15); do want+=$(printf '|%2d' $((sl % $1))); done
+	local want="" own="" sl swlid swport calid out ports line in
+	for sl in $(seq 0 15); do want+=$(printf '|%2d' $((sl % $1))); own+=$(printf '|%2d' 0); done
 	want+="|"
+	own+="|"
 	read -r calid swlid swport < <(diag ibnetdiscover -p | awk '$1 == "CA" && $8 == "SW" {print $2, $9, $10; exit}')
 	ports=" 0 $(diag ibnetdiscover -p | awk -v l="$swlid" '$1 == "SW" && $2 == l && $7 == "-" {print $3}' | tr '\n' ' ')"
 	out=$(diag smpquery sl2vl "$swlid" "$swport" | grep '^ports:') || fail "smpquery sl2vl $swlid $swport failed"
 	while read -r line; do
 		in=$(sed 's/ports: in *\([0-9]*\),.*/\1/' <<<"$line")
 		[[ $in == "$swport" || $ports != *" $in "* ]] && continue
-		[[ $line == *"$want" ]] || fail "switch LID $swlid SL2VL in $in out $swport is not $want: $line"
+		if [[ $in == 0 ]]; then
+			[[ $line == *"$own" ]] || fail "switch LID $swlid SL2VL in 0 out $swport is not $own: $line"
+		else
+			[[ $line == *"$want" ]] || fail "switch LID $swlid SL2VL in $in out $swport is not $want: $line"
+		fi
 	done <<<"$out"
 	out=$(diag smpquery sl2vl "$calid" 1 | grep '^ports:') || fail "smpquery sl2vl $calid failed"
 	[[ $out == *"$want"* ]] || fail "CA LID $calid SL2VL is not $want: $out"
@@ -170,7 +176,7 @@ check_vls() {
 			fail "smpquery vlarb $lid failed"
 		[[ $out =~ ^WEIGHT:\ (\|0x40\ ?)+\|$ ]] || fail "LID $lid low VL arbitration is not all 0x40: $out"
 	done
-	note "smpquery: SL2VL (SL s -> VL s % $1) and VL arbitration programmed on switch LID $swlid port $swport and CA LID $calid"
+	note "smpquery: SL2VL (SL s -> VL s % $1, from port 0 VL 0) and VL arbitration programmed on switch LID $swlid port $swport and CA LID $calid"
 }
 
 # check_hoq: a switch port facing a CA holds HOQLife 16 and VLStallCount 7,

@@ -187,8 +187,15 @@ note "GUIDInfoRecords for all $gir end ports; P_KeyTableRecord of LID $H as smpq
 out=$(diag smpquery sl2vl "$L0" 5)
 want=$(awk -F: '/in  1, out  5/ {print $NF}' <<<"$out" | tr -d ' |')
 out=$(sa SL2VL "$L0")	# whole first: awk leaves early, and saquery must not meet a closed pipe
-got=$(awk '/InPort\.+1$/ {i = 1} i && /OutPort\.+5$/ {o = 1} i && o && /VL:/ {sub(/.*VL:/, ""); gsub(/[ |]/, ""); print; exit}' <<<"$out")
+# the VL row of the record (in, out): saquery prints LID, InPort, OutPort, then the SL and VL rows
+slvl_row() { awk -v in_port="$1" -v out_port="$2" '/InPort\./ {i = $0; sub(/.*\./, "", i)} /OutPort\./ {o = $0; sub(/.*\./, "", o)}
+	/VL:/ && i == in_port && o == out_port {sub(/.*VL:/, ""); gsub(/[ |]/, ""); print; exit}' <<<"$3"; }
+got=$(slvl_row 1 5 "$out")
 [[ -n $want && $got == "$want" ]] || fail "SL2VL record of L0 in 1 out 5: '$got', smpquery sl2vl: '$want'"
+# from port 0 (the switch's own answers) every SL leaves on VL 0, in the switch and in the record
+own=$(diag smpquery sl2vl "$L0" 5 | awk -F: '/in  0, out  5/ {print $NF}' | tr -d ' |')
+got0=$(slvl_row 0 5 "$out")
+[[ $own == 0000000000000000 && $got0 == "$own" ]] || fail "SL2VL of L0 in 0 out 5: record '$got0', smpquery '$own'"
 out=$(sa VLAR "$H")
 vlarb=$(awk '/Block\.+1$/ {b = 1} b && /VL +:/ {gsub(/[^0-9]+/, " "); print; exit}' <<<"$out")
 [[ -n $vlarb ]] || fail "no VLArbitrationTableRecord for LID $H: $(head -4 <<<"$out")"

@@ -27,14 +27,15 @@ static struct sent {
 } sent[64];
 static unsigned nsent;
 
-int __wrap_mad_send_gsi(struct mad_port *mp, const ib_sa_mad_t *mad, uint16_t dlid, uint32_t qpn)
+int __wrap_mad_send_gsi(struct mad_port *mp, const ib_sa_mad_t *mad, const struct mad_origin *to)
 {
 	assert_true(nsent < 64);
+	assert_int_equal(to->sl, 3);	/* every segment and control MAD on the SL the request came on */
 	sent[nsent++] = (struct sent){ mad->rmpp_type, mad->rmpp_flags & 7, cl_ntoh32(mad->seg_num) };
 	return 0;
 }
 
-static const struct mad_origin host = { .slid = 9, .qpn = 1 };
+static const struct mad_origin host = { .slid = 9, .qpn = 1, .sl = 3 };
 static struct evloop *loop;
 static struct rmpp_sender *rs;
 static uint8_t records[1000];	/* five segments of 200 bytes */

@@ -24,7 +24,7 @@
 static ib_sa_mad_t answer;
 static unsigned answers;
 
-int __wrap_mad_send_gsi(struct mad_port *mp, const ib_sa_mad_t *mad, uint16_t dlid, uint32_t qpn)
+int __wrap_mad_send_gsi(struct mad_port *mp, const ib_sa_mad_t *mad, const struct mad_origin *to)
 {
 	answer = *mad;
 	answers++;
