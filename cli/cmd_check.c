@@ -200,11 +200,14 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 	for (size_t i = 0; i < f.nnodes; i++)
 		nports += (size_t)f.nodes[i]->nports + 1;
 	struct target *tg = malloc(nports * sizeof(*tg));
-	struct cdg_report cdg;
+	struct cdg_report cdg, answers = { 0 };
 	struct loops_report loops;
 	struct cdg_mix steady = cdg_mix_of(&t);
 	steady.to_cas_only = a.ca_to_ca;
-	if (!tg || cdg_check_mix(&f, &steady, &cdg) < 0 || loops_find(&f, &t, &loops) < 0) {
+	steady.no_answers = true;
+	struct cdg_mix with_answers = cdg_mix_of(&t);	/* and what LIDs answer on their own SL */
+	if (!tg || cdg_check_mix(&f, &steady, &cdg) < 0 || loops_find(&f, &t, &loops) < 0 ||
+	    (!a.ca_to_ca && !cdg.cycle_len && cdg_check_mix(&f, &with_answers, &answers) < 0)) {
 		fprintf(stderr, "fabricctl: out of memory\n");
 		free(tg);
 		routing_tables_free(&t);
@@ -232,9 +235,10 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 			failed++;
 		}
 	}
-	char loop[1024] = "", looping[512] = "";
+	char loop[1024] = "", looping[512] = "", answer_loop[1024] = "";
 	const char *scope = a.ca_to_ca ? ", routes between CAs" : "";
 	cdg_cycle_text(&cdg, loop, sizeof(loop));
+	cdg_cycle_text(&answers, answer_loop, sizeof(answer_loop));
 	loops_text(&loops, looping, sizeof(looping));
 	if (c->json) {
 		printf("{\"sources\": %zu, \"destinations\": %zu, \"routes\": %zu, \"unreachable\": %zu, "
@@ -248,6 +252,11 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 		       cdg.channels, cdg.dependencies);
 		if (cdg.cycle_len)
 			json_string(stdout, loop);
+		else
+			printf("null");
+		printf(", \"answers_credit_loop\": ");
+		if (answers.cycle_len)
+			json_string(stdout, answer_loop);
 		else
 			printf("null");
 		printf("}\n");
@@ -270,9 +279,15 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 			printf("deadlock:     ok, no cycle in the channel dependency graph of any of %u VL%s%s "
 			       "(%zu channels, %zu dependencies)\n", t.layers, t.layers > 1 ? "s" : "", scope,
 			       cdg.channels, cdg.dependencies);
+		if (answers.cycle_len)
+			printf("answers:      CREDIT LOOP on VL%u once switches answer hosts on their LIDs' SLs:\n  %s\n",
+			       answers.vl, answer_loop);
+		else if (!a.ca_to_ca && !cdg.cycle_len)
+			printf("answers:      ok, switches answering hosts (each on its LID's SL, VL 0 from port 0) "
+			       "close no cycle (%zu dependencies in all)\n", answers.dependencies);
 	}
 	free(tg);
 	routing_tables_free(&t);
 	fabric_free(&f);
-	return failed || cdg.cycle_len || loops.entries ? EXIT_NOT_FOUND : EXIT_OK;
+	return failed || cdg.cycle_len || answers.cycle_len || loops.entries ? EXIT_NOT_FOUND : EXIT_OK;
 }

@@ -254,6 +254,19 @@ int cmd_node(struct ctl *c, int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* "LID SL" for every LID in use: the SL file fabricctl check --sl reads. */
+static int lid_sl_text(FILE *out, const struct fabric *f, const struct routing_tables *t)
+{
+	fprintf(out, "# LID SL\n");
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		for (unsigned p = n->type == NODE_SWITCH ? 0 : 1; p <= (n->type == NODE_SWITCH ? 0 : n->nports); p++)
+			if (n->ports[p].lid && n->ports[p].lid <= t->max_lid)
+				fprintf(out, "%u %u\n", n->ports[p].lid, t->sl[n->ports[p].lid]);
+	}
+	return ferror(out) ? -1 : 0;
+}
+
 /* The formats fabricctl export writes: NULL tables for the fabric alone. */
 static const struct export_format {
 	const char *name;
@@ -264,6 +277,7 @@ static const struct export_format {
 	{ "opensm-subnet", osmdump_subnet, NULL },
 	{ "opensm-fdbs", NULL, osmdump_fdbs },
 	{ "ibdmchk-sl", NULL, osmdump_path_sl },
+	{ "sl", NULL, lid_sl_text },
 };
 
 /*
@@ -286,7 +300,7 @@ int cmd_export(struct ctl *c, int argc, char **argv)
 			fmt = NULL;
 	}
 	if (!fmt || argc % 2 || !lfts != !topology) {
-		fprintf(stderr, "fabricctl export: use ibnetdiscover, opensm-subnet, opensm-fdbs or ibdmchk-sl; "
+		fprintf(stderr, "fabricctl export: use ibnetdiscover, opensm-subnet, opensm-fdbs, ibdmchk-sl or sl; "
 			"any with --lfts DUMP --topology IBNETDISCOVER for an SM's tables read from the switches\n");
 		return EXIT_USAGE;
 	}

@@ -41,7 +41,7 @@ static const struct ctl_command commands[] = {
 	{ "route", "SRC DST", "the path the stored tables give, hop by hop", cmd_route },
 	{ "sweeps", "[--last N]", "the sweep history (default: the last 20)", cmd_sweeps },
 	{ "events", "[--since T]", "the event log (T: Unix seconds, or -SECONDS ago)", cmd_events },
-	{ "export", "ibnetdiscover|opensm-subnet|opensm-fdbs|ibdmchk-sl",
+	{ "export", "ibnetdiscover|opensm-subnet|opensm-fdbs|ibdmchk-sl|sl",
 	  "the fabric as ibnetdiscover prints it, or it and its tables as OpenSM dumps them for ibdmchk", cmd_export },
 	{ "check", "[--lfts F --topology F [--sl F]] [--before F --after F --topology F [--sl F] [--before-sl F]] "
 	  "[--ca-to-ca]",
