@@ -327,5 +327,7 @@ void cdg_cycle_text(const struct cdg_report *r, char *buf, size_t len)
 	for (size_t i = 0; i <= r->cycle_len && r->cycle_len && off < len; i++) {
 		const struct cdg_channel *c = &r->cycle[i % r->cycle_len];
 		off += (size_t)snprintf(buf + off, len - off, "%s%s[%u]", i ? " -> " : "", c->node->desc, c->port);
+		if (r->per_vl && off < len)
+			off += (size_t)snprintf(buf + off, len - off, "/VL%u", c->vl);
 	}
 }

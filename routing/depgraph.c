@@ -7,17 +7,19 @@
  * many destinations repeat it (most do), and a multipath switch adds a
  * whole row of out-ports at once. The check turns the bits into a
  * sorted CSR adjacency; an iterative three-colour DFS finds a cycle and
- * reports it in order.
+ * reports it in order. A graph over VLs has nvl channels per port, and
+ * its turn matrices a row and a bit per (port, VL).
  */
 #include "routing/depgraph.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int depgraph_init(struct depgraph *g, const struct fabric *f)
+int depgraph_init_vls(struct depgraph *g, const struct fabric *f, unsigned nvl)
 {
 	memset(g, 0, sizeof(*g));
 	g->f = f;
+	g->nvl = nvl;
 	g->base = malloc((f->nnodes + 1) * sizeof(*g->base));
 	g->turns = calloc(f->nnodes + 1, sizeof(*g->turns));
 	if (!g->base || !g->turns)
@@ -26,7 +28,19 @@ int depgraph_init(struct depgraph *g, const struct fabric *f)
 		g->base[i] = g->nch;
 		g->nch += (size_t)f->nodes[i]->nports + 1;
 	}
+	g->nch *= nvl;
 	return 0;
+}
+
+int depgraph_init(struct depgraph *g, const struct fabric *f)
+{
+	return depgraph_init_vls(g, f, 1);
+}
+
+/* Words in one row of b's turn matrix: a bit per (port, VL). */
+static size_t row_words(const struct depgraph *g, const struct node *b)
+{
+	return (((size_t)b->nports + 1) * g->nvl + 63) / 64;
 }
 
 void depgraph_free(struct depgraph *g)
@@ -44,21 +58,28 @@ static uint64_t *turns_of(struct depgraph *g, const struct node *b)
 {
 	uint64_t **t = &g->turns[b->index];
 	if (!*t)
-		*t = calloc(((size_t)b->nports + 1) * DEPGRAPH_WORDS(b), sizeof(**t));
+		*t = calloc(((size_t)b->nports + 1) * g->nvl * row_words(g, b), sizeof(**t));
 	return *t;
 }
 
-int depgraph_add(struct depgraph *g, const struct node *a, uint8_t pa, const struct node *b, uint8_t pb)
+int depgraph_add_vl(struct depgraph *g, const struct node *a, uint8_t pa, uint8_t va, const struct node *b,
+		    uint8_t pb, uint8_t vb)
 {
 	uint64_t *t = turns_of(g, b);
 	if (!t)
 		return -1;
-	uint64_t *word = t + a->ports[pa].remote_port * DEPGRAPH_WORDS(b) + pb / 64, bit = 1ull << (pb % 64);
+	size_t row = (size_t)a->ports[pa].remote_port * g->nvl + va, col = (size_t)pb * g->nvl + vb;
+	uint64_t *word = t + row * row_words(g, b) + col / 64, bit = 1ull << (col % 64);
 	if (!(*word & bit)) {
 		*word |= bit;
 		g->used++;
 	}
 	return 0;
+}
+
+int depgraph_add(struct depgraph *g, const struct node *a, uint8_t pa, const struct node *b, uint8_t pb)
+{
+	return depgraph_add_vl(g, a, pa, 0, b, pb, 0);
 }
 
 int depgraph_add_turns(struct depgraph *g, const struct node *b, uint8_t in_port, const uint64_t *out)
@@ -84,7 +105,8 @@ static int cmp_edge(const void *a, const void *b)
 
 static struct cdg_channel channel_of(const struct depgraph *g, size_t id)
 {
-	size_t lo = 0, hi = g->f->nnodes;
+	size_t lo = 0, hi = g->f->nnodes, vl = id % g->nvl;
+	id /= g->nvl;
 	while (hi - lo > 1) {	/* base[] is increasing: find the node owning id */
 		size_t mid = (lo + hi) / 2;
 		if (g->base[mid] <= id)
@@ -92,7 +114,7 @@ static struct cdg_channel channel_of(const struct depgraph *g, size_t id)
 		else
 			hi = mid;
 	}
-	return (struct cdg_channel){ g->f->nodes[lo], (uint8_t)(id - g->base[lo]) };
+	return (struct cdg_channel){ g->f->nodes[lo], (uint8_t)(id - g->base[lo]), (uint8_t)vl };
 }
 
 /* Iterative DFS over the CSR graph; fills r->cycle with the first cycle found. */
@@ -151,17 +173,19 @@ int depgraph_check(struct depgraph *g, struct cdg_report *r)
 		return -1;
 	for (size_t i = 0; i < g->f->nnodes; i++) {
 		const struct node *b = g->f->nodes[i];
-		for (unsigned in = 0; g->turns[i] && in <= b->nports; in++)
-			for (unsigned out = 0; out <= b->nports; out++) {
-				if (!(g->turns[i][in * DEPGRAPH_WORDS(b) + out / 64] & (1ull << (out % 64))))
+		size_t cols = ((size_t)b->nports + 1) * g->nvl, words = row_words(g, b);
+		for (size_t row = 0; g->turns[i] && row < cols; row++)
+			for (size_t col = 0; col < cols; col++) {
+				if (!(g->turns[i][row * words + col / 64] & (1ull << (col % 64))))
 					continue;
-				const struct port *p = &b->ports[in];
-				g->e[g->ne++] = (struct dep_edge){ (uint32_t)(g->base[p->remote->index] + p->remote_port),
-								   (uint32_t)(g->base[i] + out) };
+				const struct port *p = &b->ports[row / g->nvl];
+				size_t from = (g->base[p->remote->index] + p->remote_port) * g->nvl + row % g->nvl;
+				g->e[g->ne++] = (struct dep_edge){ (uint32_t)from, (uint32_t)(g->base[i] * g->nvl + col) };
 			}
 	}
 	qsort(g->e, g->ne, sizeof(*g->e), cmp_edge);
 	r->dependencies = g->ne;
+	r->per_vl = g->nvl > 1;
 	r->channels = 0;
 	r->cycle_len = 0;
 	start = calloc(g->nch + 1, sizeof(*start));

@@ -1,6 +1,7 @@
 /*
  * depgraph.h - a graph of dependencies between channels (a node's output
- * port: the link from there onward) and the search for a cycle in it.
+ * port: the link from there onward, on one VL when the graph has
+ * several) and the search for a cycle in it.
  * The IB deadlock checker (cdg.c) and the RoCE buffer-dependency check
  * (ecmp.c) both fill one. A dependency is a turn inside a node: traffic
  * that came in on one port and leaves on another.
@@ -14,16 +15,18 @@
 
 #define CDG_MAX_CYCLE 64
 
-/* A channel is a switch output port: the link from (node, port) onward. */
+/* A channel is a switch output port: the link from (node, port) onward (on VL vl). */
 struct cdg_channel {
 	const struct node *node;
 	uint8_t port;
+	uint8_t vl;		/* 0 in a graph of one VL */
 };
 
 struct cdg_report {
 	unsigned vl;		/* the layer the figures and the cycle belong to */
 	size_t channels;	/* switch output ports that routed traffic depends on */
 	size_t dependencies;	/* distinct channel -> channel edges */
+	bool per_vl;		/* channels are (port, VL) pairs: the cycle names their VLs */
 	size_t cycle_len;	/* 0: no cycle */
 	struct cdg_channel cycle[CDG_MAX_CYCLE];	/* the first cycle found, in order */
 };
@@ -34,11 +37,12 @@ struct dep_edge {
 
 struct depgraph {
 	const struct fabric *f;
-	size_t *base;		/* channel id = base[node index] + port */
+	unsigned nvl;		/* VLs per port: 1 unless made by depgraph_init_vls */
+	size_t *base;		/* channel id = (base[node index] + port) * nvl + vl */
 	size_t nch;
 	/*
-	 * Per node, allocated on first use: one row of DEPGRAPH_WORDS(node)
-	 * words per in-port, bit out set for "in waits for out".
+	 * Per node, allocated on first use: one row per (in-port, VL) of
+	 * enough words for a bit per (out-port, VL), set for "in waits for out".
 	 */
 	uint64_t **turns;
 	size_t used;		/* distinct dependencies */
@@ -48,19 +52,24 @@ struct depgraph {
 
 /* An empty graph over every port of f; -1 on allocation failure. */
 int depgraph_init(struct depgraph *g, const struct fabric *f);
+/* The same over every (port, VL) of f, for nvl VLs (1 to 16). */
+int depgraph_init_vls(struct depgraph *g, const struct fabric *f, unsigned nvl);
 void depgraph_free(struct depgraph *g);
 /*
  * Adds "channel (a, pa) waits for channel (b, pb)" once, where b is the
  * node that (a, pa) leads to; -1 on allocation failure.
  */
 int depgraph_add(struct depgraph *g, const struct node *a, uint8_t pa, const struct node *b, uint8_t pb);
-/* Words in one row of a node's turn matrix. */
+/* The same between (a, pa) on VL va and (b, pb) on VL vb. */
+int depgraph_add_vl(struct depgraph *g, const struct node *a, uint8_t pa, uint8_t va, const struct node *b,
+		    uint8_t pb, uint8_t vb);
+/* Words in one row of a node's turn matrix in a graph of one VL. */
 #define DEPGRAPH_WORDS(n) (((size_t)(n)->nports + 64) / 64)
 
 /*
  * Adds "what enters b on in_port waits for each out-port set in out" (a
  * row of DEPGRAPH_WORDS(b) words): many turns at once, for multipath
- * tables. -1 on allocation failure.
+ * tables, in a graph of one VL. -1 on allocation failure.
  */
 int depgraph_add_turns(struct depgraph *g, const struct node *b, uint8_t in_port, const uint64_t *out);
 /*
