@@ -12,7 +12,10 @@
  * the transition between them: every mixture of the two tables, with
  * both SLs (--before-sl: the SLs hosts had before, if they changed), must
  * be acyclic. --ca-to-ca limits the deadlock proof to routes between CAs,
- * the scope ibdmchk checks without -a. Exit 0 when all hold, 1 with the failures
+ * the scope ibdmchk checks without -a. With --sl2vl (smpquery sl2vl
+ * output of the switches) the deadlock proofs follow each hop's VL as
+ * the switches map it, over (channel, VL) pairs, instead of assuming
+ * SL = VL. Exit 0 when all hold, 1 with the failures
  * (at most 10 unreachable pairs are named) or the cycle otherwise.
  */
 #include <stdio.h>
@@ -23,7 +26,9 @@
 #include "cli/output.h"
 #include "cli/walk.h"
 #include "cli/lftdump.h"
+#include "cli/sl2vldump.h"
 #include "routing/cdg.h"
+#include "routing/cdg_vl.h"
 #include "routing/loops.h"
 #include "routing/transition.h"
 #include "topology/netfile.h"
@@ -55,7 +60,7 @@ static size_t targets(const struct fabric *f, struct target *out)
 }
 
 struct check_args {
-	const char *lfts, *topology, *sl, *before, *after, *before_sl;
+	const char *lfts, *topology, *sl, *before, *after, *before_sl, *sl2vl;
 	bool ca_to_ca;		/* deadlock proof for routes to CA LIDs only, as ibdmchk checks by default */
 };
 
@@ -72,7 +77,8 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 		const char **slot = strcmp(opt, "--lfts") == 0 ? &a->lfts : strcmp(opt, "--topology") == 0 ? &a->topology
 				    : strcmp(opt, "--sl") == 0 ? &a->sl : strcmp(opt, "--before") == 0 ? &a->before
 				    : strcmp(opt, "--after") == 0 ? &a->after
-				    : strcmp(opt, "--before-sl") == 0 ? &a->before_sl : NULL;
+				    : strcmp(opt, "--before-sl") == 0 ? &a->before_sl
+				    : strcmp(opt, "--sl2vl") == 0 ? &a->sl2vl : NULL;
 		if (!slot) {
 			fprintf(stderr, "fabricctl check: unknown option '%s'\n", opt);
 			return -1;
@@ -85,9 +91,9 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 	}
 	bool files = a->lfts || a->before || a->after;
 	if (files != !!a->topology || (a->lfts && (a->before || a->after)) || !a->before != !a->after ||
-	    (a->sl && !files) || (a->before_sl && !a->before)) {
-		fprintf(stderr, "fabricctl check: use --lfts F --topology F [--sl F], or --before F --after F "
-			"--topology F [--sl F] [--before-sl F]\n");
+	    (a->sl && !files) || (a->before_sl && !a->before) || (a->sl2vl && a->before)) {
+		fprintf(stderr, "fabricctl check: use [--lfts F --topology F [--sl F]] [--sl2vl F], or --before F "
+			"--after F --topology F [--sl F] [--before-sl F]\n");
 		return -1;
 	}
 	return 0;
@@ -151,6 +157,41 @@ static int load(struct ctl *c, const struct check_args *a, struct fabric *f, str
 	return rc;
 }
 
+/*
+ * The deadlock proofs: the CAs' traffic into *cdg and, unless it has a
+ * cycle or only CA-to-CA routes are asked for, with the answers of every
+ * LID into *answers. Over VLs as vl maps them if given, else SL = VL.
+ * 0; -1 out of memory; -2 a route crosses a port pair vl has no table
+ * for (printed).
+ */
+static int prove(const struct check_args *a, const struct fabric *f, const struct routing_tables *t,
+		 const struct sl2vl_tables *vl, struct cdg_report *cdg, struct cdg_report *answers)
+{
+	int rc;
+	memset(answers, 0, sizeof(*answers));
+	if (vl) {
+		struct cdg_vl_request q = { .t = t, .vl = vl, .to_cas_only = a->ca_to_ca };
+		struct cdg_vl_missing miss;
+		rc = cdg_vl_check(f, &q, cdg, &miss);
+		if (rc == 0 && !a->ca_to_ca && !cdg->cycle_len) {
+			q.answers = true;
+			rc = cdg_vl_check(f, &q, answers, &miss);
+		}
+		if (rc == -2)
+			fprintf(stderr, "fabricctl: %s has no SL-to-VL table for %s in %u out %u, which routes cross\n",
+				a->sl2vl, miss.node->desc, miss.in, miss.out);
+		return rc;
+	}
+	struct cdg_mix steady = cdg_mix_of(t);
+	steady.to_cas_only = a->ca_to_ca;
+	steady.no_answers = true;
+	struct cdg_mix with_answers = cdg_mix_of(t);	/* and what LIDs answer on their own SL */
+	rc = cdg_check_mix(f, &steady, cdg);
+	if (rc == 0 && !a->ca_to_ca && !cdg->cycle_len)
+		rc = cdg_check_mix(f, &with_answers, answers);
+	return rc;
+}
+
 static void print_transition(const struct check_args *a, const struct cdg_report *r, bool json)
 {
 	char cycle[1024] = "";
@@ -200,19 +241,28 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 	for (size_t i = 0; i < f.nnodes; i++)
 		nports += (size_t)f.nodes[i]->nports + 1;
 	struct target *tg = malloc(nports * sizeof(*tg));
-	struct cdg_report cdg, answers = { 0 };
+	struct cdg_report cdg, answers;
 	struct loops_report loops;
-	struct cdg_mix steady = cdg_mix_of(&t);
-	steady.to_cas_only = a.ca_to_ca;
-	steady.no_answers = true;
-	struct cdg_mix with_answers = cdg_mix_of(&t);	/* and what LIDs answer on their own SL */
-	if (!tg || cdg_check_mix(&f, &steady, &cdg) < 0 || loops_find(&f, &t, &loops) < 0 ||
-	    (!a.ca_to_ca && !cdg.cycle_len && cdg_check_mix(&f, &with_answers, &answers) < 0)) {
-		fprintf(stderr, "fabricctl: out of memory\n");
+	struct sl2vl_tables vl = { 0 };
+	char err[512];
+	if (a.sl2vl && sl2vldump_read(a.sl2vl, &f, &vl, err, sizeof(err)) < 0) {
+		fprintf(stderr, "fabricctl: %s\n", err);
+		rc = EXIT_USAGE;
+	} else if (!tg || loops_find(&f, &t, &loops) < 0) {
+		rc = EXIT_DB;
+	} else {
+		int proof = prove(&a, &f, &t, a.sl2vl ? &vl : NULL, &cdg, &answers);
+		rc = proof == -2 ? EXIT_USAGE : proof < 0 ? EXIT_DB : EXIT_OK;
+	}
+	if (a.sl2vl)
+		sl2vl_free(&vl);
+	if (rc != EXIT_OK) {
+		if (rc == EXIT_DB)
+			fprintf(stderr, "fabricctl: out of memory\n");
 		free(tg);
 		routing_tables_free(&t);
 		fabric_free(&f);
-		return EXIT_DB;
+		return rc;
 	}
 	size_t nt = targets(&f, tg), routes = 0, failed = 0, sources = 0;
 	char failures[SHOW_FAILURES][200];
@@ -248,8 +298,8 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 			json_string(stdout, looping);
 		else
 			printf("null");
-		printf(", \"vls\": %u, \"channels\": %zu, \"dependencies\": %zu, \"credit_loop\": ", t.layers,
-		       cdg.channels, cdg.dependencies);
+		printf(", \"vls\": %u, \"per_vl\": %s, \"channels\": %zu, \"dependencies\": %zu, \"credit_loop\": ",
+		       t.layers, cdg.per_vl ? "true" : "false", cdg.channels, cdg.dependencies);
 		if (cdg.cycle_len)
 			json_string(stdout, loop);
 		else
@@ -272,19 +322,26 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 			       loops.lids, looping);
 		else
 			printf("loops:        ok, no switch entry loops for any LID\n");
-		if (cdg.cycle_len)
+		if (cdg.cycle_len && a.sl2vl)
+			printf("deadlock:     CREDIT LOOP over the VLs the switches map%s (%zu channel-VLs, %zu "
+			       "dependencies):\n  %s\n", scope, cdg.channels, cdg.dependencies, loop);
+		else if (cdg.cycle_len)
 			printf("deadlock:     CREDIT LOOP on VL%u%s (%zu channels, %zu dependencies):\n  %s\n",
 			       cdg.vl, scope, cdg.channels, cdg.dependencies, loop);
+		else if (a.sl2vl)
+			printf("deadlock:     ok, no cycle over (channel, VL) pairs as the switches' SL-to-VL tables map "
+			       "them%s (%zu channel-VLs, %zu dependencies)\n", scope, cdg.channels, cdg.dependencies);
 		else
 			printf("deadlock:     ok, no cycle in the channel dependency graph of any of %u VL%s%s "
 			       "(%zu channels, %zu dependencies)\n", t.layers, t.layers > 1 ? "s" : "", scope,
 			       cdg.channels, cdg.dependencies);
+		const char *how = a.sl2vl ? "VLs as the switches map them" : "VL 0 from port 0";
 		if (answers.cycle_len)
-			printf("answers:      CREDIT LOOP on VL%u once switches answer hosts on their LIDs' SLs:\n  %s\n",
-			       answers.vl, answer_loop);
+			printf("answers:      CREDIT LOOP once switches answer hosts on their LIDs' SLs (%s):\n  %s\n",
+			       how, answer_loop);
 		else if (!a.ca_to_ca && !cdg.cycle_len)
-			printf("answers:      ok, switches answering hosts (each on its LID's SL, VL 0 from port 0) "
-			       "close no cycle (%zu dependencies in all)\n", answers.dependencies);
+			printf("answers:      ok, switches answering hosts (each on its LID's SL, %s) close no cycle "
+			       "(%zu dependencies in all)\n", how, answers.dependencies);
 	}
 	free(tg);
 	routing_tables_free(&t);

@@ -43,8 +43,8 @@ static const struct ctl_command commands[] = {
 	{ "events", "[--since T]", "the event log (T: Unix seconds, or -SECONDS ago)", cmd_events },
 	{ "export", "ibnetdiscover|opensm-subnet|opensm-fdbs|ibdmchk-sl|sl",
 	  "the fabric as ibnetdiscover prints it, or it and its tables as OpenSM dumps them for ibdmchk", cmd_export },
-	{ "check", "[--lfts F --topology F [--sl F]] [--before F --after F --topology F [--sl F] [--before-sl F]] "
-	  "[--ca-to-ca]",
+	{ "check", "[--lfts F --topology F [--sl F]] [--sl2vl F] [--before F --after F --topology F [--sl F] "
+	  "[--before-sl F]] [--ca-to-ca]",
 	  "prove connectivity, no forwarding loop and deadlock freedom of the stored tables, any SM's, or a "
 	  "transition", cmd_check },
 	{ "credits", "[--cable-length M] [--latency NS] [--mtu B]",

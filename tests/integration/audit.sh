@@ -63,6 +63,33 @@ grep -q "acyclic with the switches' answers" "$WORK/fabricd.log" || fail "the sw
 "$FABRICCTL" -d "$DB" check | grep -q '^answers: *ok' || fail "fabricctl check on the stored tables: answers not ok"
 note "dump_lfts of the degraded tree: $(grep -c . <<<"$out") verdicts, all ok"
 
+# The VLs as the switches hold them: smpquery sl2vl of every switch port,
+# and the proof over (channel, VL) pairs agrees. Then the same dump with
+# every port-0 row keeping the SL's VL (what an SM without fabricd's
+# port-0 rule programs): the switches' answers close a credit loop.
+diag ibswitches | sed -n 's/.* ports \([0-9]*\) .* lid \([0-9]*\) lmc.*/\2 \1/p' >"$WORK/switches"
+[[ -s $WORK/switches ]] || fail "ibswitches listed no switch"
+while read -r lid ports; do
+	for p in $(seq 1 "$ports"); do diag smpquery sl2vl "$lid" "$p" || fail "smpquery sl2vl $lid $p failed"; done
+done <"$WORK/switches" >"$WORK/up.sl2vl"
+out=$("$FABRICCTL" check --lfts "$WORK/up.lfts" --topology "$WORK/up.topo" --sl "$WORK/up.sl" --sl2vl "$WORK/up.sl2vl") ||
+	fail "fabricctl check --sl2vl on the switches' own SL-to-VL tables: $out"
+grep -q '^deadlock: *ok, no cycle over (channel, VL) pairs' <<<"$out" || fail "no per-VL deadlock verdict: $out"
+grep -q '^answers: *ok.*VLs as the switches map them' <<<"$out" || fail "no per-VL answers verdict: $out"
+awk '/^ports: in  0,/ {printf "ports: in  0, out %2d: ", $5 + 0; for (s = 0; s < 16; s++) printf "|%2d", s % 8; print "|"; next} {print}' \
+	"$WORK/up.sl2vl" >"$WORK/keep.sl2vl"
+grep -q '^ports: in  0, out  1: | 0| 1| 2' "$WORK/keep.sl2vl" || fail "the port-0 rows were not rewritten"
+if keep=$("$FABRICCTL" check --lfts "$WORK/up.lfts" --topology "$WORK/up.topo" --sl "$WORK/up.sl" --sl2vl "$WORK/keep.sl2vl"); then
+	fail "port 0 keeping the SL's VL: no credit loop found: $keep"
+fi
+grep -q '^answers: *CREDIT LOOP' <<<"$keep" || fail "port 0 keeping the SL's VL: $keep"
+grep -q '^deadlock: *ok' <<<"$keep" || fail "port 0 keeping the SL's VL changed the hosts' verdict: $keep"
+sed '/^ports: in  1, out  2:/d' "$WORK/up.sl2vl" >"$WORK/short.sl2vl"	# host to host on a leaf
+out=$("$FABRICCTL" check --lfts "$WORK/up.lfts" --topology "$WORK/up.topo" --sl "$WORK/up.sl" --sl2vl "$WORK/short.sl2vl" 2>&1) &&
+	fail "a dump missing tables was accepted: $out"
+grep -q "has no SL-to-VL table for .* in 1 out 2, which routes cross" <<<"$out" || fail "missing tables: $out"
+note "smpquery sl2vl of $(wc -l <"$WORK/switches") switches: acyclic over (channel, VL), answers too; port 0 on the SL's VL: $(grep -A1 '^answers' <<<"$keep" | tail -1)"
+
 for f in opensm-subnet opensm-fdbs ibdmchk-sl; do
 	"$FABRICCTL" -d "$DB" export "$f" >"$WORK/fd-$f" || fail "fabricctl export $f failed"
 done
