@@ -12,7 +12,8 @@
  * will take: its SL is the destination's VL layer (routing_tables.sl, the
  * one the deadlock proof holds for), MTU and rate the smallest of the
  * links on it, the packet lifetime the configured one. Ports that share
- * no partition get no path. Get answers one record; GetTable the same
+ * no partition get no path. The request's selectors (sm/sa/pathsel.c)
+ * then fit the path or rule it out, in Get, GetTable and GetMulti alike. Get answers one record; GetTable the same
  * record in a single-segment RMPP answer.
  *
  * Every GetTable answer goes out by RMPP (sm/mad/rmpp.c), however many MADs
@@ -31,6 +32,7 @@
 #include <string.h>
 
 #include "sm/log.h"
+#include "sm/sa/pathsel.h"
 #include "sm/sweep/pkeys.h"
 #include "sm/sm.h"
 #include "sm/smnode.h"
@@ -106,8 +108,7 @@ int sa_path_record(const struct fabric *f, const struct routing_tables *t, const
 		}
 		if (port_mtu(n, out_port) < mtu)
 			mtu = port_mtu(n, out_port);
-		if (port_rate(n, out_port) < rate)
-			rate = port_rate(n, out_port);
+		rate = sa_rate_slower(rate, port_rate(n, out_port));
 		n = n->ports[out_port].remote;
 		if (++hops > FABRIC_MAX_HOPS)
 			return 1;	/* a loop: no path */
@@ -163,7 +164,7 @@ static bool lid_in_use(const struct sm_snapshot *pub, uint32_t lid)
  * in LID order, answered by RMPP. fixed_s/fixed_d: 0 for "every port".
  */
 static void answer_path_table(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from,
-			      uint16_t fixed_s, uint16_t fixed_d, uint16_t pkey)
+			      uint16_t fixed_s, uint16_t fixed_d, uint16_t pkey, const struct path_want *want)
 {
 	const struct sm_snapshot *pub = sm_published(sm);
 	uint32_t max = pub->tables.max_lid;
@@ -176,7 +177,8 @@ static void answer_path_table(struct sm *sm, const ib_sa_mad_t *req, const struc
 			ib_path_rec_t rec;
 			if (d == s || !lid_in_use(pub, d) ||
 			    sa_path_record(&pub->fabric, &pub->tables, &pub->parts, sm->cfg.subnet_prefix,
-					   (uint8_t)sm->cfg.subnet_timeout, (uint16_t)s, (uint16_t)d, pkey, &rec) != 0)
+					   (uint8_t)sm->cfg.subnet_timeout, (uint16_t)s, (uint16_t)d, pkey, &rec) != 0 ||
+			    !sa_path_fit(want, &rec))
 				continue;
 			if (a.n == PATH_TABLE_MAX) {
 				free(a.buf);
@@ -200,11 +202,13 @@ static void answer_path(struct sm *sm, const ib_sa_mad_t *req, const struct mad_
 	uint16_t dlid = request_lid(&pub->fabric, pr, false, req->comp_mask);
 	uint16_t pkey = req->comp_mask & IB_PR_COMPMASK_PKEY ? cl_ntoh16(pr->pkey) : 0;
 	bool has_s = names_end(req->comp_mask, true), has_d = names_end(req->comp_mask, false);
+	struct path_want want;
+	sa_path_want_of_pr(pr, req->comp_mask, &want);
 	if (req->method == IB_MAD_METHOD_GETTABLE && !(has_s && has_d)) {
 		if ((has_s && !slid) || (has_d && !dlid))	/* a GID of no port here: no paths */
 			sa_respond(sm, req, from, 0, NULL, sizeof(ib_path_rec_t), 0);
 		else
-			answer_path_table(sm, req, from, has_s ? slid : 0, has_d ? dlid : 0, pkey);
+			answer_path_table(sm, req, from, has_s ? slid : 0, has_d ? dlid : 0, pkey, &want);
 		return;
 	}
 	ib_path_rec_t rec;
@@ -215,6 +219,8 @@ static void answer_path(struct sm *sm, const ib_sa_mad_t *req, const struct mad_
 		sa_respond(sm, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
 		return;
 	}
+	if (rc == 0 && !sa_path_fit(&want, &rec))
+		rc = 1;
 	log_debug("sa: PathRecord %u -> %u: %s", slid, dlid, rc ? "no path" : "answered");
 	if (rc)
 		sa_respond(sm, req, from, req->method == IB_MAD_METHOD_GET ? IB_SA_MAD_STATUS_NO_RECORDS : 0, NULL,
@@ -238,7 +244,7 @@ static int gid_lid(const struct sm *sm, const ib_gid_t *gid)
 /*
  * MultiPathRecord (GetMulti, a one-segment RMPP request): the PathRecord
  * of every (source GID, destination GID) pair in order, up to NumbPath
- * records, only those of the P_Key and SL asked for, answered as
+ * records, only those of the P_Key asked for that fit its selectors, answered as
  * PathRecords by RMPP. One path per pair: every port has one LID (LMC 0).
  */
 static void answer_multipath(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
@@ -265,6 +271,8 @@ static void answer_multipath(struct sm *sm, const ib_sa_mad_t *req, const struct
 		}
 	unsigned max = req->comp_mask & IB_MPR_COMPMASK_NUMBPATH ? q->num_path & 0x7f : 127u;
 	uint16_t pkey = req->comp_mask & IB_MPR_COMPMASK_PKEY ? cl_ntoh16(q->pkey) : 0;
+	struct path_want want;
+	sa_path_want_of_mpr(q, req->comp_mask, &want);
 	struct sa_answer a;
 	sa_answer_init(&a, sizeof(ib_path_rec_t));
 	for (unsigned s = 0; s < ns; s++)
@@ -272,8 +280,7 @@ static void answer_multipath(struct sm *sm, const ib_sa_mad_t *req, const struct
 			ib_path_rec_t rec;
 			if (sa_path_record(&pub->fabric, &pub->tables, &pub->parts, sm->cfg.subnet_prefix,
 					   (uint8_t)sm->cfg.subnet_timeout, (uint16_t)lid[s], (uint16_t)lid[d], pkey, &rec) ||
-			    ((req->comp_mask & IB_MPR_COMPMASK_SL) &&
-			     ib_path_rec_sl(&rec) != ib_multipath_rec_sl(q)))
+			    !sa_path_fit(&want, &rec))
 				continue;
 			ib_path_rec_t *r = sa_answer_add(&a);
 			if (r)

@@ -168,6 +168,21 @@ got=$(mp_client "$g0,$g1" "$(ca H2_0 | cut -d' ' -f2),$(ca H2_1 | cut -d' ' -f2)
 rc=0; out=$(mp_client "$g0" 0x999) || rc=$?
 [[ $rc == 1 && $out == "status 0x0500 paths 0" ]] || fail "MultiPathRecord to an unknown GUID: rc $rc, '$out' $(cat "$WORK/diag.err")"
 note "MultiPathRecord (GetMulti): 2 x 3 GIDs give the 6 PathRecords (SLs as PathRecord queries), NumbPath 3 stops at 3, unknown GID: invalid GID"
+# PathRecord selectors, which saquery cannot send: bounds fit or rule out the path
+pc() { SIM_HOST=H5_0 DIAG_PRELOAD=$SA_PRELOAD diag "$CLIENT" path "$@"; }
+read -r d _ < <(ca H2_0)
+base=$(pc "$s0" "$d") || fail "PathRecord by sa-client: $base $(cat "$WORK/diag.err")"
+read -r _ _ _ mtu _ rate _ life _ sl _ <<<"$base"
+[[ $mtu == $(( $(sa -p --slid "$s0" --dlid "$d" | field mtu) & 0x3f )) ]] || fail "sa-client's PathRecord '$base' is not saquery's"
+got=$(pc "$s0" "$d" "mtu=1:$mtu" tclass=40) || fail "MTU less than $mtu: $got"
+[[ $got == "status 0x0000 mtu $((mtu - 1)) rate $rate life $life sl $sl tclass 40" ]] || fail "MTU less than $mtu: $got"
+rc=0; got=$(pc "$s0" "$d" "mtu=0:$mtu") || rc=$?
+[[ $rc == 1 && $got == "status 0x0300" ]] || fail "MTU greater than the path's $mtu: rc $rc, $got"
+got=$(pc "$s0" "$d" rate=2:2 "life=1:$life") || fail "rate exactly 2.5 Gb/s: $got"
+[[ $got == "status 0x0000 mtu $mtu rate 2 life $((life - 1)) sl $sl tclass 0" ]] || fail "rate exactly 2.5 Gb/s, life below $life: $got"
+rc=0; got=$(pc "$s0" "$d" "sl=$(( (sl + 1) % 16 ))") || rc=$?
+[[ $rc == 1 && $got == "status 0x0300" ]] || fail "another SL than the routing's $sl: rc $rc, $got"
+note "PathRecord selectors: $base; MTU < $mtu gives $((mtu - 1)), > $mtu no record, rate = 2.5 Gb/s and life < $life fit, SL $(( (sl + 1) % 16 )) no record"
 rc=0; SIM_HOST=H5_0 refused saquery -p --slid "$H" --dlid 999 || rc=$?
 grep -q 'SA_ERR_REQ_INVALID' "$WORK/out" || fail "PathRecord to LID 999: $(head -2 "$WORK/out")"
 kill -0 "$FD_PID" || fail "fabricd died"

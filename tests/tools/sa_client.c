@@ -6,6 +6,7 @@
  *   sa-client subscribe TRAP WAIT_S
  *   sa-client join | leave    (the IPoIB broadcast group, full member)
  *   sa-client multipath SGUID[,SGUID...] DGUID[,DGUID...] [NUMBPATH]
+ *   sa-client path SLID DLID [mtu=SEL:CODE] [rate=SEL:CODE] [life=SEL:VAL] [sl=N] [tclass=N]
  *
  * set/get/delete: a ServiceRecord whose GID is this port's (fe80::/64 and
  * the port GUID), P_Key 0xffff; prints the answer's status and, for get,
@@ -16,7 +17,10 @@
  * one-segment RMPP request it must be; prints the status, the count and a
  * line "SLID DLID SL" per PathRecord of the answer (run it with the RMPP
  * shim in front of umad2sim: the answer is RMPP). Exits 0 when the SA said
- * 0 (and, for subscribe, a Report came).
+ * 0 (and, for subscribe, a Report came). path: a PathRecord Get by LIDs
+ * with those selectors (SEL 0 greater, 1 less, 2 exactly, 3 largest) in
+ * the component mask, which saquery cannot send; prints the status and
+ * "mtu M rate R life L sl S tclass T" of the answer.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -122,14 +126,74 @@ static int multipath(int fd, int agent, uint16_t sm_lid, char **argv, int argc)
 	return sa->status ? 1 : 0;
 }
 
+/* Sets the PathRecord field of one "name=..." argument and its mask bits; false if not one. */
+static bool path_selector(const char *arg, ib_path_rec_t *pr, ib_net64_t *mask)
+{
+	unsigned sel, val;
+	if (sscanf(arg, "mtu=%u:%u", &sel, &val) == 2 && sel < 4 && val < 64) {
+		pr->mtu = (uint8_t)(sel << 6 | val);
+		*mask |= IB_PR_COMPMASK_MTU | IB_PR_COMPMASK_MTUSELEC;
+	} else if (sscanf(arg, "rate=%u:%u", &sel, &val) == 2 && sel < 4 && val < 64) {
+		pr->rate = (uint8_t)(sel << 6 | val);
+		*mask |= IB_PR_COMPMASK_RATE | IB_PR_COMPMASK_RATESELEC;
+	} else if (sscanf(arg, "life=%u:%u", &sel, &val) == 2 && sel < 4 && val < 64) {
+		pr->pkt_life = (uint8_t)(sel << 6 | val);
+		*mask |= IB_PR_COMPMASK_PKTLIFETIME | IB_PR_COMPMASK_PKTLIFETIMESELEC;
+	} else if (sscanf(arg, "sl=%u", &val) == 1 && val < 16) {
+		pr->qos_class_sl = cl_hton16((uint16_t)val);
+		*mask |= IB_PR_COMPMASK_SL;
+	} else if (sscanf(arg, "tclass=%u", &val) == 1 && val < 256) {
+		pr->tclass = (uint8_t)val;
+		*mask |= IB_PR_COMPMASK_TCLASS;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static int path(int fd, int agent, uint16_t sm_lid, char **argv, int argc)
+{
+	uint8_t buf[sizeof(struct ib_user_mad) + sizeof(ib_sa_mad_t)] = { 0 };
+	ib_sa_mad_t *sa = (ib_sa_mad_t *)umad_get_mad(buf);
+	ib_path_rec_t *pr = (ib_path_rec_t *)sa->data;
+	sa->base_ver = 1;
+	sa->mgmt_class = IB_MCLASS_SUBN_ADM;
+	sa->class_ver = 2;
+	sa->method = IB_MAD_METHOD_GET;
+	sa->trans_id = cl_hton64(0x5c);
+	sa->attr_id = IB_MAD_ATTR_PATH_RECORD;
+	pr->slid = cl_hton16((uint16_t)strtoul(argv[2], NULL, 0));
+	pr->dlid = cl_hton16((uint16_t)strtoul(argv[3], NULL, 0));
+	ib_net64_t mask = IB_PR_COMPMASK_SLID | IB_PR_COMPMASK_DLID;
+	for (int i = 4; i < argc; i++)
+		if (!path_selector(argv[i], pr, &mask)) {
+			fprintf(stderr, "sa-client: '%s' is not mtu=, rate=, life=SEL:VAL, sl= or tclass=N\n", argv[i]);
+			return 2;
+		}
+	sa->comp_mask = mask;
+	umad_set_addr(buf, sm_lid, 1, 0, QKEY);
+	int len = sizeof(ib_sa_mad_t);
+	if (umad_send(fd, agent, buf, len, 0, 0) < 0 || umad_recv(fd, buf, &len, 5000) < 0) {
+		fprintf(stderr, "sa-client: no answer within 5 s\n");
+		return 1;
+	}
+	printf("status 0x%04x", cl_ntoh16(sa->status));
+	if (!sa->status)
+		printf(" mtu %u rate %u life %u sl %u tclass %u", pr->mtu & 0x3f, pr->rate & 0x3f, pr->pkt_life & 0x3f,
+		       ib_path_rec_sl(pr), pr->tclass);
+	printf("\n");
+	return sa->status ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	bool group = argc == 2 && (strcmp(argv[1], "join") == 0 || strcmp(argv[1], "leave") == 0);
 	if ((argc < 3 && !group) || (strcmp(argv[1], "set") == 0 && argc != 5) ||
 	    (strcmp(argv[1], "delete") == 0 && argc != 4) || (strcmp(argv[1], "subscribe") == 0 && argc != 4) ||
-	    (strcmp(argv[1], "multipath") == 0 && argc != 4 && argc != 5)) {
+	    (strcmp(argv[1], "multipath") == 0 && argc != 4 && argc != 5) || (strcmp(argv[1], "path") == 0 && argc < 4)) {
 		fprintf(stderr, "usage: sa-client set ID NAME LEASE_S | get ID | delete ID NAME | subscribe TRAP WAIT_S |"
-				" join | leave | multipath SGUID[,...] DGUID[,...] [NUMBPATH]\n");
+				" join | leave | multipath SGUID[,...] DGUID[,...] [NUMBPATH] |"
+				" path SLID DLID [mtu=|rate=|life=SEL:VAL] [sl=|tclass=N]...\n");
 		return 2;
 	}
 	bool subscribe = strcmp(argv[1], "subscribe") == 0;
@@ -155,6 +219,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sa-client: no issm device: Reports may not reach this client\n");
 	if (strcmp(argv[1], "multipath") == 0)
 		return finish(multipath(fd, agent, (uint16_t)port.sm_lid, argv, argc));
+	if (strcmp(argv[1], "path") == 0)
+		return finish(path(fd, agent, (uint16_t)port.sm_lid, argv, argc));
 	uint8_t buf[sizeof(struct ib_user_mad) + 2048] = { 0 };
 	struct ib_user_mad *umad = (struct ib_user_mad *)buf;
 	ib_sa_mad_t *sa = (ib_sa_mad_t *)umad_get_mad(umad);

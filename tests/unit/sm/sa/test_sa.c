@@ -123,6 +123,33 @@ static void path_record_by_lids(void **state)
 	assert_true(ask(&q, src) != 0);
 }
 
+/* The request's selectors reach the answer: a bound the path cannot meet or another SL gives no record. */
+static void path_record_selectors(void **state)
+{
+	ib_sa_mad_t q = request(IB_MAD_METHOD_GET, IB_MAD_ATTR_PATH_RECORD, IB_PR_COMPMASK_DLID | IB_PR_COMPMASK_SLID);
+	ib_path_rec_t *pr = (ib_path_rec_t *)q.data;
+	uint16_t src = 0, dst = 0;
+	for (uint16_t lid = 1; lid <= sm.pub->tables.max_lid && !dst; lid++)
+		if (by_lid(lid)->type == NODE_CA)
+			src ? (void)(dst = lid) : (void)(src = lid);
+	pr->slid = cl_hton16(src);
+	pr->dlid = cl_hton16(dst);
+	assert_true(ask(&q, src) == 0);
+	uint8_t mtu = ((const ib_path_rec_t *)answer.data)->mtu & 0x3f;
+	q.comp_mask |= IB_PR_COMPMASK_MTU | IB_PR_COMPMASK_MTUSELEC | IB_PR_COMPMASK_TCLASS;
+	pr->mtu = 2 << 6 | mtu;	/* exactly what the path has */
+	pr->tclass = 0x28;
+	assert_true(ask(&q, src) == 0);
+	assert_int_equal(((const ib_path_rec_t *)answer.data)->tclass, 0x28);
+	pr->mtu = 0 << 6 | mtu;	/* more than the path has */
+	assert_true(ask(&q, src) == IB_SA_MAD_STATUS_NO_RECORDS);
+	q.comp_mask = IB_PR_COMPMASK_DLID | IB_PR_COMPMASK_SLID | IB_PR_COMPMASK_SL;
+	pr->qos_class_sl = cl_hton16((sm.pub->tables.sl[dst] + 1) & 0xf);
+	assert_true(ask(&q, src) == IB_SA_MAD_STATUS_NO_RECORDS);
+	pr->qos_class_sl = cl_hton16(sm.pub->tables.sl[dst]);
+	assert_true(ask(&q, src) == 0);
+}
+
 static ib_sa_mad_t service(uint8_t method, uint64_t id, uint64_t gid_guid, uint32_t lease)
 {
 	ib_sa_mad_t q = request(method, IB_MAD_ATTR_SERVICE_RECORD, IB_SR_COMPMASK_SID);
@@ -220,6 +247,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(node_record_by_lid, setup, teardown),
 		cmocka_unit_test_setup_teardown(path_record_by_lids, setup, teardown),
+		cmocka_unit_test_setup_teardown(path_record_selectors, setup, teardown),
 		cmocka_unit_test_setup_teardown(service_records_belong_to_their_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(service_key_is_kept_secret, setup, teardown),
 		cmocka_unit_test_setup_teardown(creating_a_group_needs_its_components, setup, teardown),
