@@ -48,6 +48,14 @@ static struct mc_group *group_by_mgid(struct mcast *mc, const ib_gid_t *mgid)
 	return NULL;
 }
 
+const struct mc_group *mcast_group(const struct mcast *mc, const ib_gid_t *mgid)
+{
+	for (unsigned i = 0; i < mc->n; i++)
+		if (memcmp(&mc->g[i].rec.mgid, mgid, sizeof(*mgid)) == 0)
+			return &mc->g[i];
+	return NULL;
+}
+
 static struct mc_group *create(struct mcast *mc, const ib_member_rec_t *q, uint64_t creator)
 {
 	if (mc->n == MC_MAX_GROUPS)

@@ -35,6 +35,8 @@ struct mcast {
 
 struct sm;
 
+/* The group with that MGID, or NULL. */
+const struct mc_group *mcast_group(const struct mcast *mc, const ib_gid_t *mgid);
 /* The IPoIB broadcast group of the default partition, created at start. */
 void mcast_init(struct mcast *mc, uint64_t subnet_prefix);
 /* MCMemberRecord Set (join), Delete (leave), Get, GetTable. */

@@ -194,6 +194,66 @@ static void answer_path_table(struct sm *sm, const ib_sa_mad_t *req, const struc
 	sa_answer_send(sm, req, from, &a);
 }
 
+/*
+ * The PathRecord from (src, sp) to multicast group g: the group's MLID,
+ * P_Key, SL, MTU, rate, lifetime, TClass, FlowLabel and HopLimit, as
+ * IPoIB asks before it sends to the broadcast group; not reversible.
+ */
+static void mc_path_record(const struct mc_group *g, uint64_t subnet_prefix, const struct node *src, uint8_t sp,
+			   ib_path_rec_t *out)
+{
+	const ib_member_rec_t *r = &g->rec;
+	uint8_t sl, hop;
+	uint32_t flow;
+	ib_member_get_sl_flow_hop(r->sl_flow_hop, &sl, &flow, &hop);
+	ib_gid_t sgid, mgid = r->mgid;
+	sgid.unicast.prefix = cl_hton64(subnet_prefix);
+	sgid.unicast.interface_id = cl_hton64(fabric_port_guid(src, sp));
+	memset(out, 0, sizeof(*out));
+	ib_path_rec_init_local(out, &mgid, &sgid, r->mlid, cl_hton16(fabric_port_lid(src, sp)), 1, r->pkey, sl, 0,
+			       SELECTOR_EXACTLY, r->mtu & 0x3f, SELECTOR_EXACTLY, r->rate & 0x3f, SELECTOR_EXACTLY,
+			       r->pkt_life & 0x3f, 0);
+	out->hop_flow_raw = cl_hton32(flow << 8 | hop);
+	out->tclass = r->tclass;
+}
+
+/*
+ * A PathRecord request whose DGID is a multicast GID: one record from the
+ * named source, or (GetTable without a source) one from every end port.
+ * An unknown group, or a P_Key other than the group's, gives no record.
+ */
+static void answer_mc_path(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from,
+			   const struct path_want *want)
+{
+	const ib_path_rec_t *pr = (const ib_path_rec_t *)req->data;
+	const struct sm_snapshot *pub = sm_published(sm);
+	const struct mc_group *g = mcast_group(&sm->mcast, &pr->dgid);
+	bool has_s = names_end(req->comp_mask, true);
+	uint16_t slid = has_s ? request_lid(&pub->fabric, pr, true, req->comp_mask) : 0;
+	if ((has_s && !slid) || (!has_s && req->method == IB_MAD_METHOD_GET)) {
+		sa_respond(sm, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
+		return;
+	}
+	bool pkey_ok = g && (!(req->comp_mask & IB_PR_COMPMASK_PKEY) ||
+			     (cl_ntoh16(pr->pkey) & 0x7fff) == (cl_ntoh16(g->rec.pkey) & 0x7fff));
+	struct sa_answer a;
+	sa_answer_init(&a, sizeof(ib_path_rec_t));
+	for (uint32_t s = has_s ? slid : 1; pkey_ok && s <= (has_s ? slid : pub->tables.max_lid) && !a.failed; s++) {
+		uint8_t sp;
+		const struct node *src = fabric_find_lid(&pub->fabric, (uint16_t)s, &sp);
+		ib_path_rec_t rec;
+		if (!src)
+			continue;
+		mc_path_record(g, sm->cfg.subnet_prefix, src, sp, &rec);
+		ib_path_rec_t *r = sa_path_fit(want, &rec) ? sa_answer_add(&a) : NULL;
+		if (r)
+			*r = rec;
+	}
+	log_debug("sa: PathRecord from LID %u (0: every port) to a multicast group%s: %zu paths", slid,
+		  g ? "" : " that does not exist", a.n);
+	sa_answer_send(sm, req, from, &a);
+}
+
 static void answer_path(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
 {
 	const ib_path_rec_t *pr = (const ib_path_rec_t *)req->data;
@@ -204,6 +264,10 @@ static void answer_path(struct sm *sm, const ib_sa_mad_t *req, const struct mad_
 	bool has_s = names_end(req->comp_mask, true), has_d = names_end(req->comp_mask, false);
 	struct path_want want;
 	sa_path_want_of_pr(pr, req->comp_mask, &want);
+	if ((req->comp_mask & IB_PR_COMPMASK_DGID) && ib_gid_is_multicast(&pr->dgid)) {
+		answer_mc_path(sm, req, from, &want);
+		return;
+	}
 	if (req->method == IB_MAD_METHOD_GETTABLE && !(has_s && has_d)) {
 		if ((has_s && !slid) || (has_d && !dlid))	/* a GID of no port here: no paths */
 			sa_respond(sm, req, from, 0, NULL, sizeof(ib_path_rec_t), 0);

@@ -183,6 +183,11 @@ got=$(pc "$s0" "$d" rate=2:2 "life=1:$life") || fail "rate exactly 2.5 Gb/s: $go
 rc=0; got=$(pc "$s0" "$d" "sl=$(( (sl + 1) % 16 ))") || rc=$?
 [[ $rc == 1 && $got == "status 0x0300" ]] || fail "another SL than the routing's $sl: rc $rc, $got"
 note "PathRecord selectors: $base; MTU < $mtu gives $((mtu - 1)), > $mtu no record, rate = 2.5 Gb/s and life < $life fit, SL $(( (sl + 1) % 16 )) no record"
+# a PathRecord to the IPoIB broadcast group (what IPoIB asks before it sends to it): its MLID
+out=$(sa -p --slid "$s0" --dgid ff12:401b:ffff::ffff:ffff)
+[[ $(( $(field dlid <<<"$out") )) == $((0xc000)) && $(( $(field slid <<<"$out") )) == $((s0)) ]] ||
+	fail "PathRecord from LID $s0 to the broadcast group: $(head -12 <<<"$out")"
+note "PathRecord from LID $s0 to ff12:401b:ffff::ffff:ffff: DLID the group's MLID 0xc000, MTU $(field mtu <<<"$out")"
 rc=0; SIM_HOST=H5_0 refused saquery -p --slid "$H" --dlid 999 || rc=$?
 grep -q 'SA_ERR_REQ_INVALID' "$WORK/out" || fail "PathRecord to LID 999: $(head -2 "$WORK/out")"
 kill -0 "$FD_PID" || fail "fabricd died"

@@ -150,6 +150,36 @@ static void path_record_selectors(void **state)
 	assert_true(ask(&q, src) == 0);
 }
 
+/* A PathRecord to the IPoIB broadcast group: its MLID and parameters; an unknown group or P_Key: none. */
+static void path_record_to_a_multicast_group(void **state)
+{
+	static const uint8_t bcast[16] = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
+	ib_sa_mad_t q = request(IB_MAD_METHOD_GET, IB_MAD_ATTR_PATH_RECORD, IB_PR_COMPMASK_SLID | IB_PR_COMPMASK_DGID);
+	ib_path_rec_t *pr = (ib_path_rec_t *)q.data;
+	uint16_t src = 0;
+	for (uint16_t lid = 1; lid <= sm.pub->tables.max_lid && !src; lid++)
+		if (by_lid(lid)->type == NODE_CA)
+			src = lid;
+	pr->slid = cl_hton16(src);
+	memcpy(pr->dgid.raw, bcast, sizeof(bcast));
+	assert_true(ask(&q, src) == 0);
+	const ib_path_rec_t *r = (const ib_path_rec_t *)answer.data;
+	assert_int_equal(cl_ntoh16(r->dlid), 0xc000);
+	assert_int_equal(cl_ntoh16(r->slid), src);
+	assert_int_equal(cl_ntoh16(r->pkey), 0xffff);
+	assert_int_equal(r->mtu & 0x3f, IB_MTU_LEN_2048);
+	assert_int_equal(r->num_path & 0x80, 0);	/* multicast is not reversible */
+	assert_memory_equal(r->dgid.raw, bcast, sizeof(bcast));
+	q.comp_mask |= IB_PR_COMPMASK_PKEY;
+	pr->pkey = cl_hton16(0x8001);
+	assert_true(ask(&q, src) == IB_SA_MAD_STATUS_NO_RECORDS);
+	q.comp_mask &= ~IB_PR_COMPMASK_PKEY;
+	pr->dgid.raw[15] = 0xfe;	/* no such group */
+	assert_true(ask(&q, src) == IB_SA_MAD_STATUS_NO_RECORDS);
+	q.comp_mask = IB_PR_COMPMASK_DGID;	/* a Get from nobody in particular */
+	assert_true(ask(&q, src) == IB_SA_MAD_STATUS_REQ_INVALID);
+}
+
 static ib_sa_mad_t service(uint8_t method, uint64_t id, uint64_t gid_guid, uint32_t lease)
 {
 	ib_sa_mad_t q = request(method, IB_MAD_ATTR_SERVICE_RECORD, IB_SR_COMPMASK_SID);
@@ -248,6 +278,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(node_record_by_lid, setup, teardown),
 		cmocka_unit_test_setup_teardown(path_record_by_lids, setup, teardown),
 		cmocka_unit_test_setup_teardown(path_record_selectors, setup, teardown),
+		cmocka_unit_test_setup_teardown(path_record_to_a_multicast_group, setup, teardown),
 		cmocka_unit_test_setup_teardown(service_records_belong_to_their_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(service_key_is_kept_secret, setup, teardown),
 		cmocka_unit_test_setup_teardown(creating_a_group_needs_its_components, setup, teardown),
