@@ -316,28 +316,67 @@ static void on_programmed(void *arg, const struct cfg_result *r)
 	free(p);
 }
 
+void mcast_trees_free(bool ***on, unsigned ngroups, const struct fabric *f)
+{
+	for (unsigned g = 0; on && g < ngroups; g++) {
+		for (size_t i = 0; on[g] && i < f->nnodes; i++)
+			free(on[g][i]);
+		free(on[g]);
+	}
+	free(on);
+}
+
+bool ***mcast_trees(const struct mcast *mc, const struct fabric *f)
+{
+	bool ***on = calloc(mc->n + 1, sizeof(*on));
+	struct mtree_member *mem = malloc(MC_MAX_MEMBERS * sizeof(*mem));
+	bool ok = on && mem;
+	for (unsigned g = 0; ok && g < mc->n; g++) {
+		ok = (on[g] = calloc(f->nnodes + 1, sizeof(**on))) != NULL;
+		for (size_t i = 0; ok && i < f->nnodes; i++)
+			ok = (on[g][i] = calloc((size_t)f->nodes[i]->nports + 1, sizeof(bool))) != NULL;
+		ok = ok && mtree_build(f, mem, members_of(f, &mc->g[g], mem), on[g]) == 0;
+	}
+	free(mem);
+	if (!ok) {
+		mcast_trees_free(on, mc->n, f);
+		return NULL;
+	}
+	return on;
+}
+
+bool mcast_block_masks(const struct mcast *mc, bool ***on, const struct node *n, unsigned block, unsigned pos,
+		       ib_net16_t masks[IB_MCAST_BLOCK_SIZE])
+{
+	bool used = false;
+	memset(masks, 0, IB_MCAST_BLOCK_SIZE * sizeof(*masks));
+	for (unsigned g = 0; g < mc->n; g++) {
+		unsigned e = cl_ntoh16(mc->g[g].rec.mlid) - MC_FIRST_MLID;
+		if (e / IB_MCAST_BLOCK_SIZE != block)
+			continue;
+		used = true;
+		uint16_t bits = 0;
+		for (unsigned p = pos * 16u; p < pos * 16u + 16 && p <= n->nports; p++)
+			bits |= on[g][n->index][p] ? (uint16_t)(1u << (p - pos * 16u)) : 0;
+		masks[e % IB_MCAST_BLOCK_SIZE] = cl_hton16(bits);
+	}
+	return used;
+}
+
 bool mcast_program(struct sm *sm, void (*done)(struct sm *sm))
 {
 	const struct sm_snapshot *pub = sm_published(sm);
 	if (!pub || sm->state != SM_MASTER)
 		return false;
 	const struct fabric *f = &pub->fabric;
-	/* per switch, per group: the ports the tree uses */
-	bool ***on = calloc(sm->mcast.n + 1, sizeof(*on));
-	struct mtree_member *mem = malloc(MC_MAX_MEMBERS * sizeof(*mem));
-	struct programming *ctx = malloc(sizeof(*ctx));
-	struct batch *b = on && mem && ctx ? batch_new(sm->mp, on_programmed, ctx) : NULL;
+	/* per group, per switch: the ports the tree uses */
+	bool ***on = mcast_trees(&sm->mcast, f);
+	struct programming *ctx = on ? malloc(sizeof(*ctx)) : NULL;
+	struct batch *b = ctx ? batch_new(sm->mp, on_programmed, ctx) : NULL;
 	if (ctx)
 		*ctx = (struct programming){ sm, done };
 	if (!b)
 		free(ctx);
-	for (unsigned g = 0; b && g < sm->mcast.n; g++) {
-		if (!(on[g] = calloc(f->nnodes, sizeof(**on))))
-			break;
-		for (size_t i = 0; i < f->nnodes; i++)
-			on[g][i] = calloc((size_t)f->nodes[i]->nports + 1, sizeof(bool));
-		mtree_build(f, mem, members_of(f, &sm->mcast.g[g], mem), on[g]);
-	}
 	bool proven = b && trees_deadlock_free(sm, on);
 	/* every MLID block that holds a group, on every switch, one Set per 16-port position */
 	for (size_t i = 0; proven && i < f->nnodes; i++) {
@@ -345,22 +384,10 @@ bool mcast_program(struct sm *sm, void (*done)(struct sm *sm))
 		if (n->type != NODE_SWITCH || !n->mft_cap)
 			continue;
 		for (unsigned block = 0; block * 32u < n->mft_cap; block++) {
-			bool used = false;
-			for (unsigned g = 0; g < sm->mcast.n; g++)
-				used |= (cl_ntoh16(sm->mcast.g[g].rec.mlid) - MC_FIRST_MLID) / 32u == block;
-			for (unsigned pos = 0; used && pos * 16u <= n->nports; pos++) {
-				ib_net16_t masks[32] = { 0 };
-				for (unsigned g = 0; g < sm->mcast.n; g++) {
-					unsigned e = cl_ntoh16(sm->mcast.g[g].rec.mlid) - MC_FIRST_MLID;
-					if (e / 32u != block || !on[g] || !on[g][i])
-						continue;
-					uint16_t bits = 0;
-					for (unsigned p = pos * 16u; p < pos * 16u + 16 && p <= n->nports; p++)
-						bits |= on[g][i][p] ? (uint16_t)(1u << (p - pos * 16u)) : 0;
-					masks[e % 32] = cl_hton16(bits);
-				}
+			ib_net16_t masks[IB_MCAST_BLOCK_SIZE];
+			for (unsigned pos = 0; pos * 16u <= n->nports && mcast_block_masks(&sm->mcast, on, n, block, pos, masks);
+			     pos++)
 				batch_set(b, n, 0, IB_MAD_ATTR_MCAST_FWD_TBL, pos << 28 | block, masks, sizeof(masks));
-			}
 		}
 	}
 	bool issued = b != NULL;
@@ -368,12 +395,6 @@ bool mcast_program(struct sm *sm, void (*done)(struct sm *sm))
 		batch_issued(b);	/* empty when the trees were refused: done runs at once */
 	else
 		log_error("mcast: out of memory; MFTs not programmed");
-	for (unsigned g = 0; on && g < sm->mcast.n; g++) {
-		for (size_t i = 0; on[g] && i < f->nnodes; i++)
-			free(on[g][i]);
-		free(on[g]);
-	}
-	free(on);
-	free(mem);
+	mcast_trees_free(on, sm->mcast.n, f);
 	return issued;
 }

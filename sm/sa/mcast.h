@@ -52,4 +52,21 @@ void mcast_program_soon(struct sm *sm);
  */
 bool mcast_program(struct sm *sm, void (*done)(struct sm *sm));
 
+struct fabric;
+struct node;
+/*
+ * Every group's tree in f (routing/mtree.c): on[group][node index][port]
+ * for the ports its packets leave by. NULL on allocation failure; free
+ * with mcast_trees_free.
+ */
+bool ***mcast_trees(const struct mcast *mc, const struct fabric *f);
+void mcast_trees_free(bool ***on, unsigned ngroups, const struct fabric *f);
+/*
+ * The MFT block (32 MLIDs from 0xc000 + 32 * block) of switch n for
+ * ports 16 * pos to 16 * pos + 15, as port masks; false when no group
+ * has an MLID in the block (masks all 0).
+ */
+bool mcast_block_masks(const struct mcast *mc, bool ***on, const struct node *n, unsigned block, unsigned pos,
+		       ib_net16_t masks[IB_MCAST_BLOCK_SIZE]);
+
 #endif

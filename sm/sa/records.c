@@ -6,7 +6,8 @@
  * alias GUIDs are assigned), P_KeyTableRecord (CA ports: the tables the
  * partitions give them), SLtoVLMappingTableRecord and
  * VLArbitrationTableRecord (the VL tables as sm/sweep/qos.c programs them,
- * port pair by port pair), built from the last stored sweep's fabric
+ * port pair by port pair), MulticastForwardingTableRecord (the blocks
+ * that hold a group, from the trees sm/sa/mcast.c programs), built from the last stored sweep's fabric
  * (and the attributes the nodes reported, kept in sm_node) and filtered by
  * the component mask's LID, port, block and GUID fields (and, for
  * PortInfoRecord, the capability mask bits). A GetTable answer of any
@@ -226,6 +227,39 @@ static bool add_sl2vl(const ib_slvl_table_t *tbl, const ib_sa_mad_t *req, struct
 	return true;
 }
 
+/* Every switch's MFT blocks that hold a group, per 16-port position; false when memory ran out. */
+static bool mft_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a)
+{
+	const struct fabric *f = &sm_published(sm)->fabric;
+	const ib_mft_record_t *q = (const ib_mft_record_t *)req->data;
+	bool ***on = mcast_trees(&sm->mcast, f);
+	for (size_t i = 0; on && i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		uint16_t lid = n->ports[0].lid;
+		if (n->type != NODE_SWITCH || !lid || !n->mft_cap || !want(req, 0, cl_ntoh16(q->lid), lid))
+			continue;
+		for (unsigned block = 0; block * IB_MCAST_BLOCK_SIZE < n->mft_cap; block++) {
+			ib_net16_t masks[IB_MCAST_BLOCK_SIZE];
+			for (unsigned pos = 0; pos * 16u <= n->nports && mcast_block_masks(&sm->mcast, on, n, block, pos, masks);
+			     pos++) {
+				unsigned asked = cl_ntoh16(q->position_block_num);
+				if (!want(req, 1, asked >> 12, pos) || !want(req, 3, asked & 0x1ff, block))
+					continue;
+				ib_mft_record_t *r = sa_answer_add(a);
+				if (!r) {
+					mcast_trees_free(on, sm->mcast.n, f);
+					return false;
+				}
+				r->lid = cl_hton16(lid);
+				r->position_block_num = cl_hton16((uint16_t)(pos << 12 | block));
+				memcpy(r->mft, masks, sizeof(masks));
+			}
+		}
+	}
+	mcast_trees_free(on, sm->mcast.n, f);
+	return on != NULL;
+}
+
 static void sl2vl_records(const struct sm_snapshot *pub, const ib_sa_mad_t *req, struct sa_answer *a)
 {
 	const struct fabric *f = &pub->fabric;
@@ -298,6 +332,8 @@ int sa_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a)
 		size = sizeof(ib_slvl_table_record_t);
 	else if (id == IB_MAD_ATTR_VLARB_RECORD)
 		size = sizeof(ib_vl_arb_table_record_t);
+	else if (id == IB_MAD_ATTR_MFT_RECORD)
+		size = sizeof(ib_mft_record_t);
 	else
 		return -1;
 	const struct sm_snapshot *pub = sm_published(sm);	/* the SA answers only once there is one */
@@ -318,6 +354,8 @@ int sa_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a)
 		sl2vl_records(pub, req, a);
 	else if (id == IB_MAD_ATTR_VLARB_RECORD)
 		vlarb_records(pub, req, a);
+	else if (id == IB_MAD_ATTR_MFT_RECORD)
+		a->failed |= !mft_records(sm, req, a);
 	else
 		sminfo_records(sm, req, a);
 	return 0;

@@ -86,10 +86,15 @@ members=$(sa MCMR | awk -F. '$1 ~ /PortGid$/ && $NF != "::" { print $NF }' | sor
 tree=$(mft_switches)
 [[ $tree == "L5 L6 S0 " ]] || fail "MFTs of 0xc000 on '$tree', expected the two leaves and the root spine"
 grep -q 'mcast: trees and routes acyclic on VL 0' "$WORK/fabricd.log" || fail "no deadlock proof of the trees"
+# MulticastForwardingTableRecords name the same switches, with a port of MLID 0xc000 set
+out=$(sa MFTR)
+mftr=$(awk '/LID\.+/ { sub(/.*\./, ""); lid = $0 } $1 == "0xc000" && $2 !~ /^0x0*$/ { print lid }' <<<"$out" | sort -n | uniq | tr '\n' ' ')
+want_lids=$(for s in L5 L6 S0; do lid_of "$s"; done | sort -n | tr '\n' ' ')
+[[ $mftr == "$want_lids" ]] || fail "MFTRecords set MLID 0xc000 on LIDs '$mftr', dump_mfts on $tree ($want_lids): $(head -20 <<<"$out")"
 [[ $(SIM_HOST=H5_0 diag "$CLIENT" leave) == "status 0x0000 mlid 0xc000" ]] || fail "H5_0 leave"
 tree=$(mft_switches)
 [[ $tree == "L6 S0 " ]] || fail "after H5_0 left, MFTs of 0xc000 on '$tree'"
-note "multicast: joins of H5_0, H6_1 listed (MCMR); MFTs on L5 L6 S0, proven with the unicast routes; after a leave L6 S0"
+note "multicast: joins of H5_0, H6_1 listed (MCMR); MFTs on L5 L6 S0 (dump_mfts and MFTRecords), proven with the unicast routes; after a leave L6 S0"
 
 [[ $(sa -m | awk -F. '$1 ~ /NodeDescription$/ { print $NF }' | sort | tr '\n' ' ') == "H6_1 " ]] ||
 	fail "saquery -m does not name the member H6_1: $(sa -m)"
