@@ -10,7 +10,9 @@
  * comes, given up after the retries. Subscriptions live in memory, like
  * ServiceRecords. A port holds at most sa.subscriptions_per_port of them
  * (a client with the SM_Key is exempt), so one host cannot fill the table
- * or multiply every trap into hundreds of Reports.
+ * or multiply every trap into hundreds of Reports. InformInfoRecords
+ * list the subscriptions: the subscriber's port GID, its n-th
+ * subscription (Enum), and the InformInfo as it was given.
  */
 #include "sm/sa/sa.h"
 
@@ -91,5 +93,38 @@ void sa_inform_forward(struct sm *sm, const ib_mad_notice_attr_t *ntc)
 			log_warn("sa: Report of trap %u to LID %u not sent", num, s->lid);
 		else
 			log_debug("sa: trap %u reported to LID %u", num, s->lid);
+	}
+}
+
+void sa_inform_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a)
+{
+	const struct sa_subscriptions *st = &sm->sa.subscriptions;
+	const ib_inform_info_record_t *q = (const ib_inform_info_record_t *)req->data;
+	for (size_t i = 0; i < st->n; i++) {
+		const struct sa_subscription *s = &st->s[i];
+		uint16_t nth = 0;	/* Enum: this subscription's place among its subscriber's */
+		for (size_t j = 0; j < i; j++)
+			nth += st->s[j].owner == s->owner;
+		ib_gid_t gid;
+		gid.unicast.prefix = cl_hton64(sm->cfg.subnet_prefix);
+		gid.unicast.interface_id = cl_hton64(s->owner);
+		if (((req->comp_mask & IB_IIR_COMPMASK_SUBSCRIBERGID) &&
+		     memcmp(&q->subscriber_gid, &gid, sizeof(gid)) != 0) ||
+		    ((req->comp_mask & IB_IIR_COMPMASK_ENUM) && cl_ntoh16(q->subscriber_enum) != nth))
+			continue;
+		ib_inform_info_record_t *r = sa_answer_add(a);
+		if (!r)
+			return;
+		r->subscriber_gid = gid;
+		r->subscriber_enum = cl_hton16(nth);
+		ib_inform_info_t *ii = &r->inform_info;
+		ii->gid = s->gid;
+		ii->lid_range_begin = cl_hton16(s->lid_begin);
+		ii->lid_range_end = cl_hton16(s->lid_end);
+		ii->is_generic = 1;
+		ii->subscribe = 1;
+		ii->trap_type = cl_hton16(ANY);
+		ii->g_or_v.generic.trap_num = cl_hton16(s->trap);
+		ib_inform_info_set_qpn(ii, cl_hton32(s->qpn));
 	}
 }

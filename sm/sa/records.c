@@ -334,6 +334,8 @@ int sa_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a)
 		size = sizeof(ib_vl_arb_table_record_t);
 	else if (id == IB_MAD_ATTR_MFT_RECORD)
 		size = sizeof(ib_mft_record_t);
+	else if (id == IB_MAD_ATTR_INFORM_INFO_RECORD)
+		size = sizeof(ib_inform_info_record_t);
 	else
 		return -1;
 	const struct sm_snapshot *pub = sm_published(sm);	/* the SA answers only once there is one */
@@ -356,6 +358,8 @@ int sa_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a)
 		vlarb_records(pub, req, a);
 	else if (id == IB_MAD_ATTR_MFT_RECORD)
 		a->failed |= !mft_records(sm, req, a);
+	else if (id == IB_MAD_ATTR_INFORM_INFO_RECORD)
+		sa_inform_records(sm, req, a);
 	else
 		sminfo_records(sm, req, a);
 	return 0;

@@ -87,6 +87,8 @@ struct sa_subscriptions {
 };
 /* InformInfo Set: subscribe or unsubscribe. */
 void sa_inform_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from);
+/* The InformInfoRecords of the subscriptions, filtered by SubscriberGID and Enum. */
+void sa_inform_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a);
 /* Reports a received trap's Notice to every subscriber it matches. */
 void sa_inform_forward(struct sm *sm, const ib_mad_notice_attr_t *ntc);
 

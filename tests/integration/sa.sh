@@ -67,10 +67,16 @@ SIM_HOST=H5_0 LD_PRELOAD=$UMAD2SIM "$CLIENT" subscribe 128 10 >"$WORK/report" 2>
 sub=$!
 for _ in $(seq 50); do grep -q '^status 0x0000' "$WORK/report" && break; sleep 0.1; done
 grep -q '^status 0x0000' "$WORK/report" || fail "InformInfo: $(cat "$WORK/report")"
+# the subscription is listed: InformInfoRecord of H5_0's port GID, trap 128
+g=$(( $(SIM_HOST=H5_0 diag smpquery nodeinfo "$(lid_of H5_0)" | sed -n 's/^PortGuid[:.]*//p') ))
+h5gid=fe80::$(printf '%x:%x' $(( (g >> 16) & 0xffff )) $(( g & 0xffff )))	# ibsim's GUIDs fit in 32 bits
+out=$(sa IIR)
+[[ $(grep -c 'InformInfoRecord dump' <<<"$out") == 1 && $(field trap_num <<<"$out") == 128 &&
+	$(field SubscriberGID <<<"$out") == "$h5gid" ]] || fail "InformInfoRecords (H5_0 is $h5gid): $out"
 sim_cmd 'Unlink "L3"[6]'
 wait "$sub" || fail "no Report of trap 128: $(cat "$WORK/report")"
 grep -q '^report trap 128$' "$WORK/report" || fail "Report: $(cat "$WORK/report")"
-note "InformInfo: H5_0 subscribed to trap 128; Unlink L3[6]: the SA reported the trap to it"
+note "InformInfo: H5_0 subscribed to trap 128 (listed as its InformInfoRecord); Unlink L3[6]: the SA reported the trap to it"
 
 # multicast: H5_0 and H6_1 join the IPoIB broadcast group; the members show, and the MFTs carry
 # the tree (their leaves and the root spine); H5_0 leaves and its leaf drops out
