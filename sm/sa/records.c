@@ -4,7 +4,8 @@
  * NodeRecord, PortInfoRecord, SwitchInfoRecord, LinearForwardingTableRecord,
  * LinkRecord, SMInfoRecord, GUIDInfoRecord (block 0: the port GUID; no
  * alias GUIDs are assigned), P_KeyTableRecord (CA ports: the tables the
- * partitions give them), SLtoVLMappingTableRecord and
+ * partitions give them; switch ports facing them where the switch
+ * enforces: the same table, cut to its capacity), SLtoVLMappingTableRecord and
  * VLArbitrationTableRecord (the VL tables as sm/sweep/qos.c programs them,
  * port pair by port pair), MulticastForwardingTableRecord (the blocks
  * that hold a group, from the trees sm/sa/mcast.c programs), built from the last stored sweep's fabric
@@ -178,33 +179,46 @@ static void guid_info_records(const struct fabric *f, const ib_sa_mad_t *req, st
 	}
 }
 
-static void pkey_table_records(const struct sm_snapshot *pub, const ib_sa_mad_t *req, struct sa_answer *a)
+/* The P_KeyTableRecords of port p (LID lid) whose table holds keys[0..k) in cap entries; false when memory ran out. */
+static bool add_pkey_blocks(const ib_sa_mad_t *req, struct sa_answer *a, uint16_t lid, unsigned p, const uint16_t *keys,
+			    unsigned k, unsigned cap)
 {
 	const ib_pkey_table_record_t *q = (const ib_pkey_table_record_t *)req->data;
+	if (!want(req, 0, cl_ntoh16(q->lid), lid) || !want(req, 2, q->port_num, p))
+		return true;
+	for (unsigned block = 0; block * IB_NUM_PKEY_ELEMENTS_IN_BLOCK < cap; block++) {
+		if (!want(req, 1, cl_ntoh16(q->block_num), block))
+			continue;
+		ib_pkey_table_record_t *r = sa_answer_add(a);
+		if (!r)
+			return false;
+		r->lid = cl_hton16(lid);
+		r->block_num = cl_hton16((uint16_t)block);
+		r->port_num = (uint8_t)p;
+		for (unsigned e = 0; e < IB_NUM_PKEY_ELEMENTS_IN_BLOCK; e++) {
+			unsigned at = block * IB_NUM_PKEY_ELEMENTS_IN_BLOCK + e;
+			r->pkey_tbl.pkey_entry[e] = at < k ? cl_hton16(keys[at]) : 0;
+		}
+	}
+	return true;
+}
+
+/* CA ports, and the switch ports facing them where the switch enforces partitions. */
+static void pkey_table_records(const struct sm_snapshot *pub, const ib_sa_mad_t *req, struct sa_answer *a)
+{
 	const struct fabric *f = &pub->fabric;
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];
-		for (unsigned p = 1; n->type != NODE_SWITCH && p <= n->nports; p++) {
-			uint16_t lid = n->ports[p].lid, keys[PART_MAX + 1];
-			unsigned cap;
-			if (!lid || !n->ports[p].remote || !want(req, 0, cl_ntoh16(q->lid), lid) ||
-			    !want(req, 2, q->port_num, p))
+		bool sw = n->type == NODE_SWITCH;
+		for (unsigned p = 1; p <= n->nports; p++) {
+			uint16_t lid = sw ? n->ports[0].lid : n->ports[p].lid, keys[PART_MAX + 1];
+			unsigned cap, k;
+			if (!lid || !n->ports[p].remote)
 				continue;
-			unsigned k = pkeys_port_table(n, p, &pub->parts, keys, &cap);
-			for (unsigned block = 0; block * IB_NUM_PKEY_ELEMENTS_IN_BLOCK < cap; block++) {
-				if (!want(req, 1, cl_ntoh16(q->block_num), block))
-					continue;
-				ib_pkey_table_record_t *r = sa_answer_add(a);
-				if (!r)
-					return;
-				r->lid = cl_hton16(lid);
-				r->block_num = cl_hton16((uint16_t)block);
-				r->port_num = (uint8_t)p;
-				for (unsigned e = 0; e < IB_NUM_PKEY_ELEMENTS_IN_BLOCK; e++) {
-					unsigned at = block * IB_NUM_PKEY_ELEMENTS_IN_BLOCK + e;
-					r->pkey_tbl.pkey_entry[e] = at < k ? cl_hton16(keys[at]) : 0;
-				}
-			}
+			k = sw ? pkeys_switch_port_table(n, p, &pub->parts, keys, &cap)
+			       : pkeys_port_table(n, p, &pub->parts, keys, &cap);
+			if (!add_pkey_blocks(req, a, lid, p, keys, k, cap))
+				return;
 		}
 	}
 }

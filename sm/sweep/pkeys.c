@@ -176,3 +176,17 @@ unsigned pkeys_port_table(const struct node *n, unsigned p, const struct partiti
 	*cap = table_cap(n);
 	return port_keys(n, p, ps, keys, &dropped);
 }
+
+unsigned pkeys_switch_port_table(const struct node *sw, unsigned port, const struct partitions *ps, uint16_t *keys,
+				 unsigned *cap)
+{
+	const struct node *ca = port && port <= sw->nports ? sw->ports[port].remote : NULL;
+	const struct sm_node *s = sm_node(sw);
+	*cap = s && s->have_switch_info ? cl_ntoh16(s->switch_info.enforce_cap) : 0;
+	if (!ca || ca->type == NODE_SWITCH || !*cap) {
+		*cap = 0;
+		return 0;
+	}
+	unsigned k = port_keys(ca, sw->ports[port].remote_port, ps, keys, &(unsigned){ 0 });
+	return k < *cap ? k : *cap;
+}

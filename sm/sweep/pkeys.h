@@ -32,5 +32,12 @@ void pkeys_membership_free(struct db_partitions *out);
  * keys it has. For the SA's P_KeyTableRecords.
  */
 unsigned pkeys_port_table(const struct node *n, unsigned p, const struct partitions *ps, uint16_t *keys, unsigned *cap);
+/*
+ * The same for switch port (sw, port): the table of the CA it faces, cut
+ * to the switch's PartitionEnforcementCap; *cap 0 (and no keys) for a
+ * port pkeys_program leaves alone (facing a switch, or no enforcement).
+ */
+unsigned pkeys_switch_port_table(const struct node *sw, unsigned port, const struct partitions *ps, uint16_t *keys,
+				 unsigned *cap);
 
 #endif

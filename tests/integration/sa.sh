@@ -213,7 +213,12 @@ sa GIR "$H" | awk -F. '/GUID 0/ {print $NF}' | grep -qx "$(ca H1_0 | cut -d' ' -
 want=$(diag smpquery pkeys "$H" | head -1 | sed 's/^ *0: //')
 got=$(sa PKTR "$H" | awk '/PKey Table:/ {getline; print; exit}' | sed 's/^[[:space:]]*//')
 [[ -n $got && $got == "$want" ]] || fail "P_KeyTableRecord of LID $H: '$got', smpquery pkeys: '$want'"
-note "GUIDInfoRecords for all $gir end ports; P_KeyTableRecord of LID $H as smpquery pkeys reads it ($(cut -d' ' -f1-2 <<<"$got"))"
+# the switch port facing H1_0 holds the same table (partition enforcement)
+read -r swlid swport < <(awk '$1 == "CA" && $13 == "'"'H1_0'"'" { print $9, $10 }' "$WORK/ibnd")
+want=$(diag smpquery pkeys "$swlid" "$swport" | head -1 | sed 's/^ *0: //')
+got=$(sa PKTR "$swlid/$swport" | awk '/PKey Table:/ {getline; print; exit}' | sed 's/^[[:space:]]*//')
+[[ -n $got && $got == "$want" ]] || fail "P_KeyTableRecord of switch LID $swlid port $swport: '$got', smpquery pkeys: '$want'"
+note "GUIDInfoRecords for all $gir end ports; P_KeyTableRecords of LID $H and of its switch's port (LID $swlid port $swport) as smpquery pkeys reads them ($(cut -d' ' -f1-2 <<<"$got"))"
 # SLtoVLMappingTableRecord and VLArbitrationTableRecord: what smpquery reads from the ports
 out=$(diag smpquery sl2vl "$L0" 5)
 want=$(awk -F: '/in  1, out  5/ {print $NF}' <<<"$out" | tr -d ' |')
