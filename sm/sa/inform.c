@@ -2,8 +2,9 @@
  * DOC: InformInfo subscriptions and trap forwarding
  *
  * A host subscribes with InformInfo Set (Subscribe 1) to a generic trap
- * number (0xffff: all) from a LID range (0xffff: any), and unsubscribes
- * with Subscribe 0. Every trap fabricd receives is then forwarded to the
+ * number, or to the vendor traps of a device ID (0xffff: all), from a LID
+ * range (0xffff: any), and unsubscribes with Subscribe 0 (a subscription
+ * it does not hold: REQ_INVALID). Every trap fabricd receives is then forwarded to the
  * matching subscribers as an SA Report of the Notice, to the LID the
  * subscription came from and the QP it names. Reports go through the MAD
  * window like the SM's own requests: resent until the host's ReportResp
@@ -26,7 +27,7 @@
 
 static bool same(const struct sa_subscription *s, const ib_inform_info_t *ii, uint16_t lid)
 {
-	return s->lid == lid && s->trap == cl_ntoh16(ii->g_or_v.generic.trap_num) &&
+	return s->lid == lid && s->generic == (ii->is_generic != 0) && s->trap == cl_ntoh16(ii->g_or_v.generic.trap_num) &&
 	       memcmp(&s->gid, &ii->gid, sizeof(s->gid)) == 0;
 }
 
@@ -34,7 +35,7 @@ void sa_inform_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_o
 {
 	struct sa_subscriptions *st = &sm->sa.subscriptions;
 	const ib_inform_info_t *ii = (const ib_inform_info_t *)req->data;
-	if (req->method != IB_MAD_METHOD_SET || !ii->is_generic) {
+	if (req->method != IB_MAD_METHOD_SET) {
 		sa_respond(sm, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
 		return;
 	}
@@ -47,9 +48,11 @@ void sa_inform_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_o
 		owned += st->s[j].owner == owner;
 	ib_net16_t status = 0;
 	const char *why = "";
-	if (!ii->subscribe) {
-		if (i < st->n)
-			st->s[i] = st->s[--st->n];
+	if (!ii->subscribe && i == st->n) {
+		status = IB_SA_MAD_STATUS_REQ_INVALID;
+		why = " refused: no such subscription";
+	} else if (!ii->subscribe) {
+		st->s[i] = st->s[--st->n];
 	} else if (i == st->n && !sa_trusted(sm, req) && owned >= sm->cfg.sa_subscriptions_per_port) {
 		status = IB_SA_MAD_STATUS_NO_RESOURCES;
 		why = " refused: the port holds its quota (sa.subscriptions_per_port)";
@@ -61,13 +64,14 @@ void sa_inform_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_o
 		uint8_t resp_time;
 		ib_inform_info_get_qpn_resp_time(ii->g_or_v.generic.qpn_resp_time_val, &qpn, &resp_time);
 		st->s[i] = (struct sa_subscription){ ii->gid, from->slid, cl_ntoh32(qpn) ? cl_ntoh32(qpn) : from->qpn,
-						     cl_ntoh16(ii->g_or_v.generic.trap_num), cl_ntoh16(ii->lid_range_begin),
-						     cl_ntoh16(ii->lid_range_end), owner };
+						     ii->is_generic != 0, cl_ntoh16(ii->g_or_v.generic.trap_num),
+						     cl_ntoh16(ii->lid_range_begin), cl_ntoh16(ii->lid_range_end), owner };
 		st->n += i == st->n;
 	}
 	if (!status || sa_may_log(sm, from))
-		log_info("sa: InformInfo from LID %u: %s trap %u%s", from->slid,
-			 ii->subscribe ? "subscribe to" : "unsubscribe from", cl_ntoh16(ii->g_or_v.generic.trap_num), why);
+		log_info("sa: InformInfo from LID %u: %s %s %u%s", from->slid,
+			 ii->subscribe ? "subscribe to" : "unsubscribe from",
+			 ii->is_generic ? "trap" : "the vendor traps of device", cl_ntoh16(ii->g_or_v.generic.trap_num), why);
 	sa_respond(sm, req, from, status, ii, sizeof(*ii), status ? 0 : 1);
 }
 
@@ -81,11 +85,12 @@ static void on_report_answered(void *ctx, int status, const ib_smp_t *reply)
 void sa_inform_forward(struct sm *sm, const ib_mad_notice_attr_t *ntc)
 {
 	const struct sa_subscriptions *st = &sm->sa.subscriptions;
-	unsigned num = cl_ntoh16(ntc->g_or_v.generic.trap_num);
+	bool generic = ib_notice_is_generic(ntc);
+	unsigned num = cl_ntoh16(generic ? ntc->g_or_v.generic.trap_num : ntc->g_or_v.vend.dev_id);
 	uint16_t issuer = cl_ntoh16(ntc->issuer_lid);
 	for (size_t i = 0; i < st->n; i++) {
 		const struct sa_subscription *s = &st->s[i];
-		if ((s->trap != ANY && s->trap != num) ||
+		if (s->generic != generic || (s->trap != ANY && s->trap != num) ||
 		    (s->lid_begin != ANY && (issuer < s->lid_begin || issuer > (s->lid_end == ANY ? s->lid_begin : s->lid_end))))
 			continue;
 		if (mad_send_report(sm->mp, s->lid, s->qpn, ntc, sizeof(*ntc), on_report_answered,
@@ -121,7 +126,7 @@ void sa_inform_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_an
 		ii->gid = s->gid;
 		ii->lid_range_begin = cl_hton16(s->lid_begin);
 		ii->lid_range_end = cl_hton16(s->lid_end);
-		ii->is_generic = 1;
+		ii->is_generic = s->generic;
 		ii->subscribe = 1;
 		ii->trap_type = cl_hton16(ANY);
 		ii->g_or_v.generic.trap_num = cl_hton16(s->trap);

@@ -320,8 +320,6 @@ static void answer_multipath(struct sm *sm, const ib_sa_mad_t *req, const struct
 		sa_respond(sm, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
 		return;
 	}
-	if (!rmpp_accept_request(sm->rmpp, req, from))
-		return;
 	unsigned ns = q->sgid_count, nd = q->dgid_count;
 	if ((req->comp_mask & need) != need || !ns || !nd || ns + nd > IB_MULTIPATH_MAX_GIDS) {
 		sa_respond(sm, req, from, IB_SA_MAD_STATUS_INSUF_COMPS, NULL, 0, 0);
@@ -377,6 +375,21 @@ void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *f
 	}
 	if (sm->state != SM_MASTER || !sm_published(sm)) {
 		sa_respond(sm, req, from, IB_MAD_STATUS_BUSY, NULL, 0, 0);
+		return;
+	}
+	/*
+	 * A request sent as RMPP (GetMulti always; any other when the host's
+	 * kernel sends it so): acknowledged as the sender waits for, taken if
+	 * it is one segment.
+	 */
+	if ((req->rmpp_flags & IB_RMPP_FLAG_ACTIVE) && !(req->method & IB_MAD_METHOD_RESP_MASK) &&
+	    !rmpp_accept_request(sm->rmpp, req, from))
+		return;
+	/* P_Key tables tell who shares a partition with whom: trusted requesters only, as OpenSM answers */
+	if (query && req->attr_id == IB_MAD_ATTR_PKEY_TBL_RECORD && !sa_trusted(sm, req)) {
+		if (sa_may_log(sm, from))
+			log_info("sa: P_KeyTableRecord query from LID %u without the SM_Key: refused", from->slid);
+		sa_respond(sm, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
 		return;
 	}
 	if (req->method == IB_MAD_METHOD_GET && req->attr_id == IB_MAD_ATTR_CLASS_PORT_INFO) {

@@ -79,7 +79,8 @@ struct sa_subscriptions {
 		ib_gid_t gid;		/* the subscriber's */
 		uint16_t lid;		/* where Reports go */
 		uint32_t qpn;
-		uint16_t trap;		/* generic trap number, 0xffff: all */
+		bool generic;		/* generic traps; else vendor traps by device ID */
+		uint16_t trap;		/* generic trap number or vendor device ID, 0xffff: all */
 		uint16_t lid_begin, lid_end;	/* issuers, 0xffff: any */
 		uint64_t owner;		/* the port GUID that subscribed */
 	} s[SA_MAX_SUBSCRIPTIONS];

@@ -26,7 +26,8 @@ here=$(dirname "$0")
 
 export SIM_HOST=H0_0	# fabricd's port; saquery asks from H5_0
 sim_start "$NET"
-fd_start -l debug
+printf 'sm_key: 1\n' >"$WORK/fabricd.yaml"	# OpenSM's default: osmtest and saquery --smkey 1 are trusted
+fd_start -l debug -c "$WORK/fabricd.yaml"
 fd_wait_up 30
 lid_of() { "$FABRICCTL" -d "$DB" --json node "$1" | grep -o '"lid": [0-9]*' | head -1 | cut -d' ' -f2; }
 sa() { SIM_HOST=H5_0 DIAG_PRELOAD=$SA_PRELOAD diag saquery "$@" || fail "saquery $*: $(cat "$WORK/diag.err")"; }
@@ -111,7 +112,7 @@ note "saquery -m: the member is named (its NodeRecord looked up by saquery)"
 fd_stop
 sim_stop
 sim_start "$NET"
-fd_start -l debug
+fd_start -l debug -c "$WORK/fabricd.yaml"
 fd_wait_up 30
 
 # whole tables, by RMPP, against what the fabric's own tools see
@@ -211,14 +212,16 @@ gir=$(sa GIR | grep -c '^GUIDInfo Record dump' || true)
 sa GIR "$H" | awk -F. '/GUID 0/ {print $NF}' | grep -qx "$(ca H1_0 | cut -d' ' -f2)" ||
 	fail "GUIDInfoRecord of LID $H: $(sa GIR "$H" | head -5)"
 want=$(diag smpquery pkeys "$H" | head -1 | sed 's/^ *0: //')
-got=$(sa PKTR "$H" | awk '/PKey Table:/ {getline; print; exit}' | sed 's/^[[:space:]]*//')
+rc=0; SIM_HOST=H5_0 refused saquery PKTR "$H" || rc=$?	# without the SM_Key
+grep -q 'SA_ERR_REQ_INVALID' "$WORK/out" || fail "P_KeyTableRecord without the SM_Key: $(head -2 "$WORK/out")"
+got=$(sa --smkey 1 PKTR "$H" | awk '/PKey Table:/ {getline; print; exit}' | sed 's/^[[:space:]]*//')
 [[ -n $got && $got == "$want" ]] || fail "P_KeyTableRecord of LID $H: '$got', smpquery pkeys: '$want'"
 # the switch port facing H1_0 holds the same table (partition enforcement)
 read -r swlid swport < <(awk '$1 == "CA" && $13 == "'"'H1_0'"'" { print $9, $10 }' "$WORK/ibnd")
 want=$(diag smpquery pkeys "$swlid" "$swport" | head -1 | sed 's/^ *0: //')
-got=$(sa PKTR "$swlid/$swport" | awk '/PKey Table:/ {getline; print; exit}' | sed 's/^[[:space:]]*//')
+got=$(sa --smkey 1 PKTR "$swlid/$swport" | awk '/PKey Table:/ {getline; print; exit}' | sed 's/^[[:space:]]*//')
 [[ -n $got && $got == "$want" ]] || fail "P_KeyTableRecord of switch LID $swlid port $swport: '$got', smpquery pkeys: '$want'"
-note "GUIDInfoRecords for all $gir end ports; P_KeyTableRecords of LID $H and of its switch's port (LID $swlid port $swport) as smpquery pkeys reads them ($(cut -d' ' -f1-2 <<<"$got"))"
+note "GUIDInfoRecords for all $gir end ports; P_KeyTableRecords only with the SM_Key (refused without), of LID $H and of its switch's port (LID $swlid port $swport) as smpquery pkeys reads them ($(cut -d' ' -f1-2 <<<"$got"))"
 # SLtoVLMappingTableRecord and VLArbitrationTableRecord: what smpquery reads from the ports
 out=$(diag smpquery sl2vl "$L0" 5)
 want=$(awk -F: '/in  1, out  5/ {print $NF}' <<<"$out" | tr -d ' |')

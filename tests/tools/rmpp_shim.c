@@ -135,12 +135,14 @@ static void ack(int fd, const void *data_umad, uint32_t seg, uint32_t window_las
  * its disconnect taken first and this ACK dropped, and the SA would send
  * its last window again to whichever tool next uses the port (umad2sim
  * crashes on a MAD that comes before the tool registered): give ibsim a
- * moment to take the ACK.
+ * moment to take the ACK. A tool that asks thousands of questions before
+ * it exits (osmtest) may shorten the pause with RMPP_SHIM_ACK_PAUSE_US.
  */
 static void ack_last(int fd, const void *data_umad, uint32_t seg, uint32_t window_last)
 {
+	const char *pause = getenv("RMPP_SHIM_ACK_PAUSE_US");
 	ack(fd, data_umad, seg, window_last);
-	usleep(LAST_ACK_PAUSE_US);
+	usleep(pause ? (useconds_t)strtoul(pause, NULL, 10) : LAST_ACK_PAUSE_US);
 }
 
 /* Hands the reader an answer of len bytes (umad header included), or ENOSPC and keeps it. */
@@ -229,6 +231,27 @@ static bool outstanding(const ib_sa_mad_t *m, bool forget)
 	return false;
 }
 
+/*
+ * An SA request its writer marked RMPP-active (as libibumad users leave
+ * the rest to the kernel) goes out as the kernel sends it: one DATA
+ * segment, first and last, its PayloadLength the SA header and data.
+ */
+static ssize_t write_rmpp_request(int fd, const void *buf, size_t count)
+{
+	uint8_t copy[sizeof(struct ib_user_mad) + MAD_SIZE];
+	if (count > sizeof(copy))
+		return next_write(fd, buf, count);
+	memcpy(copy, buf, count);
+	ib_sa_mad_t *m = sa_of(copy);
+	m->rmpp_version = 1;
+	m->rmpp_type = IB_RMPP_TYPE_DATA;
+	m->rmpp_flags = IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST;
+	m->rmpp_status = 0;
+	m->seg_num = cl_hton32(1);
+	m->paylen_newwin = cl_hton32(SEG_PAYLOAD);
+	return next_write(fd, copy, count);
+}
+
 ssize_t write(int fd, const void *buf, size_t count)
 {
 	resolve();
@@ -239,6 +262,10 @@ ssize_t write(int fd, const void *buf, size_t count)
 			asked.n--;	/* the oldest are long answered or lost */
 		asked.tid[asked.n++] = (uint32_t)cl_ntoh64(m->trans_id);
 	}
+	if (fd >= UMAD2SIM_FIRST_FD && count >= umad_size() + MAD_SIZE && m->mgmt_class == IB_MCLASS_SUBN_ADM &&
+	    !(m->method & IB_MAD_METHOD_RESP_MASK) && (m->rmpp_flags & IB_RMPP_FLAG_ACTIVE) &&
+	    m->rmpp_type != IB_RMPP_TYPE_DATA)
+		return write_rmpp_request(fd, buf, count);
 	return next_write(fd, buf, count);
 }
 
@@ -246,8 +273,9 @@ ssize_t write(int fd, const void *buf, size_t count)
  * Whether a MAD read is one the kernel would drop: an SA answer to no
  * request outstanding (a window an SA sends again after the answer was
  * complete, or to a process gone), or an RMPP segment that does not
- * start an answer. A last segment sent again is acknowledged again: the
- * sender missed the ACK.
+ * start an answer, or the SA's RMPP ACK of a request (the kernel's
+ * sending side takes it). A last segment sent again is acknowledged
+ * again: the sender missed the ACK.
  */
 static bool unwanted(int fd, void *umad, ssize_t n)
 {
@@ -256,6 +284,8 @@ static bool unwanted(int fd, void *umad, ssize_t n)
 	    !(m->method & IB_MAD_METHOD_RESP_MASK))
 		return false;
 	bool data = is_rmpp_data(umad, n), first = (m->rmpp_flags & IB_RMPP_FLAG_FIRST) && cl_ntoh32(m->seg_num) == 1;
+	if ((m->rmpp_flags & IB_RMPP_FLAG_ACTIVE) && m->rmpp_type == IB_RMPP_TYPE_ACK)
+		return true;
 	if (outstanding(m, false) && (!data || first))
 		return false;
 	if (data && (m->rmpp_flags & IB_RMPP_FLAG_LAST))
