@@ -280,9 +280,12 @@ static void sl2vl_records(const struct sm_snapshot *pub, const ib_sa_mad_t *req,
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];
 		if (n->type == NODE_SWITCH) {
-			for (unsigned out = 1; qos_has_sl_map(n, 0) && out <= n->nports; out++)
-				for (unsigned in = 0; n->ports[out].remote && in <= n->nports; in++)
-					if (in != out && (in == 0 || n->ports[in].remote) &&
+			/* one Set programs every pair on an optimized switch; else the linked pairs, one by one */
+			const struct sm_node *s = sm_node(n);
+			bool all = s->have_switch_info && ib_switch_info_get_opt_sl2vlmapping(&s->switch_info);
+			for (unsigned out = all ? 0 : 1; qos_has_sl_map(n, 0) && out <= n->nports; out++)
+				for (unsigned in = 0; (all || n->ports[out].remote) && in <= n->nports; in++)
+					if ((all || (in != out && (in == 0 || n->ports[in].remote))) &&
 					    !add_sl2vl(qos_sl2vl_of(&pub->qos, in), req, a, n->ports[0].lid, in, out))
 						return;
 			continue;
@@ -294,6 +297,11 @@ static void sl2vl_records(const struct sm_snapshot *pub, const ib_sa_mad_t *req,
 	}
 }
 
+/*
+ * Blocks 1-4 of every linked port and of a switch's port 0; a block the
+ * port has no table for answers as zeros, as OpenSM answers it. A CA
+ * port's record has port number 0 (the LID names the port).
+ */
 static void vlarb_records(const struct sm_snapshot *pub, const ib_sa_mad_t *req, struct sa_answer *a)
 {
 	const ib_vl_arb_table_record_t *q = (const ib_vl_arb_table_record_t *)req->data;
@@ -301,20 +309,24 @@ static void vlarb_records(const struct sm_snapshot *pub, const ib_sa_mad_t *req,
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];
 		const struct sm_node *s = sm_node(n);
-		for (unsigned p = 1; p <= n->nports; p++) {
+		bool sw = n->type == NODE_SWITCH;
+		for (unsigned p = sw ? 0 : 1; p <= n->nports; p++) {
 			uint16_t lid = fabric_port_lid(n, (uint8_t)p);
-			if (!n->ports[p].remote || !s->have_port_info[p] || !lid || !want(req, 0, cl_ntoh16(q->lid), lid) ||
-			    !want(req, 1, q->port_num, p))
+			unsigned num = sw ? p : 0;
+			if ((p && !n->ports[p].remote) || !s->have_port_info[p] || !lid ||
+			    !want(req, 0, cl_ntoh16(q->lid), lid) || !want(req, 1, q->port_num, num))
 				continue;
 			for (unsigned block = 1; block <= 4; block++) {
 				ib_vl_arb_table_t t;
-				if (!want(req, 2, q->block_num, block) || !qos_vlarb_block(&pub->qos, &s->port_info[p], block, &t))
+				if (!want(req, 2, q->block_num, block))
 					continue;
+				if (!qos_vlarb_block(&pub->qos, &s->port_info[p], block, &t))
+					memset(&t, 0, sizeof(t));
 				ib_vl_arb_table_record_t *r = sa_answer_add(a);
 				if (!r)
 					return;
 				r->lid = cl_hton16(lid);
-				r->port_num = (uint8_t)p;
+				r->port_num = (uint8_t)num;
 				r->block_num = (uint8_t)block;
 				r->vl_arb_tbl = t;
 			}

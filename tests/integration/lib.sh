@@ -120,7 +120,7 @@ ups() { cat "$WORK/fabricd.log" 2>/dev/null | grep -c "SUBNET UP" || true; }
 # fd_start [ARGS]: starts fabricd in the foreground, in the background.
 fd_start() {
 	UP_SEEN=$(ups)
-	LD_PRELOAD=$UMAD2SIM "$FABRICD" -f -d "$DB" -S "$SOCK" --log-file "$WORK/fabricd.log" "$@" &
+	LD_PRELOAD=${FD_PRELOAD:-$UMAD2SIM} "$FABRICD" -f -d "$DB" -S "$SOCK" --log-file "$WORK/fabricd.log" "$@" &
 	FD_PID=$!
 }
 
