@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# osmtest.sh BUILD NETFILE (the bundled 2-level r8 tree)
+#
+# OpenSM's own SA test suite, osmtest, run from host H5_0 against
+# fabricd and then against OpenSM on the same simulated fabric, each SM
+# and osmtest behind what a host kernel gives SA clients (RMPP both ways,
+# the MAD tail umad2sim loses: tests/tools/rmpp_shim.c and
+# umad2sim_tail.c). Flows c (create the inventory), v (validate it:
+# NodeRecords, PortInfoRecords, every PathRecord by LID and GUID pair,
+# MultiPathRecords, GUIDInfo, P_KeyTable with and without the SM_Key,
+# SwitchInfo, LFT, MFT, SMInfo and InformInfo records) and s (services)
+# must pass against fabricd; each flow's verdict and time are printed for
+# both SMs side by side. Both SMs run with SM_Key 1 (OpenSM's default,
+# which osmtest uses). Run it under unshare -n.
+set -euo pipefail
+BUILD=$1 NET=$2
+WORK=$(mktemp -d /tmp/fabricd-osmtest.XXXXXX)
+here=$(dirname "$0")
+. "$here/lib.sh"
+
+FLOWS="c v s"
+export SIM_HOST=H0_0	# the SM's port; osmtest asks from H5_0
+# run_flows SM: each flow's "SM FLOW pass|FAIL SECONDS" into $WORK/verdicts
+run_flows() {
+	local flow rc start
+	for flow in $FLOWS; do
+		start=$(date +%s%N)
+		rc=0
+		(cd "$WORK" && RMPP_SHIM_ACK_PAUSE_US=1000 SIM_HOST=H5_0 LD_PRELOAD="$SA_PRELOAD" \
+			timeout "${FLOW_TIMEOUT:-120}" osmtest -f "$flow" -t 5000 -i "$WORK/inventory.$1" >"$WORK/osmtest-$1-$flow.log" 2>&1) || rc=$?
+		echo "$1 $flow $( ((rc == 0)) && echo pass || echo "FAIL($rc)") $(awk -v a="$start" -v b="$(date +%s%N)" \
+			'BEGIN { printf "%.1f", (b - a) / 1e9 }')" >>"$WORK/verdicts"
+	done
+}
+
+sim_start "$NET"
+printf 'sm_key: 1\n' >"$WORK/fabricd.yaml"
+FD_PRELOAD=$SA_PRELOAD fd_start -c "$WORK/fabricd.yaml"
+fd_wait_up 30
+run_flows fabricd
+fd_stop
+
+OSM_CACHE_DIR=$WORK LD_PRELOAD=$SA_PRELOAD opensm -d 2 -f "$WORK/opensm.log" </dev/null >/dev/null 2>&1 &
+FD_PID=$!
+for _ in $(seq 300); do
+	grep -q "SUBNET UP" "$WORK/opensm.log" 2>/dev/null && break
+	sleep 0.1
+done
+grep -q "SUBNET UP" "$WORK/opensm.log" || fail "opensm did not bring the subnet up: $(tail -3 "$WORK/opensm.log")"
+FLOW_TIMEOUT=15 run_flows opensm
+stop "$FD_PID"
+FD_PID=
+
+for flow in $FLOWS; do
+	read -r _ _ fd fd_s < <(grep "^fabricd $flow " "$WORK/verdicts")
+	read -r _ _ osm osm_s < <(grep "^opensm $flow " "$WORK/verdicts")
+	why=""
+	[[ $osm == pass ]] || why=" [$(grep -m1 -o 'ERR [0-9A-F]*:.*' "$WORK/osmtest-opensm-$flow.log" || echo 'no answer, timed out')]"
+	note "osmtest -f $flow: fabricd $fd (${fd_s} s), OpenSM $osm (${osm_s} s)$why"
+	[[ $fd == pass ]] || fail "osmtest -f $flow against fabricd: $(grep -m3 'ERR' "$WORK/osmtest-fabricd-$flow.log")"
+done
