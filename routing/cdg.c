@@ -43,13 +43,6 @@ struct cdg_mix cdg_mix_of(const struct routing_tables *t)
 	return (struct cdg_mix){ .lft = { t }, .nlft = 1, .sl = { t }, .nsl = 1 };
 }
 
-/* The switch that (n, port) leads to, or NULL. */
-static const struct node *next_switch(const struct node *n, uint8_t port)
-{
-	const struct node *r = port && port <= n->nports ? n->ports[port].remote : NULL;
-	return r && r->type == NODE_SWITCH ? r : NULL;
-}
-
 static bool on_layer(const struct cdg_mix *m, uint16_t lid, unsigned layer)
 {
 	for (unsigned k = 0; k < m->nsl; k++)
@@ -75,7 +68,7 @@ static int walk(struct graph *g, uint16_t lid, size_t top)
 		const struct node *sw = g->stack[--top];
 		for (unsigned k = 0; k < m->nlft; k++) {
 			uint8_t out = routing_next_hop(m->lft[k], sw, lid);
-			const struct node *next = out ? next_switch(sw, out) : NULL;
+			const struct node *next = routing_next_switch(sw, out);
 			if (!next)
 				continue;
 			for (unsigned j = 0; j < m->nlft; j++) {
@@ -111,7 +104,7 @@ static int add_destination(struct graph *g, uint16_t lid, bool to_ca)
 		}
 		for (unsigned k = 0; k < g->m->nlft; k++) {	/* on the layer's VL from the next switch on */
 			uint8_t out = routing_next_hop(g->m->lft[k], sw, lid);
-			const struct node *next = out ? next_switch(sw, out) : NULL;
+			const struct node *next = routing_next_switch(sw, out);
 			if (next)
 				visit(g, next, &top);
 		}
@@ -256,7 +249,7 @@ int cdg_check(const struct fabric *f, const struct routing_tables *t, struct cdg
 bool cdg_lid_uses(const struct routing_tables *t, uint16_t lid, const struct cdg_channel *a,
 		  const struct cdg_channel *b)
 {
-	return routing_lft_entry(t, a->node, lid) == a->port && next_switch(a->node, a->port) == b->node &&
+	return routing_lft_entry(t, a->node, lid) == a->port && routing_next_switch(a->node, a->port) == b->node &&
 	       routing_lft_entry(t, b->node, lid) == b->port;
 }
 
@@ -274,7 +267,7 @@ static void mark_through(const struct fabric *f, const struct routing_tables *t,
 			through[x->index] = ON_WALK;
 			path[len++] = x;
 			uint8_t out = routing_next_hop(t, x, lid);
-			x = out ? next_switch(x, out) : NULL;
+			x = routing_next_switch(x, out);
 		}
 		uint8_t verdict = x && x->type == NODE_SWITCH && through[x->index] == YES ? YES : NO;
 		while (len)
@@ -307,7 +300,7 @@ int cdg_layer_users(const struct fabric *f, const struct routing_tables *t, unsi
 					uint16_t src = s->ports[q].lid;
 					const struct node *sw = cdg_entry_switch(s, q);
 					if (sw && s->type == NODE_SWITCH && cdg_own_hop_on_vl0(layer))
-						sw = next_switch(sw, routing_next_hop(t, sw, lid));
+						sw = routing_next_switch(sw, routing_next_hop(t, sw, lid));
 					if (src && src <= t->max_lid && (s->type == NODE_SWITCH) == (q == 0) && sw &&
 					    t->sl[src] == layer && through[sw->index] == 1)
 						uses[src] = true;

@@ -38,12 +38,6 @@ struct walker {
 	struct cdg_vl_missing *missing;
 };
 
-static const struct node *next_switch(const struct node *n, uint8_t port)
-{
-	const struct node *r = port && port <= n->nports ? n->ports[port].remote : NULL;
-	return r && r->type == NODE_SWITCH ? r : NULL;
-}
-
 /* The VL of (sw, in, out) for sl; false with w->missing set when no table gives it. */
 static bool vl_of(struct walker *w, const struct node *sw, unsigned in, unsigned out, unsigned sl, uint8_t *vl)
 {
@@ -69,7 +63,7 @@ static int walk(struct walker *w, uint16_t lid, unsigned sl, size_t top)
 	while (top) {
 		struct start s = w->stack[--top];
 		uint8_t out = routing_next_hop(w->q->t, s.sw, lid), vl, next_vl;
-		const struct node *next = out ? next_switch(s.sw, out) : NULL;
+		const struct node *next = routing_next_switch(s.sw, out);
 		if (!next)
 			continue;
 		if (!vl_of(w, s.sw, s.in, out, sl, &vl))
@@ -96,19 +90,24 @@ static int add_destination(struct walker *w, uint16_t lid, bool to_ca)
 		push(w, w->requests[i].sw, w->requests[i].in, &top);
 	if ((rc = walk(w, lid, own, top)) != 0 || !to_ca)
 		return rc;
-	for (unsigned sl = 0; sl < SL2VL_SLS; sl++) {	/* the answers, one SL at a time */
+	for (size_t i = 0; i < w->nanswers;) {	/* the answers, one SL at a time (find_starts sorted them) */
+		unsigned sl = w->answers[i].sl;
 		w->generation++;
 		top = 0;
-		for (size_t i = 0; i < w->nanswers; i++)
-			if (w->answers[i].sl == sl)
-				push(w, w->answers[i].sw, w->answers[i].in, &top);
-		if (top && (rc = walk(w, lid, sl, top)) != 0)
+		for (; i < w->nanswers && w->answers[i].sl == sl; i++)
+			push(w, w->answers[i].sw, w->answers[i].in, &top);
+		if ((rc = walk(w, lid, sl, top)) != 0)
 			return rc;
 	}
 	return 0;
 }
 
-/* The states where traffic enters: every CA port's (requests) and every LID's on its SL (answers). */
+static int by_sl(const void *a, const void *b)
+{
+	return (int)((const struct start *)a)->sl - (int)((const struct start *)b)->sl;
+}
+
+/* The states where traffic enters: every CA port's (requests) and every LID's on its SL (answers, by SL). */
 static void find_starts(struct walker *w)
 {
 	const struct routing_tables *t = w->q->t;
@@ -133,6 +132,7 @@ static void find_starts(struct walker *w)
 			}
 		}
 	}
+	qsort(w->answers, w->nanswers, sizeof(*w->answers), by_sl);
 }
 
 static int walker_init(struct walker *w, const struct fabric *f, const struct cdg_vl_request *q,

@@ -288,13 +288,6 @@ int ecmp_bgp(const struct fabric *f, const struct swindex *x, const uint32_t *as
 	return rc;
 }
 
-/* The switch node a next hop leads to, or NULL. */
-static const struct node *hop_peer(const struct node *n, uint8_t port)
-{
-	const struct node *r = port && port <= n->nports ? n->ports[port].remote : NULL;
-	return r && r->type == NODE_SWITCH ? r : NULL;
-}
-
 struct walk {
 	const struct ecmp_tables *t;
 	size_t *order;		/* topological order of the current destination */
@@ -348,7 +341,7 @@ static void name_loop(struct walk *w, size_t d)
 				depth--;
 				continue;
 			}
-			const struct node *m = hop_peer(f->nodes[v], p[next[depth - 1]++]);
+			const struct node *m = routing_next_switch(f->nodes[v], p[next[depth - 1]++]);
 			if (!m || w->seen[m->index] || colour[m->index] == 2)
 				continue;
 			if (colour[m->index] == 1) {	/* back to the stack: the loop runs from m to v */
@@ -387,7 +380,7 @@ static size_t order_destination(struct walk *w, size_t d)
 		const uint8_t *p;
 		unsigned k = ecmp_hops(t, d, n, &p);
 		for (unsigned i = 0; i < k; i++) {
-			const struct node *m = hop_peer(f->nodes[n], p[i]);
+			const struct node *m = routing_next_switch(f->nodes[n], p[i]);
 			if (m)
 				w->indeg[m->index]++;
 			else {
@@ -408,7 +401,7 @@ static size_t order_destination(struct walk *w, size_t d)
 		const uint8_t *p;
 		unsigned k = ecmp_hops(t, d, n, &p);
 		for (unsigned i = 0; i < k; i++) {
-			const struct node *m = hop_peer(f->nodes[n], p[i]);
+			const struct node *m = routing_next_switch(f->nodes[n], p[i]);
 			if (m && !--w->indeg[m->index]) {
 				w->order[tail++] = m->index;
 				w->seen[m->index] = true;
@@ -428,7 +421,7 @@ static void find_dead_ends(struct walk *w, size_t d, const bool *source)
 		unsigned k = ecmp_hops(t, d, n, &p);
 		bool bad = n != t->dst_node[d] && k == 0;
 		for (unsigned j = 0; j < k && !bad; j++) {
-			const struct node *m = hop_peer(f->nodes[n], p[j]);
+			const struct node *m = routing_next_switch(f->nodes[n], p[j]);
 			bad = !m || w->bad[m->index];
 		}
 		w->bad[n] = bad;
@@ -460,7 +453,7 @@ static int add_dependencies(struct walk *w, size_t d, const bool *source)
 		const uint8_t *p;
 		unsigned k = ecmp_hops(t, d, a->index, &p);
 		for (unsigned i = 0; i < k; i++) {
-			const struct node *b = hop_peer(a, p[i]);
+			const struct node *b = routing_next_switch(a, p[i]);
 			if (!b || b->index == dst)
 				continue;	/* delivered: hosts drain their queues */
 			uint8_t in = a->ports[p[i]].remote_port;

@@ -20,9 +20,7 @@ enum { UNSEEN, ON_WALK, ENDS, LOOPS };
 /* The switch lid's entry at sw leads to, or NULL where the path ends. */
 static const struct node *next_hop(const struct routing_tables *t, const struct node *sw, uint16_t lid)
 {
-	uint8_t out = routing_next_hop(t, sw, lid);
-	const struct node *r = out ? sw->ports[out].remote : NULL;
-	return r && r->type == NODE_SWITCH ? r : NULL;
+	return routing_next_switch(sw, routing_next_hop(t, sw, lid));
 }
 
 /* Keeps the first loop found: the switches from `from` round to itself. */

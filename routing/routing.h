@@ -41,6 +41,8 @@ uint16_t routing_max_lid(const struct fabric *f);
  * entry (LFT_NO_PATH beyond the table) for callers that say which it was.
  */
 uint8_t routing_next_hop(const struct routing_tables *t, const struct node *sw, uint16_t lid);
+/* The switch that port (n, port) leads to; NULL for port 0, nothing cabled, or a CA. */
+const struct node *routing_next_switch(const struct node *n, uint8_t port);
 /*
  * Switch-to-switch links from sw, along t, to the switch that delivers
  * lid (0: sw is lid's switch or hands it to its CA); ROUTING_HOPS_NONE

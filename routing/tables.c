@@ -20,6 +20,12 @@ uint8_t routing_next_hop(const struct routing_tables *t, const struct node *sw, 
 	return out != LFT_NO_PATH && out && out <= sw->nports && sw->ports[out].remote ? out : 0;
 }
 
+const struct node *routing_next_switch(const struct node *n, uint8_t port)
+{
+	const struct node *r = port && port <= n->nports ? n->ports[port].remote : NULL;
+	return r && r->type == NODE_SWITCH ? r : NULL;
+}
+
 unsigned routing_switch_hops(const struct routing_tables *t, const struct node *sw, uint16_t lid)
 {
 	const struct node *at = sw;
