@@ -64,20 +64,32 @@ void sa_path_want_of_pr(const ib_path_rec_t *req, ib_net64_t mask, struct path_w
 	};
 }
 
+/* A MultiPathRecord's fields are a PathRecord's under other mask bits: read as the PathRecord they name. */
 void sa_path_want_of_mpr(const ib_multipath_rec_t *req, ib_net64_t mask, struct path_want *w)
 {
-	uint32_t hop_flow = cl_ntoh32(req->hop_flow_raw);
-	*w = (struct path_want){
-		.mtu = bound(mask, IB_MPR_COMPMASK_MTU, IB_MPR_COMPMASK_MTUSELEC, req->mtu),
-		.rate = bound(mask, IB_MPR_COMPMASK_RATE, IB_MPR_COMPMASK_RATESELEC, req->rate),
-		.life = bound(mask, IB_MPR_COMPMASK_PKTLIFETIME, IB_MPR_COMPMASK_PKTLIFETIMESELEC, req->pkt_life),
-		.sl_set = mask & IB_MPR_COMPMASK_SL, .sl = cl_ntoh16(req->qos_class_sl) & 0xf,
-		.tclass_set = mask & IB_MPR_COMPMASK_TCLASS, .tclass = req->tclass,
-		.flow_set = mask & IB_MPR_COMPMASK_FLOWLABEL, .flow = (hop_flow >> 8) & 0xfffff,
-		.hop_set = mask & IB_MPR_COMPMASK_HOPLIMIT, .hop = hop_flow & 0xff,
-		.qos_set = mask & IB_MPR_COMPMASK_QOS_CLASS, .qos = cl_ntoh16(req->qos_class_sl) >> 4,
-		.reversible = (mask & IB_MPR_COMPMASK_REVERSIBLE) && (req->num_path & 0x80),
+	static const struct {
+		ib_net64_t mpr, pr;
+	} bits[] = {
+		{ IB_MPR_COMPMASK_MTU, IB_PR_COMPMASK_MTU },
+		{ IB_MPR_COMPMASK_MTUSELEC, IB_PR_COMPMASK_MTUSELEC },
+		{ IB_MPR_COMPMASK_RATE, IB_PR_COMPMASK_RATE },
+		{ IB_MPR_COMPMASK_RATESELEC, IB_PR_COMPMASK_RATESELEC },
+		{ IB_MPR_COMPMASK_PKTLIFETIME, IB_PR_COMPMASK_PKTLIFETIME },
+		{ IB_MPR_COMPMASK_PKTLIFETIMESELEC, IB_PR_COMPMASK_PKTLIFETIMESELEC },
+		{ IB_MPR_COMPMASK_SL, IB_PR_COMPMASK_SL },
+		{ IB_MPR_COMPMASK_TCLASS, IB_PR_COMPMASK_TCLASS },
+		{ IB_MPR_COMPMASK_FLOWLABEL, IB_PR_COMPMASK_FLOWLABEL },
+		{ IB_MPR_COMPMASK_HOPLIMIT, IB_PR_COMPMASK_HOPLIMIT },
+		{ IB_MPR_COMPMASK_QOS_CLASS, IB_PR_COMPMASK_QOS_CLASS },
+		{ IB_MPR_COMPMASK_REVERSIBLE, IB_PR_COMPMASK_REVERSIBLE },
 	};
+	ib_path_rec_t pr = { .hop_flow_raw = req->hop_flow_raw, .tclass = req->tclass, .num_path = req->num_path,
+			     .qos_class_sl = req->qos_class_sl, .mtu = req->mtu, .rate = req->rate,
+			     .pkt_life = req->pkt_life };
+	ib_net64_t pr_mask = 0;
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		pr_mask |= mask & bits[i].mpr ? bits[i].pr : 0;
+	sa_path_want_of_pr(&pr, pr_mask, w);
 }
 
 /* MTU or packet lifetime: codes in order of size. False if have cannot meet b. */
