@@ -40,7 +40,7 @@ void mcast_init(struct mcast *mc, uint64_t subnet_prefix)
 	r->scope_state = 2 << 4;	/* link-local */
 }
 
-static struct mc_group *group_by_mgid(struct mcast *mc, const ib_gid_t *mgid)
+const struct mc_group *mcast_group(const struct mcast *mc, const ib_gid_t *mgid)
 {
 	for (unsigned i = 0; i < mc->n; i++)
 		if (memcmp(&mc->g[i].rec.mgid, mgid, sizeof(*mgid)) == 0)
@@ -48,12 +48,11 @@ static struct mc_group *group_by_mgid(struct mcast *mc, const ib_gid_t *mgid)
 	return NULL;
 }
 
-const struct mc_group *mcast_group(const struct mcast *mc, const ib_gid_t *mgid)
+/* mcast_group, for changing the group: mc is the caller's own. */
+static struct mc_group *group_by_mgid(struct mcast *mc, const ib_gid_t *mgid)
 {
-	for (unsigned i = 0; i < mc->n; i++)
-		if (memcmp(&mc->g[i].rec.mgid, mgid, sizeof(*mgid)) == 0)
-			return &mc->g[i];
-	return NULL;
+	const struct mc_group *g = mcast_group(mc, mgid);
+	return g ? &mc->g[g - mc->g] : NULL;
 }
 
 static struct mc_group *create(struct mcast *mc, const ib_member_rec_t *q, uint64_t creator)
