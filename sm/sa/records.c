@@ -280,12 +280,9 @@ static void sl2vl_records(const struct sm_snapshot *pub, const ib_sa_mad_t *req,
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];
 		if (n->type == NODE_SWITCH) {
-			/* one Set programs every pair on an optimized switch; else the linked pairs, one by one */
-			const struct sm_node *s = sm_node(n);
-			bool all = s->have_switch_info && ib_switch_info_get_opt_sl2vlmapping(&s->switch_info);
-			for (unsigned out = all ? 0 : 1; qos_has_sl_map(n, 0) && out <= n->nports; out++)
-				for (unsigned in = 0; (all || n->ports[out].remote) && in <= n->nports; in++)
-					if ((all || (in != out && (in == 0 || n->ports[in].remote))) &&
+			for (unsigned out = 0; out <= n->nports; out++)
+				for (unsigned in = 0; in <= n->nports; in++)
+					if (qos_sl2vl_programmed(n, in, out) &&
 					    !add_sl2vl(qos_sl2vl_of(&pub->qos, in), req, a, n->ports[0].lid, in, out))
 						return;
 			continue;

@@ -143,27 +143,37 @@ bool qos_has_sl_map(const struct node *n, unsigned port)
 	return (cl_ntoh32(pi->capability_mask) & IB_PORT_CAP_HAS_SL_MAP) || ib_port_info_get_vl_cap(pi) > 1;
 }
 
+static bool optimized_sl2vl(const struct node *n)
+{
+	const struct sm_node *s = sm_node(n);
+	return s->have_switch_info && ib_switch_info_get_opt_sl2vlmapping(&s->switch_info);
+}
+
+bool qos_sl2vl_programmed(const struct node *n, unsigned in, unsigned out)
+{
+	if (!qos_has_sl_map(n, 0))
+		return false;
+	if (optimized_sl2vl(n))
+		return true;
+	return out >= 1 && n->ports[out].remote && in != out && (in == 0 || n->ports[in].remote);
+}
+
 static void program_switch(struct batch *b, struct node *n, const struct qos_tables *q)
 {
 	const struct sm_node *s = sm_node(n);
 	for (unsigned out = 1; out <= n->nports; out++)
 		if (n->ports[out].remote && s->have_port_info[out])
 			program_vlarb(b, n, (uint8_t)out, q);
-	if (!qos_has_sl_map(n, 0))
-		return;
-	if (s->have_switch_info && ib_switch_info_get_opt_sl2vlmapping(&s->switch_info)) {
+	if (qos_has_sl_map(n, 0) && optimized_sl2vl(n)) {
 		batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, SL2VL_ALL_PORTS, &q->sl2vl, sizeof(q->sl2vl));
 		batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, SL2VL_ALL_OUTPUTS, &q->sl2vl_own, sizeof(q->sl2vl_own));
 		return;
 	}
-	for (unsigned out = 1; out <= n->nports; out++) {
-		if (!n->ports[out].remote)
-			continue;
+	for (unsigned out = 1; out <= n->nports; out++)
 		for (unsigned in = 0; in <= n->nports; in++)
-			if (in != out && (in == 0 || n->ports[in].remote))
+			if (qos_sl2vl_programmed(n, in, out))
 				batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, in << 8 | out, qos_sl2vl_of(q, in),
 					  sizeof(q->sl2vl));
-	}
 }
 
 static void program_ca(struct batch *b, struct node *n, const struct qos_tables *q)
