@@ -106,13 +106,7 @@ note "ibdmchk on fabricctl export (2 SLs): no credit loops; fabricctl check agre
 # are not used: on ibsim its sweep stalls after writing them.) Then
 # fabricd takes the fabric back.
 fd_stop
-OSM_CACHE_DIR=$WORK LD_PRELOAD=$UMAD2SIM opensm -d 2 -R ftree -f "$WORK/opensm.log" </dev/null >/dev/null 2>&1 &
-FD_PID=$!
-for _ in $(seq 300); do
-	grep -q "SUBNET UP" "$WORK/opensm.log" 2>/dev/null && break
-	sleep 0.1
-done
-grep -q "SUBNET UP" "$WORK/opensm.log" || fail "opensm did not bring the subnet up: $(tail -3 "$WORK/opensm.log")"
+osm_start "$UMAD2SIM" -R ftree
 sleep 1
 dump osm
 for f in opensm-subnet opensm-fdbs; do

@@ -117,6 +117,21 @@ sim_cmd() { echo "$1" >&7; sleep 0.2; }
 # ups: how many SUBNET UP lines fabricd's log holds (0 before it exists).
 ups() { cat "$WORK/fabricd.log" 2>/dev/null | grep -c "SUBNET UP" || true; }
 
+# osm_start PRELOAD [ARGS]: OpenSM in the background behind PRELOAD (log
+# $WORK/opensm.log, cache in $WORK), as FD_PID so stop and cleanup end it;
+# waits up to 30 s for SUBNET UP.
+osm_start() {
+	local preload=$1
+	shift
+	OSM_CACHE_DIR=$WORK LD_PRELOAD=$preload opensm -d 2 "$@" -f "$WORK/opensm.log" </dev/null >/dev/null 2>&1 &
+	FD_PID=$!
+	for _ in $(seq 300); do
+		grep -q "SUBNET UP" "$WORK/opensm.log" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "opensm did not bring the subnet up: $(tail -3 "$WORK/opensm.log")"
+}
+
 # fd_start [ARGS]: starts fabricd in the foreground, in the background.
 fd_start() {
 	UP_SEEN=$(ups)

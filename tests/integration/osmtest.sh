@@ -40,13 +40,7 @@ fd_wait_up 30
 run_flows fabricd
 fd_stop
 
-OSM_CACHE_DIR=$WORK LD_PRELOAD=$SA_PRELOAD opensm -d 2 -f "$WORK/opensm.log" </dev/null >/dev/null 2>&1 &
-FD_PID=$!
-for _ in $(seq 300); do
-	grep -q "SUBNET UP" "$WORK/opensm.log" 2>/dev/null && break
-	sleep 0.1
-done
-grep -q "SUBNET UP" "$WORK/opensm.log" || fail "opensm did not bring the subnet up: $(tail -3 "$WORK/opensm.log")"
+osm_start "$SA_PRELOAD"
 FLOW_TIMEOUT=15 run_flows opensm
 stop "$FD_PID"
 FD_PID=

@@ -256,15 +256,15 @@ ssize_t write(int fd, const void *buf, size_t count)
 {
 	resolve();
 	const ib_sa_mad_t *m = sa_of((void *)buf);
-	if (fd >= UMAD2SIM_FIRST_FD && count >= umad_size() + MAD_SIZE && m->mgmt_class == IB_MCLASS_SUBN_ADM &&
-	    !(m->method & IB_MAD_METHOD_RESP_MASK) && !outstanding(m, false)) {
+	if (fd < UMAD2SIM_FIRST_FD || count < umad_size() + MAD_SIZE || m->mgmt_class != IB_MCLASS_SUBN_ADM ||
+	    (m->method & IB_MAD_METHOD_RESP_MASK))
+		return next_write(fd, buf, count);	/* not an SA request */
+	if (!outstanding(m, false)) {
 		if (asked.n == sizeof(asked.tid) / sizeof(asked.tid[0]))
 			asked.n--;	/* the oldest are long answered or lost */
 		asked.tid[asked.n++] = (uint32_t)cl_ntoh64(m->trans_id);
 	}
-	if (fd >= UMAD2SIM_FIRST_FD && count >= umad_size() + MAD_SIZE && m->mgmt_class == IB_MCLASS_SUBN_ADM &&
-	    !(m->method & IB_MAD_METHOD_RESP_MASK) && (m->rmpp_flags & IB_RMPP_FLAG_ACTIVE) &&
-	    m->rmpp_type != IB_RMPP_TYPE_DATA)
+	if ((m->rmpp_flags & IB_RMPP_FLAG_ACTIVE) && m->rmpp_type != IB_RMPP_TYPE_DATA)
 		return write_rmpp_request(fd, buf, count);
 	return next_write(fd, buf, count);
 }

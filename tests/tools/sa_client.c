@@ -61,6 +61,17 @@ static int finish(int code)
 }
 
 /* Puts the comma-separated port GUIDs of list into gids as link-local GIDs; returns how many. */
+/* The SA MAD header of a request: method, attribute and TID (the rest of *sa is the caller's). */
+static void sa_header(ib_sa_mad_t *sa, uint8_t method, ib_net16_t attr, uint64_t tid)
+{
+	sa->base_ver = 1;
+	sa->mgmt_class = IB_MCLASS_SUBN_ADM;
+	sa->class_ver = 2;
+	sa->method = method;
+	sa->trans_id = cl_hton64(tid);
+	sa->attr_id = attr;
+}
+
 static unsigned parse_gids(char *list, ib_gid_t *gids, unsigned room)
 {
 	unsigned n = 0;
@@ -76,12 +87,7 @@ static int multipath(int fd, int agent, uint16_t sm_lid, char **argv, int argc)
 	uint8_t req[sizeof(struct ib_user_mad) + sizeof(ib_sa_mad_t)] = { 0 };
 	ib_sa_mad_t *sa = (ib_sa_mad_t *)umad_get_mad(req);
 	ib_multipath_rec_t *mpr = (ib_multipath_rec_t *)sa->data;
-	sa->base_ver = 1;
-	sa->mgmt_class = IB_MCLASS_SUBN_ADM;
-	sa->class_ver = 2;
-	sa->method = IB_MAD_METHOD_GETMULTI;
-	sa->trans_id = cl_hton64(0x5b);
-	sa->attr_id = IB_MAD_ATTR_MULTIPATH_RECORD;
+	sa_header(sa, IB_MAD_METHOD_GETMULTI, IB_MAD_ATTR_MULTIPATH_RECORD, 0x5b);
 	mpr->sgid_count = (uint8_t)parse_gids(argv[2], mpr->gids, IB_MULTIPATH_MAX_GIDS);
 	mpr->dgid_count = (uint8_t)parse_gids(argv[3], mpr->gids + mpr->sgid_count,
 					      IB_MULTIPATH_MAX_GIDS - mpr->sgid_count);
@@ -156,12 +162,7 @@ static int path(int fd, int agent, uint16_t sm_lid, char **argv, int argc)
 	uint8_t buf[sizeof(struct ib_user_mad) + sizeof(ib_sa_mad_t)] = { 0 };
 	ib_sa_mad_t *sa = (ib_sa_mad_t *)umad_get_mad(buf);
 	ib_path_rec_t *pr = (ib_path_rec_t *)sa->data;
-	sa->base_ver = 1;
-	sa->mgmt_class = IB_MCLASS_SUBN_ADM;
-	sa->class_ver = 2;
-	sa->method = IB_MAD_METHOD_GET;
-	sa->trans_id = cl_hton64(0x5c);
-	sa->attr_id = IB_MAD_ATTR_PATH_RECORD;
+	sa_header(sa, IB_MAD_METHOD_GET, IB_MAD_ATTR_PATH_RECORD, 0x5c);
 	pr->slid = cl_hton16((uint16_t)strtoul(argv[2], NULL, 0));
 	pr->dlid = cl_hton16((uint16_t)strtoul(argv[3], NULL, 0));
 	ib_net64_t mask = IB_PR_COMPMASK_SLID | IB_PR_COMPMASK_DLID;
@@ -225,11 +226,7 @@ int main(int argc, char **argv)
 	struct ib_user_mad *umad = (struct ib_user_mad *)buf;
 	ib_sa_mad_t *sa = (ib_sa_mad_t *)umad_get_mad(umad);
 	ib_service_record_t *sr = (ib_service_record_t *)sa->data;
-	sa->base_ver = 1;
-	sa->mgmt_class = IB_MCLASS_SUBN_ADM;
-	sa->class_ver = 2;
-	sa->trans_id = cl_hton64(0x5a);
-	sa->attr_id = IB_MAD_ATTR_SERVICE_RECORD;
+	sa_header(sa, 0, IB_MAD_ATTR_SERVICE_RECORD, 0x5a);	/* the method below */
 	sr->service_id = cl_hton64(group ? 0 : strtoull(argv[2], NULL, 0));
 	sr->service_gid.unicast.prefix = cl_hton64(0xfe80000000000000ULL);
 	sr->service_gid.unicast.interface_id = port.port_guid;	/* network order already */

@@ -91,6 +91,15 @@ static const struct node *by_lid(uint16_t lid)
 	return n;
 }
 
+/* The LIDs of the first two CA ports of the test fabric, in LID order. */
+static void two_cas(uint16_t *first, uint16_t *second)
+{
+	*first = *second = 0;
+	for (uint16_t lid = 1; lid <= sm.pub->tables.max_lid && !*second; lid++)
+		if (by_lid(lid)->type == NODE_CA)
+			*first ? (void)(*second = lid) : (void)(*first = lid);
+}
+
 static void node_record_by_lid(void **state)
 {
 	ib_sa_mad_t q = request(IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_RECORD, IB_NR_COMPMASK_LID);
@@ -107,10 +116,8 @@ static void path_record_by_lids(void **state)
 {
 	ib_sa_mad_t q = request(IB_MAD_METHOD_GET, IB_MAD_ATTR_PATH_RECORD, IB_PR_COMPMASK_DLID | IB_PR_COMPMASK_SLID);
 	ib_path_rec_t *pr = (ib_path_rec_t *)q.data;
-	uint16_t src = 0, dst = 0;
-	for (uint16_t lid = 1; lid <= sm.pub->tables.max_lid && !dst; lid++)
-		if (by_lid(lid)->type == NODE_CA)
-			src ? (void)(dst = lid) : (void)(src = lid);
+	uint16_t src, dst;
+	two_cas(&src, &dst);
 	pr->slid = cl_hton16(src);
 	pr->dlid = cl_hton16(dst);
 	assert_true(ask(&q, src) == 0);
@@ -128,10 +135,8 @@ static void path_record_selectors(void **state)
 {
 	ib_sa_mad_t q = request(IB_MAD_METHOD_GET, IB_MAD_ATTR_PATH_RECORD, IB_PR_COMPMASK_DLID | IB_PR_COMPMASK_SLID);
 	ib_path_rec_t *pr = (ib_path_rec_t *)q.data;
-	uint16_t src = 0, dst = 0;
-	for (uint16_t lid = 1; lid <= sm.pub->tables.max_lid && !dst; lid++)
-		if (by_lid(lid)->type == NODE_CA)
-			src ? (void)(dst = lid) : (void)(src = lid);
+	uint16_t src, dst;
+	two_cas(&src, &dst);
 	pr->slid = cl_hton16(src);
 	pr->dlid = cl_hton16(dst);
 	assert_true(ask(&q, src) == 0);
@@ -156,10 +161,8 @@ static void path_record_to_a_multicast_group(void **state)
 	static const uint8_t bcast[16] = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
 	ib_sa_mad_t q = request(IB_MAD_METHOD_GET, IB_MAD_ATTR_PATH_RECORD, IB_PR_COMPMASK_SLID | IB_PR_COMPMASK_DGID);
 	ib_path_rec_t *pr = (ib_path_rec_t *)q.data;
-	uint16_t src = 0;
-	for (uint16_t lid = 1; lid <= sm.pub->tables.max_lid && !src; lid++)
-		if (by_lid(lid)->type == NODE_CA)
-			src = lid;
+	uint16_t src, other;
+	two_cas(&src, &other);
 	pr->slid = cl_hton16(src);
 	memcpy(pr->dgid.raw, bcast, sizeof(bcast));
 	assert_true(ask(&q, src) == 0);
@@ -194,10 +197,8 @@ static ib_sa_mad_t service(uint8_t method, uint64_t id, uint64_t gid_guid, uint3
 
 static void service_records_belong_to_their_port(void **state)
 {
-	uint16_t host = 0, other = 0;
-	for (uint16_t lid = 1; lid <= sm.pub->tables.max_lid && !other; lid++)
-		if (by_lid(lid)->type == NODE_CA)
-			host ? (void)(other = lid) : (void)(host = lid);
+	uint16_t host, other;
+	two_cas(&host, &other);
 	uint64_t guid = by_lid(host)->ports[1].guid, other_guid = by_lid(other)->ports[1].guid;
 	ib_sa_mad_t set = service(IB_MAD_METHOD_SET, 0x1000, guid, 0xffffffff);
 	assert_true(ask(&set, host) == 0);
