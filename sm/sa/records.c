@@ -246,6 +246,7 @@ static bool mft_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_a
 {
 	const struct fabric *f = &sm_published(sm)->fabric;
 	const ib_mft_record_t *q = (const ib_mft_record_t *)req->data;
+	unsigned asked = cl_ntoh16(q->position_block_num);	/* position in bits 12-15, block in 0-8 */
 	bool ***on = mcast_trees(&sm->mcast, f);
 	for (size_t i = 0; on && i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];
@@ -256,7 +257,6 @@ static bool mft_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_a
 			ib_net16_t masks[IB_MCAST_BLOCK_SIZE];
 			for (unsigned pos = 0; pos * 16u <= n->nports && mcast_block_masks(&sm->mcast, on, n, block, pos, masks);
 			     pos++) {
-				unsigned asked = cl_ntoh16(q->position_block_num);
 				if (!want(req, 1, asked >> 12, pos) || !want(req, 3, asked & 0x1ff, block))
 					continue;
 				ib_mft_record_t *r = sa_answer_add(a);
