@@ -4,8 +4,8 @@
  * A host subscribes with InformInfo Set (Subscribe 1) to a generic trap
  * number, or to the vendor traps of a device ID (0xffff: all), from a LID
  * range (0xffff: any), and unsubscribes with Subscribe 0 (a subscription
- * it does not hold: REQ_INVALID). Every trap fabricd receives is then forwarded to the
- * matching subscribers as an SA Report of the Notice, to the LID the
+ * it does not hold: REQ_INVALID). Every trap fabricd receives is then
+ * forwarded to the matching subscribers as an SA Report of the Notice, to the LID the
  * subscription came from and the QP it names. Reports go through the MAD
  * window like the SM's own requests: resent until the host's ReportResp
  * comes, given up after the retries. Subscriptions live in memory, like

@@ -8,7 +8,8 @@
  * enforces: the same table, cut to its capacity), SLtoVLMappingTableRecord and
  * VLArbitrationTableRecord (the VL tables as sm/sweep/qos.c programs them,
  * port pair by port pair), MulticastForwardingTableRecord (the blocks
- * that hold a group, from the trees sm/sa/mcast.c programs), built from the last stored sweep's fabric
+ * that hold a group, from the trees sm/sa/mcast.c programs), built from
+ * the last stored sweep's fabric
  * (and the attributes the nodes reported, kept in sm_node) and filtered by
  * the component mask's LID, port, block and GUID fields (and, for
  * PortInfoRecord, the capability mask bits). A GetTable answer of any

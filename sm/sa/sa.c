@@ -13,8 +13,9 @@
  * one the deadlock proof holds for), MTU and rate the smallest of the
  * links on it, the packet lifetime the configured one. Ports that share
  * no partition get no path. The request's selectors (sm/sa/pathsel.c)
- * then fit the path or rule it out, in Get, GetTable and GetMulti alike. Get answers one record; GetTable the same
- * record in a single-segment RMPP answer.
+ * then fit the path or rule it out, in Get, GetTable and GetMulti alike.
+ * Get answers one record; GetTable the same record in a single-segment
+ * RMPP answer.
  *
  * Every GetTable answer goes out by RMPP (sm/mad/rmpp.c), however many MADs
  * it takes; the receiver's ACKs, STOPs and ABORTs come back here as
