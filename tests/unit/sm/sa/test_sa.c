@@ -112,14 +112,22 @@ static void node_record_by_lid(void **state)
 	assert_true(ask(&q, 3) == IB_SA_MAD_STATUS_NO_RECORDS);
 }
 
-static void path_record_by_lids(void **state)
+/* A PathRecord Get by LIDs between the first two CAs, their LIDs in *src and *dst. */
+static ib_sa_mad_t path_between_two_cas(uint16_t *src, uint16_t *dst)
 {
 	ib_sa_mad_t q = request(IB_MAD_METHOD_GET, IB_MAD_ATTR_PATH_RECORD, IB_PR_COMPMASK_DLID | IB_PR_COMPMASK_SLID);
 	ib_path_rec_t *pr = (ib_path_rec_t *)q.data;
+	two_cas(src, dst);
+	pr->slid = cl_hton16(*src);
+	pr->dlid = cl_hton16(*dst);
+	return q;
+}
+
+static void path_record_by_lids(void **state)
+{
 	uint16_t src, dst;
-	two_cas(&src, &dst);
-	pr->slid = cl_hton16(src);
-	pr->dlid = cl_hton16(dst);
+	ib_sa_mad_t q = path_between_two_cas(&src, &dst);
+	ib_path_rec_t *pr = (ib_path_rec_t *)q.data;
 	assert_true(ask(&q, src) == 0);
 	const ib_path_rec_t *r = (const ib_path_rec_t *)answer.data;
 	assert_int_equal(cl_ntoh16(r->dlid), dst);
@@ -133,12 +141,9 @@ static void path_record_by_lids(void **state)
 /* The request's selectors reach the answer: a bound the path cannot meet or another SL gives no record. */
 static void path_record_selectors(void **state)
 {
-	ib_sa_mad_t q = request(IB_MAD_METHOD_GET, IB_MAD_ATTR_PATH_RECORD, IB_PR_COMPMASK_DLID | IB_PR_COMPMASK_SLID);
-	ib_path_rec_t *pr = (ib_path_rec_t *)q.data;
 	uint16_t src, dst;
-	two_cas(&src, &dst);
-	pr->slid = cl_hton16(src);
-	pr->dlid = cl_hton16(dst);
+	ib_sa_mad_t q = path_between_two_cas(&src, &dst);
+	ib_path_rec_t *pr = (ib_path_rec_t *)q.data;
 	assert_true(ask(&q, src) == 0);
 	uint8_t mtu = ((const ib_path_rec_t *)answer.data)->mtu & 0x3f;
 	q.comp_mask |= IB_PR_COMPMASK_MTU | IB_PR_COMPMASK_MTUSELEC | IB_PR_COMPMASK_TCLASS;
