@@ -33,21 +33,43 @@ int sm_node_attach(struct node *n)
 	return 0;
 }
 
+void sm_node_detach(struct node *n)
+{
+	struct sm_node *s = sm_node(n);
+	if (!s)
+		return;
+	free(s->port_info);
+	free(s->have_port_info);
+	free(s->port_path);
+	free(s->port_reached);
+	free(s->mkey);
+	free(s->lft_held);
+	free(s);
+	n->user = NULL;
+}
+
 void sm_node_detach_all(struct fabric *f)
 {
-	for (size_t i = 0; i < f->nnodes; i++) {
-		struct sm_node *s = sm_node(f->nodes[i]);
-		if (!s)
-			continue;
-		free(s->port_info);
-		free(s->have_port_info);
-		free(s->port_path);
-		free(s->port_reached);
-		free(s->mkey);
-		free(s->lft_held);
-		free(s);
-		f->nodes[i]->user = NULL;
-	}
+	for (size_t i = 0; i < f->nnodes; i++)
+		sm_node_detach(f->nodes[i]);
+}
+
+int sm_node_copy(struct node *dst, const struct node *src)
+{
+	if (sm_node_attach(dst) < 0)
+		return -1;
+	const struct sm_node *o = sm_node(src);
+	struct sm_node *s = sm_node(dst);
+	size_t n = (size_t)src->nports + 1;
+	s->switch_info = o->switch_info;
+	s->have_switch_info = o->have_switch_info;
+	s->partition_cap = o->partition_cap;
+	memcpy(s->port_info, o->port_info, n * sizeof(*s->port_info));
+	memcpy(s->have_port_info, o->have_port_info, n * sizeof(*s->have_port_info));
+	memcpy(s->port_path, o->port_path, n * sizeof(*s->port_path));
+	memcpy(s->port_reached, o->port_reached, n * sizeof(*s->port_reached));
+	memcpy(s->mkey, o->mkey, n * sizeof(*s->mkey));
+	return 0;
 }
 
 struct dr_path sm_node_route(const struct node *n, uint8_t port)

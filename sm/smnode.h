@@ -54,8 +54,12 @@ static inline uint64_t sm_node_mkey(const struct node *n, uint8_t port)
 
 /* Allocates n->user; -1 on allocation failure. */
 int sm_node_attach(struct node *n);
+/* Frees n's sm_node, if it has one. */
+void sm_node_detach(struct node *n);
 /* Frees every node's sm_node. */
 void sm_node_detach_all(struct fabric *f);
+/* Gives dst (src's copy, nports alike) a copy of src's sm_node, less the LFT read back; -1 without memory. */
+int sm_node_copy(struct node *dst, const struct node *src);
 /* The route for SMPs about port: a CA port's own route, else the node's. */
 struct dr_path sm_node_route(const struct node *n, uint8_t port);
 /* Records that port of CA n was reached over route (hops, path). */

@@ -62,6 +62,49 @@ void fabric_move(struct fabric *dst, struct fabric *src)
 	fabric_init(src);
 }
 
+int fabric_copy(struct fabric *dst, const struct fabric *src)
+{
+	fabric_init(dst);
+	for (size_t i = 0; i < src->nnodes; i++) {
+		const struct node *o = src->nodes[i];
+		struct node *n = fabric_add_node(dst, o->type, o->guid, o->nports, NULL);
+		if (!n) {
+			fabric_free(dst);
+			return -1;
+		}
+		struct port *ports = n->ports;
+		cl_map_item_t in_map = n->guid_item;	/* dst's map holds it */
+		*n = *o;
+		n->guid_item = in_map;
+		n->ports = ports;
+		n->index = i;
+		n->user = NULL;
+		memcpy(n->ports, o->ports, ((size_t)o->nports + 1) * sizeof(*o->ports));
+	}
+	for (size_t i = 0; i < dst->nnodes; i++) {
+		struct node *n = dst->nodes[i];
+		for (unsigned p = 0; p <= n->nports; p++)
+			if (n->ports[p].remote)	/* the same node in dst */
+				n->ports[p].remote = dst->nodes[n->ports[p].remote->index];
+	}
+	return 0;
+}
+
+void fabric_remove_node(struct fabric *f, struct node *n)
+{
+	for (unsigned p = 1; p <= n->nports; p++)
+		fabric_unlink(n, (uint8_t)p);
+	drop_index(f);
+	cl_qmap_remove_item(&f->by_guid, &n->guid_item);
+	for (size_t i = n->index + 1; i < f->nnodes; i++) {
+		f->nodes[i - 1] = f->nodes[i];
+		f->nodes[i - 1]->index = i - 1;
+	}
+	f->nnodes--;
+	free(n->ports);
+	free(n);
+}
+
 struct node *fabric_add_node(struct fabric *f, enum node_type type, uint64_t guid, uint8_t nports,
 			     const char *desc)
 {

@@ -84,6 +84,14 @@ void fabric_free(struct fabric *f);
  * struct fabric, so the map is rebuilt at dst's address.
  */
 void fabric_move(struct fabric *dst, struct fabric *src);
+/*
+ * Makes dst (uninitialised) a copy of src: its nodes, ports and links, in
+ * the same order; node->user is left NULL. -1 on allocation failure (dst
+ * then empty).
+ */
+int fabric_copy(struct fabric *dst, const struct fabric *src);
+/* Unlinks n, takes it out of f (the nodes after it move up one index) and frees it; n->user is the caller's. */
+void fabric_remove_node(struct fabric *f, struct node *n);
 /* Adds a node with nports ports (all unconnected); NULL on allocation failure. */
 struct node *fabric_add_node(struct fabric *f, enum node_type type, uint64_t guid, uint8_t nports,
 			     const char *desc);
