@@ -14,12 +14,22 @@
  */
 #include "sm/sweep/discover.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sm/log.h"
+#include "sm/sweep/drpaths.h"
 #include "sm/smnode.h"
 #include "topology/text.h"
+
+/* A known node a repair reads again: one port, or (port -1) every port and its SwitchInfo. */
+struct reread {
+	struct node *node;
+	int port;
+	bool retried;	/* its first read went unanswered */
+};
 
 struct discovery {
 	struct mad_port *mp;
@@ -29,6 +39,10 @@ struct discovery {
 	void *arg;
 	unsigned in_flight;
 	struct disc_report report;
+	/* a repair (disc_repair): the known nodes still to read, in waves, nearest first */
+	bool repair;
+	struct reread *rereads;
+	size_t nrereads, cap;
 };
 
 /* One request's context: which node (and port) it was about. */
@@ -38,20 +52,51 @@ struct probe {
 	uint8_t port;		/* NodeInfo: parent's output port; others: the port read */
 	uint8_t path[FABRIC_MAX_HOPS + 1];
 	uint8_t hops;
+	bool reread, retried;	/* a repair's read of a known node, and whether it is the second */
 };
 
-static void maybe_done(struct discovery *d)
+/* The repair cannot stand in for a full discovery: why (the first reason is kept). */
+static void give_up(struct discovery *d, const char *fmt, ...)
 {
-	if (d->in_flight)
+	char *why = d->report.repair_failed;
+	if (why[0])
 		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(d->report.repair_failed), fmt, ap);
+	va_end(ap);
+}
+
+static void finish(struct discovery *d)
+{
 	struct disc_report *r = &d->report;
+	if (d->repair && !r->repair_failed[0]) {	/* what the changes cut off goes */
+		bool *reached = calloc(d->f->nnodes, sizeof(*reached));
+		if (!reached || drpaths_compute(d->f, reached) < 0)
+			give_up(d, "out of memory");
+		else
+			r->pruned = (unsigned)drpaths_prune(d->f, reached);
+		free(reached);
+	}
 	fabric_sort_by_guid(d->f);
 	r->nodes = (unsigned)d->f->nnodes;
 	r->switches = (unsigned)fabric_count(d->f, NODE_SWITCH);
 	r->cas = r->nodes - r->switches;
 	r->links = (unsigned)fabric_link_count(d->f);
+	free(d->rereads);
 	d->done(d->arg, r);
 	free(d);
+}
+
+static bool next_wave(struct discovery *d);
+
+static void maybe_done(struct discovery *d)
+{
+	if (d->in_flight)
+		return;
+	if (d->repair && !d->report.repair_failed[0] && next_wave(d))
+		return;
+	finish(d);
 }
 
 static int send_probe(struct discovery *d, ib_net16_t attr, uint32_t mod, struct probe *tmpl,
@@ -80,14 +125,14 @@ static int send_probe(struct discovery *d, ib_net16_t attr, uint32_t mod, struct
 static void on_node_info(void *ctx, int status, const ib_smp_t *reply);
 
 /* Probes the node behind n's port; n must be a switch or the SM's own CA. */
-static void probe_neighbour(struct discovery *d, struct node *n, uint8_t port)
+static void probe_neighbour(struct discovery *d, struct node *n, uint8_t port, bool retried)
 {
 	if (n->hops >= FABRIC_MAX_HOPS) {
 		log_warn("discovery: %s port %u is more than %d hops away, not followed", n->desc, port,
 			 FABRIC_MAX_HOPS);
 		return;
 	}
-	struct probe p = { .node = n, .port = port, .hops = (uint8_t)(n->hops + 1) };
+	struct probe p = { .node = n, .port = port, .hops = (uint8_t)(n->hops + 1), .retried = retried };
 	memcpy(p.path, n->path, n->hops + 1u);
 	p.path[p.hops] = port;
 	send_probe(d, IB_MAD_ATTR_NODE_INFO, 0, &p, on_node_info);
@@ -100,23 +145,85 @@ static void complete(struct discovery *d, struct probe *p)
 	maybe_done(d);
 }
 
+/* Marks (n, port) for a read in a later wave (port -1: its SwitchInfo); once per wave. */
+static void queue_reread(struct discovery *d, struct node *n, int port, bool retried)
+{
+	for (size_t i = 0; i < d->nrereads; i++)
+		if (d->rereads[i].node == n && d->rereads[i].port == port)
+			return;
+	if (d->nrereads == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 16;
+		struct reread *q = realloc(d->rereads, cap * sizeof(*q));
+		if (!q) {
+			give_up(d, "out of memory");
+			return;
+		}
+		d->rereads = q;
+		d->cap = cap;
+	}
+	d->rereads[d->nrereads++] = (struct reread){ n, port, retried };
+}
+
+/* A CA port is read only over its own link: once that is gone, the model knows nothing of it. */
+static void forget_port(struct node *n, uint8_t port)
+{
+	struct sm_node *s = sm_node(n);
+	struct port *pt = &n->ports[port];
+	s->have_port_info[port] = false;
+	s->port_reached[port] = false;
+	memset(&s->port_info[port], 0, sizeof(s->port_info[port]));
+	*pt = (struct port){ .num = pt->num, .exists = pt->exists, .guid = pt->guid };
+}
+
+/* A repair found (n, port)'s link gone, or retrained: the link leaves the model, its far end is read again. */
+static void drop_link(struct discovery *d, struct node *n, uint8_t port)
+{
+	struct node *peer = n->ports[port].remote;
+	uint8_t pp = n->ports[port].remote_port;
+	fabric_unlink(n, port);
+	if (peer->type == NODE_SWITCH)
+		queue_reread(d, peer, pp, false);
+	else
+		forget_port(peer, pp);
+}
+
+/* An unanswered read: in a repair, tried again in a later wave over a route computed anew, then given up. */
+static void read_failed(struct discovery *d, struct probe *p, int port, const char *what)
+{
+	if (d->repair && p->reread && !p->retried) {
+		queue_reread(d, p->node, port, true);
+	} else if (d->repair && p->reread) {
+		give_up(d, "%s: %s, asked twice", p->node->desc, what);
+	} else {
+		log_warn("discovery: %s: %s", p->node->desc, what);
+		d->report.failed_attrs++;
+	}
+}
+
 static void on_port_info(void *ctx, int status, const ib_smp_t *reply)
 {
 	struct probe *p = ctx;
 	struct discovery *d = p->d;
 	struct node *n = p->node;
 	if (status != 0) {
-		log_warn("discovery: PortInfo of %s port %u failed (%s)", n->desc, p->port,
+		char what[64];
+		snprintf(what, sizeof(what), "PortInfo of port %u failed (%s)", p->port,
 			 status == MAD_TIMEOUT ? "timeout" : "error status");
-		d->report.failed_attrs++;
+		read_failed(d, p, p->port, what);
 		complete(d, p);
 		return;
 	}
+	uint8_t was = n->ports[p->port].state;
 	sm_node_set_port_info(n, p->port, (const ib_port_info_t *)reply->data);
 	const struct port *pt = &n->ports[p->port];
+	bool up = pt->phys_state == PORT_PHYS_LINKUP;
+	/* a link that went back to INIT retrained: what is behind it now is asked again */
+	bool retrained = was >= PORT_ARMED && pt->state == PORT_INIT;
+	if (d->repair && p->port > 0 && pt->remote && (!up || retrained))
+		drop_link(d, n, p->port);
 	bool forwards = n->type == NODE_SWITCH ? p->port > 0 : n->hops == 0;
-	if (forwards && pt->phys_state == PORT_PHYS_LINKUP && !pt->remote)
-		probe_neighbour(d, n, p->port);
+	if (forwards && up && !pt->remote)
+		probe_neighbour(d, n, p->port, p->retried);
 	complete(d, p);
 }
 
@@ -143,8 +250,7 @@ static void on_switch_info(void *ctx, int status, const ib_smp_t *reply)
 		p->node->lft_cap = cl_ntoh16(s->switch_info.lin_cap);
 		p->node->mft_cap = cl_ntoh16(s->switch_info.mcast_cap);
 	} else {
-		log_warn("discovery: SwitchInfo of %s failed", p->node->desc);
-		p->d->report.failed_attrs++;
+		read_failed(p->d, p, -1, "SwitchInfo failed");
 	}
 	complete(p->d, p);
 }
@@ -210,6 +316,11 @@ static void on_node_info(void *ctx, int status, const ib_smp_t *reply)
 {
 	struct probe *p = ctx;
 	struct discovery *d = p->d;
+	if (status != 0 && d->repair && p->node && !p->retried) {
+		queue_reread(d, p->node, p->port, true);	/* its route may have crossed a link gone since */
+		complete(d, p);
+		return;
+	}
 	if (status != 0) {
 		d->report.unreachable++;
 		if (p->node)
@@ -238,7 +349,11 @@ static void on_node_info(void *ctx, int status, const ib_smp_t *reply)
 	}
 	if (n && (n->type != ni->node_type || n->nports != ni->num_ports || local > n->nports ||
 		  (n->type == NODE_SWITCH && n->ports[local].remote))) {
-		report_duplicate(d, p, guid);
+		if (d->repair)	/* a cable moved, or a GUID twice: only a full discovery tells */
+			give_up(d, "GUID 0x%016llx answers behind %s port %u, not where the model has it",
+				(unsigned long long)guid, p->node ? p->node->desc : "the SM", p->port);
+		else
+			report_duplicate(d, p, guid);
 		complete(d, p);
 		return;
 	}
@@ -252,14 +367,23 @@ static void on_node_info(void *ctx, int status, const ib_smp_t *reply)
 		sm_node_reached(n, local, p->hops, p->path);
 	}
 	if (p->node && fabric_link(p->node, p->port, n, local) < 0) {
-		report_duplicate(d, p, guid);
+		if (d->repair)
+			give_up(d, "GUID 0x%016llx behind %s port %u is linked elsewhere in the model",
+				(unsigned long long)guid, p->node->desc, p->port);
+		else
+			report_duplicate(d, p, guid);
 		complete(d, p);
 		return;
 	}
 	if (n->type == NODE_SWITCH) {
-		if (is_new)
+		if (is_new) {
 			for (unsigned port = 0; port <= n->nports; port++)
 				read_port_info(d, n, (uint8_t)port);
+		} else if (d->repair) {	/* a known switch's port came up: over the route just found */
+			struct probe q = { .node = n, .port = local, .hops = p->hops };
+			memcpy(q.path, p->path, p->hops + 1u);
+			send_probe(d, IB_MAD_ATTR_PORT_INFO, local, &q, on_port_info);
+		}
 	} else if (!sm_node(n)->have_port_info[local]) {
 		read_port_info(d, n, local);	/* each CA port is met through its own link */
 	}
@@ -281,5 +405,92 @@ int disc_start(struct mad_port *mp, struct mkeys *mkeys, struct fabric *f, disc_
 		free(d);
 		return -1;
 	}
+	return 0;
+}
+
+/* Reads (q->node, q->port) again over the node's route as now computed. */
+static void send_reread(struct discovery *d, const struct reread *q)
+{
+	struct dr_path r = sm_node_route(q->node, q->port > 0 ? (uint8_t)q->port : 0);
+	struct probe p = { .node = q->node, .port = q->port > 0 ? (uint8_t)q->port : 0, .hops = r.hops,
+			   .reread = true, .retried = q->retried };
+	memcpy(p.path, r.path, r.hops + 1u);
+	int rc = q->port < 0 ? send_probe(d, IB_MAD_ATTR_SWITCH_INFO, 0, &p, on_switch_info)
+			     : send_probe(d, IB_MAD_ATTR_PORT_INFO, (uint32_t)q->port, &p, on_port_info);
+	if (rc < 0)
+		give_up(d, "out of memory");
+}
+
+/*
+ * Sends the reads of the nearest known nodes still to be read, over routes
+ * computed on the model as it now is: what a nearer node's answer showed
+ * gone is not crossed on the way to a farther one. What the changes cut
+ * off is not read (it goes at the end). False when nothing went out.
+ */
+static bool next_wave(struct discovery *d)
+{
+	if (!d->nrereads)
+		return false;
+	bool *reached = calloc(d->f->nnodes, sizeof(*reached));
+	struct reread *wave = malloc(d->nrereads * sizeof(*wave));
+	if (!reached || !wave || drpaths_compute(d->f, reached) < 0) {
+		free(reached);
+		free(wave);
+		give_up(d, "out of memory");
+		return false;
+	}
+	unsigned nearest = FABRIC_MAX_HOPS + 1;
+	for (size_t i = 0; i < d->nrereads; i++)
+		if (reached[d->rereads[i].node->index] && d->rereads[i].node->hops < nearest)
+			nearest = d->rereads[i].node->hops;
+	size_t nwave = 0, keep = 0;
+	for (size_t i = 0; i < d->nrereads; i++) {
+		const struct reread *q = &d->rereads[i];
+		if (!reached[q->node->index])
+			continue;
+		if (q->node->hops == nearest)
+			wave[nwave++] = *q;
+		else
+			d->rereads[keep++] = *q;
+	}
+	d->nrereads = keep;
+	d->in_flight++;	/* held while the wave goes out: no answer ends it meanwhile */
+	for (size_t i = 0; i < nwave; i++)
+		send_reread(d, &wave[i]);
+	free(reached);
+	free(wave);
+	d->in_flight--;
+	if (d->in_flight)
+		return true;
+	return d->nrereads && !d->report.repair_failed[0] && next_wave(d);
+}
+
+int disc_repair(struct mad_port *mp, struct mkeys *mkeys, const struct fabric *prev, const uint64_t *guids,
+		size_t nguids, struct fabric *f, disc_done_fn done, void *arg)
+{
+	struct discovery *d = calloc(1, sizeof(*d));
+	if (!d || fabric_copy(f, prev) < 0) {
+		free(d);
+		return -1;
+	}
+	for (size_t i = 0; i < f->nnodes; i++)
+		if (sm_node_copy(f->nodes[i], prev->nodes[i]) < 0) {
+			sm_node_detach_all(f);
+			fabric_free(f);
+			free(d);
+			return -1;
+		}
+	*d = (struct discovery){ .mp = mp, .mkeys = mkeys, .f = f, .done = done, .arg = arg, .repair = true };
+	for (size_t i = 0; i < nguids; i++) {
+		struct node *n = fabric_find_guid(f, guids[i]);
+		if (!n || n->type != NODE_SWITCH) {
+			give_up(d, "switch 0x%016llx is not in the model", (unsigned long long)guids[i]);
+			continue;
+		}
+		queue_reread(d, n, -1, false);
+		for (unsigned port = 0; port <= n->nports; port++)
+			queue_reread(d, n, (int)port, false);
+	}
+	maybe_done(d);
 	return 0;
 }

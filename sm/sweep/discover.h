@@ -13,6 +13,8 @@ struct disc_report {
 	unsigned unreachable;	/* ports whose neighbour never answered */
 	unsigned duplicates;	/* GUIDs seen at two places */
 	unsigned failed_attrs;	/* NodeDescription/PortInfo/SwitchInfo reads that failed */
+	unsigned pruned;	/* a repair: nodes of the model it started from no longer reached */
+	char repair_failed[160];	/* a repair that cannot stand in for a full discovery: why */
 };
 
 typedef void (*disc_done_fn)(void *arg, const struct disc_report *r);
@@ -26,5 +28,22 @@ typedef void (*disc_done_fn)(void *arg, const struct disc_report *r);
  * from mkeys (sm_node->mkey), and the SMPs about it carry that key.
  */
 int disc_start(struct mad_port *mp, struct mkeys *mkeys, struct fabric *f, disc_done_fn done, void *arg);
+
+/*
+ * Repairs a model instead of discovering anew: f (uninitialised) becomes
+ * a copy of prev (the last programmed sweep's fabric, with its sm_nodes),
+ * then the switches named by guids (those that reported a port change)
+ * have every PortInfo and their SwitchInfo read again. A link found down,
+ * or retrained, leaves the model and its far end is read again; a port
+ * found up leads to the node behind it, and what is new there is
+ * discovered as disc_start would. Reads go in waves, nearest node first,
+ * each over routes computed on the model as it then is; an unanswered one
+ * is asked again in a later wave. Nodes no longer reached leave f. When
+ * the repair cannot vouch for its model (a GUID met where the model has
+ * it elsewhere, a node that twice does not answer, a switch not in prev),
+ * done hears why in repair_failed and the caller discovers in full.
+ */
+int disc_repair(struct mad_port *mp, struct mkeys *mkeys, const struct fabric *prev, const uint64_t *guids,
+		size_t nguids, struct fabric *f, disc_done_fn done, void *arg);
 
 #endif
