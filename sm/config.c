@@ -20,6 +20,7 @@
  *   max_op_vls: 8
  *   subnet_timeout: 18
  *   sweep_interval: 10
+ *   full_sweep_interval: 600          # a full heavy sweep at least this often, whatever repairs ran
  *   trap_holddown_ms: 50              # after a link-change trap, wait, then sweep once
  *   react_to_traps: 1                 # 0: traps are logged only
  *   trap_budget_per_minute: 20        # traps one source LID may send; the rest are ignored
@@ -65,6 +66,7 @@ void config_defaults(struct fabricd_config *c)
 	c->max_op_vls = 8;
 	c->subnet_timeout = 18;
 	c->sweep_interval = 10;
+	c->full_sweep_interval = 600;
 	c->sm_poll_interval_ms = 2000;
 	c->sm_poll_retries = 3;
 	c->trap_holddown_ms = 50;
@@ -438,6 +440,7 @@ static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 		{ "sm_poll_retries", 100, &c->sm_poll_retries },
 		{ "subnet_timeout", 31, &c->subnet_timeout },
 		{ "sweep_interval", 86400, &c->sweep_interval },
+		{ "full_sweep_interval", 604800, &c->full_sweep_interval },
 		{ "trap_holddown_ms", 60000, &c->trap_holddown_ms },
 		{ "react_to_traps", 1, &c->react_to_traps },
 		{ "trap_budget_per_minute", 100000, &c->trap_budget_per_minute },

@@ -1,24 +1,30 @@
 /*
  * DOC: when sweeps run
  *
- * One sweep at a time (sm->sched.sweeping): a heavy sweep asked for while one
+ * One sweep at a time (sm->sched.sweeping): a sweep asked for while one
  * runs follows it (resweep_wanted). After each sweep, heavy or light, a
- * master arms the next light sweep sweep_interval seconds on; a light
- * sweep that sees a change, or that cannot run (no clean heavy sweep
- * yet), is a heavy one. A trap that reports a change asks for a heavy
- * sweep trap_holddown_ms after the first such trap, however many more
- * come. A STANDBY or NOTACTIVE SM does not sweep. A published sweep is
- * followed by the multicast trees on its fabric; every heavy sweep's end
- * is told to systemd (STATUS=). With --once nothing is
- * rearmed: the first sweep's end (once its MFT Sets are answered) ends
- * the run, exit 0 for a clean sweep or a standby, 1 otherwise; traps
- * start no sweep.
+ * master arms the next light sweep sweep_interval seconds on (or a full
+ * heavy sweep, when full_sweep_interval has passed since the last one).
+ * A heavy sweep is a repair when all it was asked for is switches that
+ * reported a port change (Trap 128, or PortStateChange in a light sweep)
+ * and the switches hold the published sweep; else it is full: on
+ * request (SIGHUP, fabricctl, the election, health), after other traps,
+ * after a light sweep a switch did not answer, without a clean sweep.
+ * A trap that reports a change asks for a sweep trap_holddown_ms after
+ * the first such trap, however many more come; the repair reads every
+ * switch that reported one meanwhile. A STANDBY or NOTACTIVE SM does
+ * not sweep. A published sweep is followed by the multicast trees on its
+ * fabric; every heavy sweep's end is told to systemd (STATUS=). With
+ * --once nothing is rearmed: the first sweep's end (once its MFT Sets
+ * are answered) ends the run, exit 0 for a clean sweep or a standby, 1
+ * otherwise; traps start no sweep.
  *
  * The sweeps report back through the callbacks given when they start, and
  * the election asks for a sweep through sm->sched.want_sweep: sched.c depends on
  * them, never the other way round.
  */
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include "sm/ha/ha.h"
 #include "sm/sa/mcast.h"
@@ -27,11 +33,13 @@
 #include "sm/sm.h"
 #include "sm/sweep/sweep.h"
 
+static void kick(struct sm *sm);
+
 static void next(struct sm *sm)
 {
 	if (sm->sched.resweep_wanted) {
 		sm->sched.resweep_wanted = false;
-		sm_sweep_request(sm);
+		kick(sm);
 	} else if (sm->cfg.sweep_interval && sm->state == SM_MASTER && !sm->once) {
 		evl_timer_arm(sm->sched.sweep_timer, (uint64_t)sm->cfg.sweep_interval * 1000);
 	}
@@ -67,18 +75,49 @@ static void after_sweep(struct sm *sm, const struct sweep_outcome *o)
 	next(sm);
 }
 
-static void on_light_done(struct sm *sm, bool changed)
+/* Adds guid to the switches the next repair reads (once each); out of memory, the next sweep is full. */
+static void add_repair(struct sm *sm, uint64_t guid)
 {
-	if (changed)
-		sm_sweep_request(sm);
+	struct sm_sched *c = &sm->sched;
+	for (size_t i = 0; i < c->nrepair; i++)
+		if (c->repair[i] == guid)
+			return;
+	if (c->nrepair == c->repair_cap) {
+		size_t cap = c->repair_cap ? c->repair_cap * 2 : 16;
+		uint64_t *r = realloc(c->repair, cap * sizeof(*r));
+		if (!r) {
+			c->full_wanted = true;
+			return;
+		}
+		c->repair = r;
+		c->repair_cap = cap;
+	}
+	c->repair[c->nrepair++] = guid;
+}
+
+static void on_light_done(struct sm *sm, const struct light_report *r)
+{
+	if (r->silent)
+		sm->sched.full_wanted = true;
+	for (size_t i = 0; i < r->nchanged; i++)
+		add_repair(sm, r->changed[i]);
+	if (r->silent || r->nchanged)
+		kick(sm);
 	else
 		next(sm);
+}
+
+/* The safety net under the repairs: a full heavy sweep at least every full_sweep_interval seconds. */
+static bool full_sweep_due(const struct sm *sm)
+{
+	uint64_t every = (uint64_t)sm->cfg.full_sweep_interval * 1000;
+	return every && evl_now_ms() - sm->sched.last_full_ms >= every;
 }
 
 static void on_sweep_timer(void *arg)
 {
 	struct sm *sm = arg;
-	if (!sm_published(sm) || !sm->last_sweep_ok || sm->sched.sweeping)
+	if (!sm_published(sm) || !sm->last_sweep_ok || sm->sched.sweeping || full_sweep_due(sm))
 		sm_sweep_request(sm);
 	else
 		light_sweep(sm, on_light_done);
@@ -89,29 +128,62 @@ static void on_change_timer(void *arg)
 	struct sm *sm = arg;
 	sm->sched.change_pending = false;
 	log_info("sweep: after a trap (hold-down %u ms)", sm->cfg.trap_holddown_ms);
-	sm_sweep_request(sm);
+	kick(sm);
+}
+
+/* Starts the sweep asked for: a repair of the switches that reported changes, or a full one. */
+static void kick(struct sm *sm)
+{
+	struct sm_sched *c = &sm->sched;
+	if (sm->state == SM_STANDBY || sm->state == SM_NOTACTIVE) {
+		log_info("sweep: not swept: this SM is %s", ha_state_name(sm->state));
+		c->nrepair = 0;
+		c->full_wanted = false;
+		return;
+	}
+	if (c->sweeping) {
+		c->resweep_wanted = true;
+		return;
+	}
+	evl_timer_cancel(c->sweep_timer);
+	/* the switches must hold the published tables for a repair to start from them */
+	bool full = c->full_wanted || !c->nrepair || !sm_published(sm) || !sm->last_sweep_ok;
+	size_t n = full ? 0 : c->nrepair;
+	c->nrepair = 0;
+	c->full_wanted = false;
+	if (full)
+		c->last_full_ms = evl_now_ms();
+	sweep_start(sm, c->repair, n, after_sweep);
 }
 
 void sm_sweep_request(struct sm *sm)
 {
-	if (sm->state == SM_STANDBY || sm->state == SM_NOTACTIVE) {
-		log_info("sweep: not swept: this SM is %s", ha_state_name(sm->state));
-		return;
-	}
-	if (sm->sched.sweeping) {
-		sm->sched.resweep_wanted = true;
-		return;
-	}
-	evl_timer_cancel(sm->sched.sweep_timer);
-	sweep_start(sm, after_sweep);
+	sm->sched.full_wanted = true;
+	kick(sm);
 }
 
-void sm_sweep_soon(struct sm *sm)
+static void hold_down(struct sm *sm)
 {
 	if (sm->sched.change_pending || sm->once)
 		return;
 	sm->sched.change_pending = true;
 	evl_timer_arm(sm->sched.change_timer, sm->cfg.trap_holddown_ms);
+}
+
+void sm_sweep_soon(struct sm *sm)
+{
+	if (sm->once)
+		return;
+	sm->sched.full_wanted = true;
+	hold_down(sm);
+}
+
+void sm_repair_soon(struct sm *sm, uint64_t guid)
+{
+	if (sm->once)
+		return;
+	add_repair(sm, guid);
+	hold_down(sm);
 }
 
 int sched_init(struct sm *sm)
@@ -124,6 +196,9 @@ int sched_init(struct sm *sm)
 
 void sched_free(struct sm *sm)
 {
+	free(sm->sched.repair);
+	sm->sched.repair = NULL;
+	sm->sched.nrepair = sm->sched.repair_cap = 0;
 	evl_watch_free(sm->sched.sweep_timer);
 	evl_watch_free(sm->sched.change_timer);
 	sm->sched.sweep_timer = sm->sched.change_timer = NULL;

@@ -76,6 +76,15 @@ struct sm {
 		struct evl_watch *change_timer;	/* hold-down after a trap reported a change */
 		bool change_pending;
 		/*
+		 * What the next sweep is: a full heavy sweep when asked for
+		 * (full_wanted), else a repair of the switches that reported a
+		 * port change (repair[], by GUID) when there are some.
+		 */
+		bool full_wanted;
+		uint64_t *repair;
+		size_t nrepair, repair_cap;
+		uint64_t last_full_ms;	/* when the last full heavy sweep began: full_sweep_interval counts from it */
+		/*
 		 * Asks for a heavy sweep (sm_sweep_request): for the modules a
 		 * sweep itself calls (the election), which must not call sched.c back.
 		 */
@@ -113,13 +122,20 @@ void sm_snapshot_free(struct sm_snapshot *snap);
 /* sm/sched.c: the sweep timers and sm->want_sweep; -1 if a timer cannot be made. */
 int sched_init(struct sm *sm);
 void sched_free(struct sm *sm);
-/* Starts a heavy sweep now, or right after the one running; nothing on a STANDBY or NOTACTIVE SM. */
+/* Starts a full heavy sweep now, or right after the one running; nothing on a STANDBY or NOTACTIVE SM. */
 void sm_sweep_request(struct sm *sm);
 /*
- * A node reported a change: sweep once cfg.trap_holddown_ms has passed
- * since the first such report, however many more arrive meanwhile.
+ * A node reported a change: sweep in full once cfg.trap_holddown_ms has
+ * passed since the first such report, however many more arrive meanwhile.
  */
 void sm_sweep_soon(struct sm *sm);
+/*
+ * Switch guid reported a port change (Trap 128, PortStateChange): after
+ * the same hold-down, a repair sweep reads it again, with every other
+ * switch that reported one meanwhile (a full sweep when one is asked
+ * for, or when the switches may not hold the published tables).
+ */
+void sm_repair_soon(struct sm *sm, uint64_t guid);
 /* sm/events.c: queues an event for the database (see sm->events). */
 void sm_event(struct sm *sm, const char *kind, const char *detail);
 /* Stores the queued events now if the database is free (for an SM that does not sweep). */

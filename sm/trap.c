@@ -120,6 +120,13 @@ void trap_handle(struct sm *sm, const ib_smp_t *req, const struct mad_origin *fr
 	 */
 	const struct sm_snapshot *pub = sm_published(sm);
 	uint16_t own = pub ? sm_node_own_lid(&pub->fabric) : 0;	/* 0 before the first sweep */
-	if (means_change(num) && (issuer != own || num == 128) && sm->cfg.react_to_traps)
+	if (!means_change(num) || (issuer == own && num != 128) || !sm->cfg.react_to_traps)
+		return;
+	/* a switch's port changed: a repair reads that switch again; anything else, a full sweep */
+	uint8_t port;
+	const struct node *sw = num == 128 && pub ? fabric_find_lid(&pub->fabric, about, &port) : NULL;
+	if (sw && sw->type == NODE_SWITCH)
+		sm_repair_soon(sm, sw->guid);
+	else
 		sm_sweep_soon(sm);
 }

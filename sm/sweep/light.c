@@ -8,7 +8,8 @@
  * found, tells whether anything changed: a set bit, or a switch that no
  * longer answers, starts a heavy sweep. A change behind a CA alone shows
  * on the CA's switch port. This finds what a lost trap did not report.
- * Whoever started it (sm/sched.c) hears whether a heavy sweep is due.
+ * Whoever started it (sm/sched.c) hears which switches reported a change
+ * (a repair reads them again) and how many did not answer (a full sweep).
  */
 #include "sm/sweep/light.h"
 
@@ -20,7 +21,9 @@
 struct light {
 	struct sm *sm;
 	light_done_fn done;
-	unsigned in_flight, asked, changed, silent;
+	unsigned in_flight, asked, silent;
+	uint64_t *changed;	/* GUIDs of the switches that reported PortStateChange */
+	size_t nchanged;
 	uint64_t t0, mads0;
 	const char *first;	/* a switch that reported a change, for the log */
 };
@@ -30,17 +33,19 @@ static void finish(struct light *l)
 	struct sm *sm = l->sm;
 	uint64_t ms = evl_now_ms() - l->t0, mads = mad_get_stats(sm->mp)->sent - l->mads0;
 	light_done_fn done = l->done;
-	bool changed = l->changed || l->silent;
+	struct light_report r = { l->changed, l->nchanged, l->silent };
 	sm->sched.sweeping = false;
-	if (changed)
-		log_info("light sweep: %u of %u switches report port changes%s%s, %u do not answer "
-			 "(%llu ms, %llu SMPs): heavy sweep", l->changed, l->asked, l->first ? ", e.g. " : "",
-			 l->first ? l->first : "", l->silent, (unsigned long long)ms, (unsigned long long)mads);
+	if (r.nchanged || r.silent)
+		log_info("light sweep: %zu of %u switches report port changes%s%s, %u do not answer "
+			 "(%llu ms, %llu SMPs): %s", r.nchanged, l->asked, l->first ? ", e.g. " : "",
+			 l->first ? l->first : "", l->silent, (unsigned long long)ms, (unsigned long long)mads,
+			 r.silent ? "full heavy sweep" : "repair");
 	else
 		log_debug("light sweep: no change on %u switches (%llu ms, %llu SMPs)", l->asked,
 			  (unsigned long long)ms, (unsigned long long)mads);
+	done(sm, &r);
+	free(l->changed);
 	free(l);
-	done(sm, changed);
 }
 
 struct probe {
@@ -55,7 +60,7 @@ static void on_switch_info(void *ctx, int status, const ib_smp_t *reply)
 	if (status)
 		l->silent++;
 	else if (ib_switch_info_get_state_change((const ib_switch_info_t *)reply->data)) {
-		l->changed++;
+		l->changed[l->nchanged++] = p->sw->guid;
 		if (!l->first)
 			l->first = p->sw->desc;
 	}
@@ -66,19 +71,22 @@ static void on_switch_info(void *ctx, int status, const ib_smp_t *reply)
 
 void light_sweep(struct sm *sm, light_done_fn done)
 {
+	const struct fabric *f = &sm_published(sm)->fabric;	/* the scheduler runs us only after a clean sweep */
 	struct light *l = calloc(1, sizeof(*l));
-	if (!l) {
+	uint64_t *changed = l ? calloc(f->nnodes + 1, sizeof(*changed)) : NULL;
+	if (!changed) {
 		log_error("light sweep: out of memory");
-		done(sm, true);
+		free(l);
+		done(sm, &(struct light_report){ .silent = 1 });
 		return;
 	}
+	l->changed = changed;
 	l->sm = sm;
 	l->done = done;
 	l->t0 = evl_now_ms();
 	l->mads0 = mad_get_stats(sm->mp)->sent;
 	sm->sched.sweeping = true;	/* a heavy sweep asked for meanwhile waits for us */
 	l->in_flight = 1;	/* held until every probe is sent */
-	const struct fabric *f = &sm_published(sm)->fabric;	/* the scheduler runs us only after a clean sweep */
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];
 		struct probe *p = n->type == NODE_SWITCH ? malloc(sizeof(*p)) : NULL;

@@ -7,8 +7,13 @@
 
 #include "sm/sm.h"
 
-/* changed: a switch reported PortStateChange or did not answer (a heavy sweep is due). */
-typedef void (*light_done_fn)(struct sm *sm, bool changed);
+/* What a light sweep found: the switches that reported PortStateChange (GUIDs), and how many did not answer. */
+struct light_report {
+	const uint64_t *changed;
+	size_t nchanged;
+	unsigned silent;
+};
+typedef void (*light_done_fn)(struct sm *sm, const struct light_report *r);
 
 /*
  * Reads SwitchInfo of every switch of the published sweep (a clean heavy

@@ -57,6 +57,8 @@ struct sweep {
 	size_t sl_changed;		/* LIDs whose SL differs from the switches' last tables */
 	char result[DB_ERR_LEN + 64];	/* "ok", or how the programming or the store fell short */
 	sweep_done_fn done;
+	uint64_t *repair;		/* a repair: the switches that reported port changes (GUIDs) */
+	size_t nrepair;			/* 0: a full sweep */
 	struct qos_tables qos;
 	struct partitions parts;	/* as configured when the pkeys phase began */
 	struct db_sweep rec;
@@ -107,6 +109,7 @@ static void sweep_free(struct sweep *s)
 	routing_tables_free(&s->tables);
 	transition_plan_free(&s->plan);
 	free(s->changes);
+	free(s->repair);
 	free(s);
 }
 
@@ -352,11 +355,23 @@ static void phase_failed(struct sweep *s, const char *detail, const char *why)
 static void on_discovered(void *arg, const struct disc_report *r)
 {
 	struct sweep *s = arg;
-	char detail[160];
+	char detail[200];
+	if (r->repair_failed[0]) {	/* the safety net: discover it all */
+		log_warn("sweep: repair: %s: discovering the whole fabric", r->repair_failed);
+		sm_node_detach_all(&s->f);
+		fabric_free(&s->f);
+		s->nrepair = 0;
+		snprintf(s->rec.kind, sizeof(s->rec.kind), "heavy");
+		start_discover(s);
+		return;
+	}
 	s->disc = *r;
 	namemap_apply(&s->sm->names, &s->f);	/* the operator's names, in the log and the database */
-	snprintf(detail, sizeof(detail), "%u switches, %u CAs, %u links, %u unreachable, %u duplicate GUIDs",
-		 r->switches, r->cas, r->links, r->unreachable, r->duplicates);
+	snprintf(detail, sizeof(detail), "%u switches, %u CAs, %u links, %u unreachable, %u duplicate GUIDs%s",
+		 r->switches, r->cas, r->links, r->unreachable, r->duplicates, s->nrepair ? "; repaired" : "");
+	if (s->nrepair)
+		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), " from %zu switch%s read again, "
+			 "%u nodes gone", s->nrepair, s->nrepair == 1 ? "" : "es", r->pruned);
 	if (r->nodes == 0)
 		phase_failed(s, detail, "the local port does not answer");
 	else
@@ -365,7 +380,11 @@ static void on_discovered(void *arg, const struct disc_report *r)
 
 static void start_discover(struct sweep *s)
 {
-	if (disc_start(s->sm->mp, &s->sm->mkeys, &s->f, on_discovered, s) < 0)
+	struct sm *sm = s->sm;
+	int rc = s->nrepair ? disc_repair(sm->mp, &sm->mkeys, &sm->pub->fabric, s->repair, s->nrepair, &s->f,
+					  on_discovered, s)
+			    : disc_start(sm->mp, &sm->mkeys, &s->f, on_discovered, s);
+	if (rc < 0)
 		sweep_end(s, "out of memory", false);
 }
 
@@ -754,7 +773,6 @@ static void start_store(struct sweep *s)
 		snprintf(s->result, sizeof(s->result), "degraded: %u Sets failed, %u ports unreachable",
 			 s->cfg_failed, s->disc.unreachable + s->disc.failed_attrs);
 	struct db_sweep *r = &s->rec;
-	snprintf(r->kind, sizeof(r->kind), "heavy");
 	snprintf(r->result, sizeof(r->result), "%.63s", s->result);
 	r->finished = unix_now();
 	r->mads = mads_sent(s) - s->mads0;
@@ -817,13 +835,17 @@ static void start_reregister(struct sweep *s)
 		sweep_end(s, "out of memory", true);
 }
 
-void sweep_start(struct sm *sm, sweep_done_fn done)
+void sweep_start(struct sm *sm, const uint64_t *repair, size_t nrepair, sweep_done_fn done)
 {
 	struct sweep *s = calloc(1, sizeof(*s));
+	if (s && nrepair && (s->repair = malloc(nrepair * sizeof(*repair))))
+		memcpy(s->repair, repair, nrepair * sizeof(*repair));
 	if (!s) {
 		log_error("sweep: out of memory");
 		return;
 	}
+	s->nrepair = s->repair ? nrepair : 0;	/* without memory for the list, a full sweep */
+	snprintf(s->rec.kind, sizeof(s->rec.kind), "%s", s->nrepair ? "repair" : "heavy");
 	s->sm = sm;
 	s->done = done;
 	fabric_init(&s->f);
@@ -833,7 +855,11 @@ void sweep_start(struct sm *sm, sweep_done_fn done)
 	s->rec.started = unix_now();
 	sm->sched.sweeping = true;
 	sm->act_count++;
-	log_info("sweep: heavy sweep from %s port %d (GUID 0x%016llx)", mad_port_ca(sm->mp),
-		 mad_port_num(sm->mp), (unsigned long long)mad_port_guid(sm->mp));
+	if (s->nrepair)
+		log_info("sweep: repair of %zu switch%s that reported port changes, from %s port %d", s->nrepair,
+			 s->nrepair == 1 ? "" : "es", mad_port_ca(sm->mp), mad_port_num(sm->mp));
+	else
+		log_info("sweep: heavy sweep from %s port %d (GUID 0x%016llx)", mad_port_ca(sm->mp),
+			 mad_port_num(sm->mp), (unsigned long long)mad_port_guid(sm->mp));
 	begin(s, 0);
 }

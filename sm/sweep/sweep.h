@@ -1,5 +1,5 @@
 /*
- * sweep.h - the heavy sweep: discover, elect, assign LIDs, route, program,
+ * sweep.h - the heavy sweep (a full one or a repair): discover, elect, assign LIDs, route, program,
  * store (sm/sweep/sweep.c); sm/sched.c decides when.
  */
 #ifndef SM_SWEEP_H
@@ -13,7 +13,13 @@ struct sweep_outcome {
 };
 typedef void (*sweep_done_fn)(struct sm *sm, const struct sweep_outcome *o);
 
-/* Starts a heavy sweep now (none may be running); done runs when it has ended, stored or not. */
-void sweep_start(struct sm *sm, sweep_done_fn done);
+/*
+ * Starts a heavy sweep now (none may be running); done runs when it has
+ * ended, stored or not. With nrepair switch GUIDs it is a repair: the
+ * published fabric with those switches read again (sm/sweep/discover.c,
+ * disc_repair), falling back to a full discovery when the repair cannot
+ * vouch for its model.
+ */
+void sweep_start(struct sm *sm, const uint64_t *repair, size_t nrepair, sweep_done_fn done);
 
 #endif

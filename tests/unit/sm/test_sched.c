@@ -9,6 +9,10 @@
  * - The light sweep runs on its timer after a clean sweep; one that saw a
  *   change is followed by a heavy sweep; without a clean sweep the timer
  *   starts a heavy one.
+ * - Trap 128s from switches become one repair of those switches; a full
+ *   sweep asked for meanwhile, or a switch silent in a light sweep, makes
+ *   it a full one; full_sweep_interval brings a full sweep in place of a
+ *   light one.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,12 +28,18 @@
 static unsigned heavy, light;
 static sweep_done_fn heavy_done;
 static light_done_fn light_done;
+static uint64_t repaired[8];	/* the last heavy sweep's switches to repair; none: it was full */
+static size_t nrepaired;
 
-void __wrap_sweep_start(struct sm *sm, sweep_done_fn done)
+void __wrap_sweep_start(struct sm *sm, const uint64_t *repair, size_t nrepair, sweep_done_fn done)
 {
 	sm->sched.sweeping = true;
 	heavy++;
 	heavy_done = done;
+	assert_true(nrepair <= 8);
+	if (nrepair)
+		memcpy(repaired, repair, nrepair * sizeof(*repair));
+	nrepaired = nrepair;
 }
 
 void __wrap_light_sweep(struct sm *sm, light_done_fn done)
@@ -150,13 +160,84 @@ static void the_light_sweep_runs_on_its_timer(void **state)
 	run_for(&sm, 1500);
 	assert_int_equal(light, 1);
 	sm.sched.sweeping = false;
-	light_done(&sm, true);	/* a switch reported a change: heavy now */
+	uint64_t sw = 0x42;
+	light_done(&sm, &(struct light_report){ .changed = &sw, .nchanged = 1 });	/* a change: repair it now */
 	assert_int_equal(heavy, 2);
+	assert_int_equal(nrepaired, 1);
+	assert_int_equal(repaired[0], 0x42);
 	end_heavy(&sm);
 	sm.last_sweep_ok = false;	/* a degraded sweep: the timer brings a heavy one */
 	run_for(&sm, 1500);
 	assert_int_equal(light, 1);
 	assert_int_equal(heavy, 3);
+	assert_int_equal(nrepaired, 0);
+	end_heavy(&sm);
+	sm.last_sweep_ok = true;
+	run_for(&sm, 1500);
+	assert_int_equal(light, 2);
+	sm.sched.sweeping = false;
+	light_done(&sm, &(struct light_report){ .changed = &sw, .nchanged = 1, .silent = 1 });
+	assert_int_equal(heavy, 4);	/* a switch did not answer: only a full sweep can tell what is gone */
+	assert_int_equal(nrepaired, 0);
+	end_heavy(&sm);
+	done(&sm);
+}
+
+static void traps_from_switches_are_one_repair_unless_a_full_sweep_is_asked_for(void **state)
+{
+	(void)state;
+	struct sm sm;
+	master(&sm, 0);
+	sm_sweep_request(&sm);
+	end_heavy(&sm);
+	sm_repair_soon(&sm, 0x10);
+	sm_repair_soon(&sm, 0x20);
+	sm_repair_soon(&sm, 0x10);
+	run_for(&sm, 60);
+	assert_int_equal(heavy, 2);
+	assert_int_equal(nrepaired, 2);
+	assert_int_equal(repaired[0], 0x10);
+	assert_int_equal(repaired[1], 0x20);
+	sm_repair_soon(&sm, 0x30);	/* during the repair: the next one, after the hold-down */
+	run_for(&sm, 60);
+	assert_int_equal(heavy, 2);
+	end_heavy(&sm);
+	assert_int_equal(heavy, 3);
+	assert_int_equal(nrepaired, 1);
+	assert_int_equal(repaired[0], 0x30);
+	end_heavy(&sm);
+	sm_repair_soon(&sm, 0x40);
+	sm_sweep_soon(&sm);	/* another trap (144): a full sweep, which covers the repair */
+	run_for(&sm, 60);
+	assert_int_equal(heavy, 4);
+	assert_int_equal(nrepaired, 0);
+	end_heavy(&sm);
+	sm.last_sweep_ok = false;	/* the switches may not hold the published tables */
+	sm_repair_soon(&sm, 0x50);
+	run_for(&sm, 60);
+	assert_int_equal(heavy, 5);
+	assert_int_equal(nrepaired, 0);
+	end_heavy(&sm);
+	done(&sm);
+}
+
+static void a_full_sweep_takes_a_light_sweeps_turn_once_due(void **state)
+{
+	(void)state;
+	struct sm sm;
+	master(&sm, 1);
+	sm.cfg.full_sweep_interval = 2;
+	sm_sweep_request(&sm);
+	end_heavy(&sm);
+	run_for(&sm, 1200);	/* 1 s on: a light sweep */
+	assert_int_equal(light, 1);
+	assert_int_equal(heavy, 1);
+	sm.sched.sweeping = false;
+	light_done(&sm, &(struct light_report){ 0 });
+	run_for(&sm, 1200);	/* 2 s since the full one: full again */
+	assert_int_equal(light, 1);
+	assert_int_equal(heavy, 2);
+	assert_int_equal(nrepaired, 0);
 	end_heavy(&sm);
 	done(&sm);
 }
@@ -168,6 +249,8 @@ int main(void)
 		cmocka_unit_test(a_request_during_a_sweep_follows_it_once),
 		cmocka_unit_test(standby_and_notactive_do_not_sweep),
 		cmocka_unit_test(the_light_sweep_runs_on_its_timer),
+		cmocka_unit_test(traps_from_switches_are_one_repair_unless_a_full_sweep_is_asked_for),
+		cmocka_unit_test(a_full_sweep_takes_a_light_sweeps_turn_once_due),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,19 @@
  *   published (the SA answers from it), the hosts' ports are asked to
  *   reregister (a first sweep as master).
  * - The scheduler hears one outcome: ok and published.
+ *
+ * A repair (a sweep given the switches that reported port changes) over a
+ * 3-level radix-4 tree, through a sequence of failures, ends with what a
+ * full sweep of the same fabric then finds: the same nodes and links, the
+ * same LIDs and the same forwarding tables. It reads far fewer
+ * attributes, and an answer lost on the way is asked for again:
+ * - a leaf's up-link unlinked, then linked again;
+ * - a core switch gone (every cable), then back: the repair discovers
+ *   it anew through its neighbours;
+ * - a host's cable moved to another port of its switch: repaired;
+ * - a switch's cable moved, met at its new place before its old one is
+ *   read: the repair cannot vouch for its model and the sweep discovers
+ *   the whole fabric.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -39,6 +52,10 @@ static struct sent {
 	unsigned stored;	/* sweeps in the database when it went out */
 } sent[QUEUE];
 static size_t nsent;
+/* The next answer lost: the first to a Get of lose_attr (modifier lose_mod, if not -1) about the node with this GUID (0: none). */
+static uint64_t lose_guid;
+static ib_net16_t lose_attr;
+static int64_t lose_mod = -1;
 
 static unsigned stored_sweeps(void)
 {
@@ -61,6 +78,13 @@ int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uin
 		s->rereg = ib_port_info_get_client_rereg(&pi);
 	}
 	sim_queue(method, attr, mod, path, hops, data, len, done, ctx);
+	uint8_t in;
+	const struct node *n = lose_guid && method == IB_MAD_METHOD_GET && attr == lose_attr ? follow(path, hops, &in)
+											       : NULL;
+	if (n && n->guid == lose_guid && (lose_mod < 0 || lose_mod == mod)) {	/* the answer is lost on its way */
+		queue[queued - 1].status = MAD_TIMEOUT;
+		lose_guid = 0;
+	}
 	return 0;
 }
 
@@ -108,11 +132,10 @@ static void on_swept(struct sm *s, const struct sweep_outcome *o)
 	outcomes++;
 }
 
-static int setup(void **state)
+static int setup_tree(const struct fattree_spec *spec)
 {
 	char err[DB_ERR_LEN];
-	struct fattree_spec spec = { .levels = 2, .radix = 4 };
-	assert_int_equal(fattree_generate(&spec, &truth, err), 0);
+	assert_int_equal(fattree_generate(spec, &truth, err), 0);
 	memset(&sm, 0, sizeof(sm));
 	config_defaults(&sm.cfg);
 	snprintf(db_path, sizeof(db_path), "/tmp/fabricd-test-sweep.%d.db", (int)getpid());
@@ -126,6 +149,16 @@ static int setup(void **state)
 	assert_int_equal(ha_init(&sm), 0);
 	mcast_init(&sm.mcast, sm.cfg.subnet_prefix);
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_tree(&(struct fattree_spec){ .levels = 2, .radix = 4 });
+}
+
+static int setup_3_levels(void **state)
+{
+	return setup_tree(&(struct fattree_spec){ .levels = 3, .radix = 4 });
 }
 
 static int teardown(void **state)
@@ -153,7 +186,7 @@ static size_t first(uint8_t method, ib_net16_t attr, uint8_t state, bool rereg)
 
 static void phases_go_in_order_and_hosts_reregister_after_the_sweep_is_published(void **state)
 {
-	sweep_start(&sm, on_swept);
+	sweep_start(&sm, NULL, 0, on_swept);
 	for (size_t next = 0; outcomes == 0; next++) {	/* every answer, in the order asked */
 		assert_true(next < queued);
 		struct answer a = queue[next];
@@ -192,11 +225,234 @@ static void phases_go_in_order_and_hosts_reregister_after_the_sweep_is_published
 		assert_true(sent[i].rereg);
 }
 
+/* Runs a sweep (a repair of the switches named, or full) to its end, answers in order; returns its Gets. */
+static size_t sweep(const uint64_t *repair, size_t n)
+{
+	unsigned before = outcomes;
+	queued = 0;
+	nsent = 0;
+	sweep_start(&sm, repair, n, on_swept);
+	for (size_t next = 0; next < queued; next++) {
+		struct answer a = queue[next];
+		a.done(a.ctx, a.status, a.status ? NULL : &a.reply);
+	}
+	assert_int_equal(outcomes, before + 1);
+	assert_true(outcome.published);
+	size_t gets = 0;
+	for (size_t i = 0; i < nsent; i++)
+		gets += sent[i].method == IB_MAD_METHOD_GET;
+	return gets;
+}
+
+/* The published sweep's links, LIDs and tables, by GUID, kept to compare with another sweep's. */
+struct picture {
+	struct fabric f;
+	struct routing_tables t;
+};
+
+static void take(struct picture *p)
+{
+	const struct sm_snapshot *pub = sm_published(&sm);
+	assert_int_equal(fabric_copy(&p->f, &pub->fabric), 0);
+	assert_int_equal(routing_tables_alloc(&p->t, &p->f, pub->tables.max_lid), 0);
+	for (size_t i = 0; i < p->f.nnodes; i++)
+		if (p->t.lft[i])
+			memcpy(p->t.lft[i], pub->tables.lft[i], pub->tables.max_lid + 1u);
+}
+
+static void drop(struct picture *p)
+{
+	routing_tables_free(&p->t);
+	fabric_free(&p->f);
+}
+
+/* The published sweep is the picture: every node, link, LID and LFT entry alike. */
+static void same_as(const struct picture *p)
+{
+	const struct sm_snapshot *pub = sm_published(&sm);
+	const struct fabric *f = &pub->fabric;
+	assert_int_equal(f->nnodes, p->f.nnodes);
+	assert_int_equal(pub->tables.max_lid, p->t.max_lid);
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i], *o = p->f.nodes[i];
+		assert_int_equal(n->guid, o->guid);
+		for (unsigned port = 0; port <= n->nports; port++) {
+			const struct port *a = &n->ports[port], *b = &o->ports[port];
+			assert_int_equal(a->lid, b->lid);
+			assert_int_equal(a->remote ? a->remote->guid : 0, b->remote ? b->remote->guid : 0);
+			assert_int_equal(a->remote_port, b->remote_port);
+		}
+		if (n->type == NODE_SWITCH)
+			assert_memory_equal(pub->tables.lft[i], p->t.lft[i], p->t.max_lid + 1u);
+	}
+}
+
+/*
+ * A repair of the switches named, then a full sweep: both publish the
+ * same picture. The repair's Gets are returned.
+ */
+static size_t repair_matches_a_full_sweep(const uint64_t *repair, size_t n)
+{
+	size_t gets = sweep(repair, n);
+	assert_true(outcome.ok);
+	struct picture after_repair;
+	take(&after_repair);
+	sweep(NULL, 0);
+	assert_true(outcome.ok);
+	same_as(&after_repair);
+	drop(&after_repair);
+	return gets;
+}
+
+/* Links a and b in the truth again: the ports train to INIT, as a new link does. */
+static void plug(struct node *a, uint8_t pa, struct node *b, uint8_t pb)
+{
+	assert_int_equal(fabric_link(a, pa, b, pb), 0);
+	a->ports[pa].state = b->ports[pb].state = 0;
+}
+
+static void repairs_end_where_a_full_sweep_does(void **state)
+{
+	sm.cfg.full_sweep_interval = 0;
+	size_t full_gets = sweep(NULL, 0);	/* the first */
+	struct node *core = NULL, *leaf = NULL;
+	for (size_t i = 0; i < truth.nnodes; i++) {
+		struct node *n = truth.nodes[i];
+		if (n->type == NODE_SWITCH && !core && n->ports[1].remote && n->ports[1].remote->type == NODE_SWITCH &&
+		    !strncmp(n->desc, "C", 1))
+			core = n;
+		if (n->type == NODE_SWITCH && !leaf && !strncmp(n->desc, "L", 1))
+			leaf = n;
+	}
+	assert_non_null(core);
+	assert_non_null(leaf);
+
+	/* a leaf's up-link: both ends report it */
+	uint8_t up = leaf->nports;
+	struct node *agg = leaf->ports[up].remote;
+	uint8_t agg_port = leaf->ports[up].remote_port;
+	assert_non_null(agg);
+	uint64_t ends[2] = { leaf->guid, agg->guid };
+	fabric_unlink(leaf, up);
+	size_t gets = repair_matches_a_full_sweep(ends, 2);
+	assert_true(gets * 5 < full_gets);
+	plug(leaf, up, agg, agg_port);
+	repair_matches_a_full_sweep(ends, 2);
+
+	/* the same, the far end's first PortInfo answer lost: asked again, same result */
+	fabric_unlink(leaf, up);
+	lose_guid = agg->guid;
+	lose_attr = IB_MAD_ATTR_PORT_INFO;
+	repair_matches_a_full_sweep(ends, 2);
+	assert_int_equal(lose_guid, 0);
+	plug(leaf, up, agg, agg_port);
+	repair_matches_a_full_sweep(ends, 2);
+
+	/* a core switch gone: its neighbours report it */
+	struct { struct node *n; uint8_t port; } was[FABRIC_MAX_PORTS + 1];
+	uint64_t neighbours[FABRIC_MAX_PORTS];
+	size_t nn = 0;
+	for (unsigned p = 1; p <= core->nports; p++) {
+		was[p].n = core->ports[p].remote;
+		was[p].port = core->ports[p].remote_port;
+		if (was[p].n)
+			neighbours[nn++] = was[p].n->guid;
+		fabric_unlink(core, (uint8_t)p);
+	}
+	sweep(neighbours, nn);
+	assert_null(fabric_find_guid(&sm_published(&sm)->fabric, core->guid));
+	for (unsigned p = 1; p <= core->nports; p++)
+		if (was[p].n)
+			plug(core, (uint8_t)p, was[p].n, was[p].port);
+	sweep(NULL, 0);
+	struct picture full;
+	take(&full);
+	for (unsigned p = 1; p <= core->nports; p++)	/* gone again, and back again, repaired */
+		fabric_unlink(core, (uint8_t)p);
+	sweep(neighbours, nn);
+	assert_true(outcome.ok);
+	for (unsigned p = 1; p <= core->nports; p++)
+		if (was[p].n)
+			plug(core, (uint8_t)p, was[p].n, was[p].port);
+	sweep(neighbours, nn);
+	assert_true(outcome.ok);
+	assert_non_null(fabric_find_guid(&sm_published(&sm)->fabric, core->guid));
+	same_as(&full);
+	drop(&full);
+}
+
+/* A leaf switch of the truth that the SM's CA (the first CA) is not on. */
+static struct node *far_leaf(void)
+{
+	const struct node *sm_ca = NULL;
+	for (size_t i = 0; i < truth.nnodes && !sm_ca; i++)
+		if (truth.nodes[i]->type == NODE_CA)
+			sm_ca = truth.nodes[i];
+	for (size_t i = 0; i < truth.nnodes; i++)
+		if (truth.nodes[i]->desc[0] == 'L' && sm_ca->ports[1].remote != truth.nodes[i])
+			return truth.nodes[i];
+	fail();
+	return NULL;
+}
+
+static void moved_cables_are_repaired_or_discovered_in_full(void **state)
+{
+	sm.cfg.full_sweep_interval = 0;
+	size_t full_gets = sweep(NULL, 0);
+	struct node *leaf = far_leaf();
+	uint64_t guid = leaf->guid;
+
+	/* the host on the leaf's port 1 moves to port 2, whose host is unplugged: a retrained port, repaired */
+	struct node *h1 = leaf->ports[1].remote, *h2 = leaf->ports[2].remote;
+	uint8_t p1 = leaf->ports[1].remote_port;
+	fabric_unlink(leaf, 1);
+	fabric_unlink(leaf, 2);
+	plug(leaf, 2, h1, p1);
+	assert_true(repair_matches_a_full_sweep(&guid, 1) * 5 < full_gets);
+	const struct fabric *f = &sm_published(&sm)->fabric;
+	assert_int_equal(fabric_find_guid(f, leaf->guid)->ports[2].remote->guid, h1->guid);
+	assert_null(fabric_find_guid(f, h2->guid));
+
+	/* the leaf's up-link moves to port 1 (its host unplugged): its old port found down, then the new one up */
+	uint8_t up = leaf->nports;
+	struct node *agg = leaf->ports[up].remote;
+	uint8_t agg_port = leaf->ports[up].remote_port;
+	fabric_unlink(leaf, up);
+	fabric_unlink(leaf, 2);
+	plug(leaf, 1, agg, agg_port);
+	repair_matches_a_full_sweep(&guid, 1);
+	f = &sm_published(&sm)->fabric;
+	const struct node *l = fabric_find_guid(f, leaf->guid);
+	assert_int_equal(l->ports[1].remote->guid, agg->guid);
+	assert_null(l->ports[up].remote);
+
+	/*
+	 * Back to the up-link, but the old port's answer is lost: the switch
+	 * behind it answers at its new place while the model still has it at
+	 * the old. The repair cannot say which is true: the whole fabric is read.
+	 */
+	fabric_unlink(leaf, 1);
+	plug(leaf, up, agg, agg_port);
+	lose_guid = leaf->guid;
+	lose_attr = IB_MAD_ATTR_PORT_INFO;
+	lose_mod = 1;
+	assert_true(sweep(&guid, 1) >= full_gets / 2);
+	assert_true(outcome.ok);
+	assert_int_equal(lose_guid, 0);
+	lose_mod = -1;
+	l = fabric_find_guid(&sm_published(&sm)->fabric, leaf->guid);
+	assert_int_equal(l->ports[up].remote->guid, agg->guid);
+	assert_null(l->ports[1].remote);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(phases_go_in_order_and_hosts_reregister_after_the_sweep_is_published,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(repairs_end_where_a_full_sweep_does, setup_3_levels, teardown),
+		cmocka_unit_test_setup_teardown(moved_cables_are_repaired_or_discovered_in_full, setup_3_levels,
+						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
