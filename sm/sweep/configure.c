@@ -109,9 +109,8 @@ static void lft_block(const uint8_t *lft, uint16_t max, unsigned block, uint8_t 
 	memcpy(out, lft + first, count < 64 ? count : 64);
 }
 
-static void program_switch(struct batch *b, struct node *n,
-			   const struct routing_tables *t, const struct fabric *prev,
-			   const struct routing_tables *prev_t)
+static void program_switch(struct batch *b, struct node *n, const struct routing_tables *t,
+			   const struct fabric *prev, const struct routing_tables *prev_t, bool lfts_only)
 {
 	struct sm_node *s = sm_node(n);
 	if (!s->have_switch_info) {
@@ -125,10 +124,13 @@ static void program_switch(struct batch *b, struct node *n,
 			 t->max_lid);
 		return;
 	}
+	/* LinearFDBTop, and PortStateChange cleared (by writing 1), where either needs it */
 	ib_switch_info_t si = s->switch_info;
 	si.lin_top = cl_hton16(t->max_lid);
-	si.life_state |= IB_SWITCH_PSC;	/* writing 1 clears PortStateChange */
-	batch_set_stored(b, n, 0, IB_MAD_ATTR_SWITCH_INFO, 0, &si, sizeof(si));
+	if (!lfts_only && (si.lin_top != s->switch_info.lin_top || ib_switch_info_get_state_change(&si))) {
+		si.life_state |= IB_SWITCH_PSC;
+		batch_set_stored(b, n, 0, IB_MAD_ATTR_SWITCH_INFO, 0, &si, sizeof(si));
+	}
 	const uint8_t *lft = t->lft[n->index];
 	uint16_t old_max = 0;
 	const uint8_t *old = programmed_table(n, prev, prev_t, &old_max);
@@ -149,7 +151,7 @@ static void program_switch(struct batch *b, struct node *n,
 
 int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tables *t,
 		const struct fabric *prev, const struct routing_tables *prev_t, const struct cfg_params *p,
-		cfg_done_fn done, void *arg)
+		bool lfts_only, cfg_done_fn done, void *arg)
 {
 	struct batch *b = batch_new(mp, done, arg);
 	if (!b)
@@ -158,8 +160,8 @@ int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tabl
 		struct node *n = f->nodes[i];
 		struct sm_node *s = sm_node(n);
 		if (n->type == NODE_SWITCH && t->lft[i])
-			program_switch(b, n, t, prev, prev_t);
-		for (unsigned port = 0; port <= n->nports; port++) {
+			program_switch(b, n, t, prev, prev_t, lfts_only);
+		for (unsigned port = 0; port <= n->nports && !lfts_only; port++) {
 			ib_port_info_t pi;
 			if (!s->have_port_info[port] || !n->ports[port].exists)
 				continue;

@@ -43,10 +43,13 @@ struct cfg_params cfg_params_of_sm(const struct sm *sm, const struct fabric *f);
  * tables (both may be NULL), an LFT block is skipped when this process
  * already programmed the same block into the same switch and the switch
  * shows no sign of having lost it (same LID on port 0, same LinearFDBTop).
+ * SwitchInfo is written where LinearFDBTop differs or PortStateChange is
+ * set (to clear it). lfts_only: the LFT blocks alone (a transition's
+ * later stages, once the first has set the rest).
  */
 int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tables *t,
 		const struct fabric *prev, const struct routing_tables *prev_t, const struct cfg_params *p,
-		cfg_done_fn done, void *arg);
+		bool lfts_only, cfg_done_fn done, void *arg);
 /*
  * Fills pi with the PortInfo fabricd wants on (n, port), from what the port
  * last reported; true if it differs, so a Set is needed (a port whose M_Key

@@ -175,23 +175,42 @@ static void forget_port(struct node *n, uint8_t port)
 	*pt = (struct port){ .num = pt->num, .exists = pt->exists, .guid = pt->guid };
 }
 
-/* A repair found (n, port)'s link gone, or retrained: the link leaves the model, its far end is read again. */
+/*
+ * A repair found (n, port)'s link gone, or retrained: the link leaves the
+ * model, its far end is read again (with its SwitchInfo, whose
+ * PortStateChange the programming then clears, as that switch's own trap
+ * would have had it).
+ */
 static void drop_link(struct discovery *d, struct node *n, uint8_t port)
 {
 	struct node *peer = n->ports[port].remote;
 	uint8_t pp = n->ports[port].remote_port;
 	fabric_unlink(n, port);
-	if (peer->type == NODE_SWITCH)
+	if (peer->type == NODE_SWITCH) {
 		queue_reread(d, peer, pp, false);
-	else
+		queue_reread(d, peer, -1, false);
+	} else {
 		forget_port(peer, pp);
+	}
 }
 
-/* An unanswered read: in a repair, tried again in a later wave over a route computed anew, then given up. */
+/*
+ * An unanswered read. In a repair it is tried again in a later wave; the
+ * node may be gone, or its route cross a link gone whose ends did not
+ * report it, so the switch ports facing it are read too: what they show
+ * down leaves the model before the next wave computes its routes (a node
+ * cut off is then not asked again). Unanswered twice, the repair gives up.
+ */
 static void read_failed(struct discovery *d, struct probe *p, int port, const char *what)
 {
+	struct node *n = p->node;
 	if (d->repair && p->reread && !p->retried) {
-		queue_reread(d, p->node, port, true);
+		queue_reread(d, n, port, true);
+		for (unsigned q = 1; q <= n->nports; q++) {
+			struct node *m = n->ports[q].remote;
+			if (m && m->type == NODE_SWITCH)
+				queue_reread(d, m, n->ports[q].remote_port, false);
+		}
 	} else if (d->repair && p->reread) {
 		give_up(d, "%s: %s, asked twice", p->node->desc, what);
 	} else {
@@ -379,10 +398,12 @@ static void on_node_info(void *ctx, int status, const ib_smp_t *reply)
 		if (is_new) {
 			for (unsigned port = 0; port <= n->nports; port++)
 				read_port_info(d, n, (uint8_t)port);
-		} else if (d->repair) {	/* a known switch's port came up: over the route just found */
+		} else if (d->repair) {	/* a known switch's port came up: it and its SwitchInfo, over the route just found */
 			struct probe q = { .node = n, .port = local, .hops = p->hops };
 			memcpy(q.path, p->path, p->hops + 1u);
 			send_probe(d, IB_MAD_ATTR_PORT_INFO, local, &q, on_port_info);
+			q.port = 0;
+			send_probe(d, IB_MAD_ATTR_SWITCH_INFO, 0, &q, on_switch_info);
 		}
 	} else if (!sm_node(n)->have_port_info[local]) {
 		read_port_info(d, n, local);	/* each CA port is met through its own link */
