@@ -20,16 +20,14 @@ int sm_node_attach(struct node *n)
 	s->port_path = calloc((size_t)n->nports + 1, sizeof(*s->port_path));
 	s->port_reached = calloc((size_t)n->nports + 1, sizeof(*s->port_reached));
 	s->mkey = calloc((size_t)n->nports + 1, sizeof(*s->mkey));
-	if (!s->port_info || !s->have_port_info || !s->port_path || !s->port_reached || !s->mkey) {
-		free(s->port_info);
-		free(s->have_port_info);
-		free(s->port_path);
-		free(s->port_reached);
-		free(s->mkey);
-		free(s);
+	s->pi_sent = calloc((size_t)n->nports + 1, sizeof(*s->pi_sent));
+	s->pi_taken = calloc((size_t)n->nports + 1, sizeof(*s->pi_taken));
+	n->user = s;
+	if (!s->port_info || !s->have_port_info || !s->port_path || !s->port_reached || !s->mkey || !s->pi_sent ||
+	    !s->pi_taken) {
+		sm_node_detach(n);
 		return -1;
 	}
-	n->user = s;
 	return 0;
 }
 
@@ -43,6 +41,8 @@ void sm_node_detach(struct node *n)
 	free(s->port_path);
 	free(s->port_reached);
 	free(s->mkey);
+	free(s->pi_sent);
+	free(s->pi_taken);
 	free(s->lft_held);
 	free(s);
 	n->user = NULL;
@@ -69,6 +69,8 @@ int sm_node_copy(struct node *dst, const struct node *src)
 	memcpy(s->port_path, o->port_path, n * sizeof(*s->port_path));
 	memcpy(s->port_reached, o->port_reached, n * sizeof(*s->port_reached));
 	memcpy(s->mkey, o->mkey, n * sizeof(*s->mkey));
+	memcpy(s->pi_sent, o->pi_sent, n * sizeof(*s->pi_sent));
+	memcpy(s->pi_taken, o->pi_taken, n * sizeof(*s->pi_taken));
 	return 0;
 }
 

@@ -36,6 +36,14 @@ struct sm_node {
 	 * [0] for a switch (its port 0 key covers the switch), [port] for a CA.
 	 */
 	uint64_t *mkey;
+	/*
+	 * The PortInfo fabricd last wrote to each port when configuring it,
+	 * and whether the port answered that Set [0..nports]: a port that
+	 * does not keep a field (ibsim keeps no SubnetTimeOut) is not written
+	 * again and again (sm/sweep/configure.c).
+	 */
+	ib_port_info_t *pi_sent;
+	bool *pi_taken;
 	/* A switch's LFT as read back from it (sm/sweep/readback.c), LIDs 0..lft_held_top; NULL if not read. */
 	uint8_t *lft_held;
 	uint16_t lft_held_top;

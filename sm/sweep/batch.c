@@ -32,6 +32,7 @@ struct set_ctx {
 	ib_net16_t attr;
 	uint32_t mod;
 	uint8_t want_state;	/* PortInfo state Sets: the state asked for */
+	bool *taken;		/* set when the Set is answered, if not NULL */
 };
 
 static void finish_if_idle(struct batch *b)
@@ -82,6 +83,8 @@ static void on_set(void *ctx, int status, const ib_smp_t *reply)
 			 c->desc, status == MAD_TIMEOUT ? "timeout" : "refused");
 	} else if (c->store && c->attr == IB_MAD_ATTR_PORT_INFO) {
 		sm_node_set_port_info(c->store, (uint8_t)c->mod, (const ib_port_info_t *)reply->data);
+		if (c->taken)
+			*c->taken = true;
 	} else if (c->store && c->attr == IB_MAD_ATTR_SWITCH_INFO) {
 		sm_node(c->store)->switch_info = *(const ib_switch_info_t *)reply->data;	/* as now set */
 	}
@@ -90,8 +93,8 @@ static void on_set(void *ctx, int status, const ib_smp_t *reply)
 	finish_if_idle(b);
 }
 
-static void send_set(struct batch *b, const struct node *n, struct node *store, uint8_t port, ib_net16_t attr,
-		     uint32_t mod, const void *data, size_t len)
+static void send_set(struct batch *b, const struct node *n, struct node *store, bool *taken, uint8_t port,
+		     ib_net16_t attr, uint32_t mod, const void *data, size_t len)
 {
 	struct set_ctx *c = malloc(sizeof(*c));
 	if (!c) {
@@ -99,7 +102,7 @@ static void send_set(struct batch *b, const struct node *n, struct node *store, 
 		return;
 	}
 	*c = (struct set_ctx){ .b = b, .store = store, .route = sm_node_route(n, port),
-			       .mkey = sm_node_mkey(n, port), .attr = attr, .mod = mod };
+			       .mkey = sm_node_mkey(n, port), .attr = attr, .mod = mod, .taken = taken };
 	snprintf(c->desc, sizeof(c->desc), "%s", n->desc);
 	if (attr == IB_MAD_ATTR_PORT_INFO)
 		c->want_state = ib_port_info_get_port_state((const ib_port_info_t *)data);
@@ -116,13 +119,18 @@ static void send_set(struct batch *b, const struct node *n, struct node *store, 
 void batch_set(struct batch *b, const struct node *n, uint8_t port, ib_net16_t attr, uint32_t mod, const void *data,
 	       size_t len)
 {
-	send_set(b, n, NULL, port, attr, mod, data, len);
+	send_set(b, n, NULL, NULL, port, attr, mod, data, len);
 }
 
 void batch_set_stored(struct batch *b, struct node *n, uint8_t port, ib_net16_t attr, uint32_t mod,
 		      const void *data, size_t len)
 {
-	send_set(b, n, n, port, attr, mod, data, len);
+	send_set(b, n, n, NULL, port, attr, mod, data, len);
+}
+
+void batch_set_port_info(struct batch *b, struct node *n, uint8_t port, const ib_port_info_t *pi, bool *taken)
+{
+	send_set(b, n, n, taken, port, IB_MAD_ATTR_PORT_INFO, port, pi, sizeof(*pi));
 }
 
 struct batch *batch_new(struct mad_port *mp, cfg_done_fn done, void *arg)

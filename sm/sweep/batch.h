@@ -34,6 +34,8 @@ void batch_set(struct batch *b, const struct node *n, uint8_t port, ib_net16_t a
  */
 void batch_set_stored(struct batch *b, struct node *n, uint8_t port, ib_net16_t attr, uint32_t mod,
 		      const void *data, size_t len);
+/* A PortInfo Set, stored back as batch_set_stored does, that sets *taken once answered. */
+void batch_set_port_info(struct batch *b, struct node *n, uint8_t port, const ib_port_info_t *pi, bool *taken);
 /* Everything is sent: done runs (and b is freed) when the answers are in. */
 void batch_issued(struct batch *b);
 

@@ -38,6 +38,16 @@ void cfg_mkey_port_info(ib_port_info_t *pi, const struct cfg_params *p, uint64_t
 	pi->m_key_lease_period = cl_hton16(p->mkey_lease);
 }
 
+/* A PortInfo as settings alone: the state (moved by its own Sets) and a last Set's ClientReregister echo out. */
+static ib_port_info_t settings_of(const ib_port_info_t *pi)
+{
+	ib_port_info_t s = *pi;
+	ib_port_info_set_port_state(&s, IB_LINK_NO_CHANGE);
+	s.state_info2 &= 0x0f;
+	ib_port_info_set_client_rereg(&s, 0);
+	return s;
+}
+
 bool cfg_wanted_port_info(const struct node *n, unsigned port, const struct cfg_params *p, ib_port_info_t *pi)
 {
 	const struct sm_node *s = sm_node(n);
@@ -71,11 +81,29 @@ bool cfg_wanted_port_info(const struct node *n, unsigned port, const struct cfg_
 			ib_port_info_set_op_vls(pi, min3(pt->vl_cap, rp->vl_cap, p->max_op_vls));
 		}
 	}
-	ib_port_info_t cmp = *now;
-	ib_port_info_set_port_state(&cmp, IB_LINK_NO_CHANGE);
-	cmp.state_info2 &= 0x0f;
-	ib_port_info_set_client_rereg(&cmp, 0);	/* a port may echo the last Set's bit */
+	ib_port_info_t cmp = settings_of(now);
 	return memcmp(&cmp, pi, sizeof(cmp)) != 0;
+}
+
+/*
+ * The last sweep the switches hold sent the port these very values, the
+ * port answered, and it reads now as it answered then: it does not keep
+ * some field (ibsim keeps no SubnetTimeOut), and writing again would
+ * change nothing. The record is carried on to this sweep's node.
+ */
+static bool sent_before(struct node *n, unsigned port, const ib_port_info_t *pi, const struct fabric *prev)
+{
+	const struct node *o = prev ? fabric_find_guid(prev, n->guid) : NULL;
+	if (!o || o->nports != n->nports)
+		return false;
+	const struct sm_node *was = sm_node(o);
+	struct sm_node *s = sm_node(n);
+	ib_port_info_t now = settings_of(&s->port_info[port]), then = settings_of(&was->port_info[port]);
+	if (!was->pi_taken[port] || memcmp(&was->pi_sent[port], pi, sizeof(*pi)) || memcmp(&now, &then, sizeof(now)))
+		return false;
+	s->pi_sent[port] = *pi;
+	s->pi_taken[port] = true;
+	return true;
 }
 
 /*
@@ -165,8 +193,11 @@ int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tabl
 			ib_port_info_t pi;
 			if (!s->have_port_info[port] || !n->ports[port].exists)
 				continue;
-			if (cfg_wanted_port_info(n, port, p, &pi))
-				batch_set_stored(b, n, (uint8_t)port, IB_MAD_ATTR_PORT_INFO, port, &pi, sizeof(pi));
+			if (!cfg_wanted_port_info(n, port, p, &pi) || sent_before(n, port, &pi, prev))
+				continue;
+			s->pi_sent[port] = pi;
+			s->pi_taken[port] = false;
+			batch_set_port_info(b, n, (uint8_t)port, &pi, &s->pi_taken[port]);
 		}
 	}
 	batch_issued(b);

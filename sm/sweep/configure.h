@@ -45,7 +45,9 @@ struct cfg_params cfg_params_of_sm(const struct sm *sm, const struct fabric *f);
  * shows no sign of having lost it (same LID on port 0, same LinearFDBTop).
  * SwitchInfo is written where LinearFDBTop differs or PortStateChange is
  * set (to clear it). lfts_only: the LFT blocks alone (a transition's
- * later stages, once the first has set the rest).
+ * later stages, once the first has set the rest). A PortInfo is not
+ * written again when prev's sweep wrote the same values, had them
+ * answered, and the port reads as it answered then.
  */
 int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tables *t,
 		const struct fabric *prev, const struct routing_tables *prev_t, const struct cfg_params *p,

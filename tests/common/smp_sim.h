@@ -74,12 +74,14 @@ static void answer_for(const struct node *n, uint8_t in, ib_net16_t attr, uint32
 		pi->capability_mask = n->type == NODE_SWITCH ? 0 : IB_PORT_CAP_HAS_CLIENT_REREG;
 		pi->state_info2 = (uint8_t)((up ? 5 : 3) << IB_PORT_PHYS_STATE_SHIFT);	/* LinkUp, Disabled */
 		pi->link_width_active = 2;
+		pi->base_lid = cl_hton16(p->lid);
 	}
 }
 
 /*
  * A PortInfo Set moves the port (and its peer's link) to the state asked
- * for; the answer is the port as it is then, as a real node gives it.
+ * for and gives an end port its LID; the answer is the port as it is
+ * then, as a real node gives it.
  */
 static void take_state(struct node *n, uint8_t port, const void *data)
 {
@@ -88,6 +90,8 @@ static void take_state(struct node *n, uint8_t port, const void *data)
 	uint8_t to = ib_port_info_get_port_state(&pi);
 	if (to != IB_LINK_NO_CHANGE)
 		n->ports[port].state = to;
+	if (port == 0 || n->type != NODE_SWITCH)
+		n->ports[port].lid = cl_ntoh16(pi.base_lid);
 }
 
 /* Queues the answer to one SMP (a timeout for a lost node's NodeInfo or a route into nothing). */
