@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# repair.sh [NETFILE LEAF PORT]...: a link goes down; how long until the
-# switches hold repaired tables, and how many SMPs did the repair cost?
-# fabricd vs `opensm -R ftree`, each on a fresh ibsim of the same fabric,
-# against the cost of their first full sweep (bring-up).
+# repair.sh [NETFILE LEAF PORT]...: how long until the switches hold
+# repaired tables, and how many SMPs did the repair cost? fabricd vs
+# `opensm -R ftree`, each on a fresh ibsim of the same fabric, against the
+# cost of their first full sweep (bring-up). Three events in a row:
 #
-# Down: ibsim's Unlink of LEAF[PORT] (a leaf's first up-link by default).
-# Repair time: the wall clock at the Unlink to the SM's next "SUBNET UP"
-# log line; SMPs: PortXmitPkts of the SM's port (perfquery) across it.
-# Both SMs learn of it from Trap 128 (fabricd waits its trap_holddown_ms,
-# 50 ms by default, to merge the traps of one event). The repaired tables are then
-# read back with dump_fts and every shift permutation replayed: "broken"
-# counts flows that no longer arrive. OpenSM runs with -d 2 (log flushed
+#   link down    ibsim's Unlink of LEAF[PORT] (a leaf's first up-link by default)
+#   relink       ReLink of the same port
+#   switch down  Unlink of the switch at the far end of that link (every cable)
+#
+# Time: the wall clock at the ibsim command to the SM's last "SUBNET UP"
+# log line the event caused (the SM is left 1.5 s without a new one);
+# SMPs: PortXmitPkts of the SM's port (perfquery) across it. Both SMs
+# learn of each event from Trap 128 (fabricd waits its trap_holddown_ms,
+# 50 ms by default, to merge the traps of one event). After the link and
+# the switch went down, the tables are read back with dump_fts and every
+# shift permutation replayed: "broken" counts flows that no longer arrive
+# (after the link / after the switch). OpenSM runs with -d 2 (log flushed
 # per line). A benchmark, not a test: it prints figures.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,41 +27,57 @@ if (($# == 0)); then
 	set -- "$top/tests/fabrics/fattree-2l-r8.net" L1 5 "$out/ft2-r36.net" L1 19 "$out/ft3-r16.net" L1 9
 fi
 
-# one_run SM NETFILE LEAF PORT: prints "FULL_MS FULL_SMPS REPAIR_MS REPAIR_SMPS BROKEN".
+# one_run SM NETFILE LEAF PORT: prints "FULL_MS FULL_SMPS DOWN_MS DOWN_SMPS UP_MS UP_SMPS SW_MS SW_SMPS BROKEN".
 one_run() {
 	TOP=$top unshare -n bash -s "$@" "$BUILD" "$(mktemp -d "$out/run.XXXXXX")" <<'RUN'
 set -euo pipefail
 sm=$1 net=$2 leaf=$3 port=$4 BUILD=$5 WORK=$6
 . "$TOP/tests/integration/lib.sh"
 . "$TOP/bench/lib.sh"
+far=$(awk -v sw="\"$leaf\"" -v p="[$port]" '$1 == "Switch" {on = $3 == sw} on && $1 == p {sub(/\[.*/, "", $2); gsub(/"/, "", $2); print $2}' "$net")
 sm_run "$sm" "$net"
-wait_ups() { sm_wait_ups "$1" || { echo "stuck - - - -"; exit 0; }; }
-wait_ups 1
+sm_wait_ups 1 600 || { echo "stuck - - - - - - - -"; exit 0; }
 full_ms=$(( $(grep -m1 "SUBNET UP" "$log" | ms_of) - $(head -1 "$log" | ms_of) ))
+full_smps=$(sm_smps)
 sleep 1	# let the first sweep's stragglers settle
-before=$(sm_smps)
-n=$(sm_ups)
-t0=$(date +%H:%M:%S.%N | awk '{split($1, t, ":"); printf "%.0f\n", ((t[1] * 60 + t[2]) * 60 + t[3]) * 1000}')
-sim_cmd "Unlink \"$leaf\"[$port]"
-wait_ups $((n + 1))
-t1=$(grep "SUBNET UP" "$log" | tail -1 | ms_of)
-after=$(sm_smps)
-diag dump_fts >"$WORK/lfts" || true
-diag ibnetdiscover >"$WORK/topo" || true
-q=$("$FABRICCTL" --json quality --lfts "$WORK/lfts" --topology "$WORK/topo" --random 0 || true)
-broken=$(sed -n 's/.*"shift": {[^}]*"broken": \([0-9]*\),.*/\1/p' <<<"$q")
-echo "$full_ms $before $((t1 - t0)) $((after - before)) ${broken:--}"
+# event CMD: "MS SMPS" from CMD to the last SUBNET UP it caused.
+event() {
+	local before n t0 seen
+	before=$(sm_smps)
+	n=$(sm_ups)
+	t0=$(date +%H:%M:%S.%N | awk '{split($1, t, ":"); printf "%.0f\n", ((t[1] * 60 + t[2]) * 60 + t[3]) * 1000}')
+	sim_cmd "$1"
+	sm_wait_ups $((n + 1)) || { echo "- -"; return; }
+	seen=0
+	while ((seen != $(sm_ups))); do seen=$(sm_ups); sleep 1.5; done
+	echo "$(( $(grep "SUBNET UP" "$log" | tail -1 | ms_of) - t0 )) $(( $(sm_smps) - before ))"
+}
+broken() {
+	diag dump_fts >"$WORK/lfts" || true
+	diag ibnetdiscover >"$WORK/topo" || true
+	local q
+	q=$("$FABRICCTL" --json quality --lfts "$WORK/lfts" --topology "$WORK/topo" --random 0 || true)
+	sed -n 's/.*"shift": {[^}]*"broken": \([0-9]*\),.*/\1/p' <<<"$q"
+}
+down=$(event "Unlink \"$leaf\"[$port]")
+b1=$(broken)
+up=$(event "ReLink \"$leaf\"[$port]")
+sw=$(event "Unlink \"$far\"")
+b2=$(broken)
+echo "$full_ms $full_smps $down $up $sw ${b1:--}/${b2:--}"
 RUN
 }
 
-fmt='%-16s %-8s %13s %11s %15s %13s %10s\n'
-printf "$fmt" fabric SM "full up (ms)" "full SMPs" "repair (ms)" "repair SMPs" broken
+fmt='%-14s %-8s %9s %9s | %9s %8s | %9s %8s | %9s %8s | %7s\n'
+printf "$fmt" "" "" "bring-up" "" "link down" "" "relink" "" "switch down" "" ""
+printf "$fmt" fabric SM ms SMPs ms SMPs ms SMPs ms SMPs broken
 while (($# >= 3)); do
 	net=$1 leaf=$2 port=$3
 	shift 3
 	for sm in fabricd opensm; do
-		read -r fms fsmps rms rsmps broken < <(one_run "$sm" "$net" "$leaf" "$port")
-		printf "$fmt" "$(basename "$net" .net)" "$sm" "$fms" "$fsmps" "$rms" "$rsmps" "$broken"
+		read -r fms fsmps dms dsmps ums usmps sms ssmps broken < <(one_run "$sm" "$net" "$leaf" "$port")
+		printf "$fmt" "$(basename "$net" .net)" "$sm" "$fms" "$fsmps" "$dms" "$dsmps" "$ums" "$usmps" "$sms" "$ssmps" \
+			"$broken"
 	done
 done
 rm -rf "$out"

@@ -11,6 +11,13 @@
  * Problems are reported, not fatal: a neighbour that never answers is
  * "unreachable", a GUID that turns up as a different node or at a second
  * place is a "duplicate" and that second place is left out of the model.
+ *
+ * A repair (disc_repair) runs the same machinery on a copy of the last
+ * model: it starts from the switches that reported a change rather than
+ * from the SM's port, drops the links it finds gone, and reads known
+ * nodes in waves over routes computed anew (docs/design.md, "Repair").
+ * What a full discovery would call a duplicate, a repair cannot tell from
+ * a moved cable: it gives up and the sweep discovers in full.
  */
 #include "sm/sweep/discover.h"
 
