@@ -87,6 +87,14 @@ struct db_mkey {
 	uint64_t mkey;
 };
 
+/* A ServiceRecord registered with the SA: the attribute's bytes, who registered it, until when (Unix time). */
+#define DB_SERVICE_RECORD_LEN 176
+struct db_service {
+	uint8_t record[DB_SERVICE_RECORD_LEN];
+	uint64_t owner;
+	double expires;
+};
+
 struct db_new_event {
 	const char *kind;
 	const char *detail;
@@ -115,6 +123,13 @@ int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
 int db_load_mkeys(struct db *db, struct db_mkey **out, size_t *n);
 /* Stores M_Keys in their own transaction (before any port is given one). */
 int db_save_mkeys(struct db *db, const struct db_mkey *keys, size_t n);
+/* The stored ServiceRecords that have not expired by now; *out is malloc'ed. */
+int db_load_services(struct db *db, struct db_service **out, size_t *n);
+/*
+ * Replaces the stored ServiceRecords with s[0..n), in one transaction,
+ * without waiting: -1 at once if another process holds the database.
+ */
+int db_save_services(struct db *db, const struct db_service *s, size_t n);
 /* The stored partitions and memberships, pkey order; free *p and *m. */
 int db_load_partitions(struct db *db, struct db_partition **p, size_t *np, struct db_pkey_member **m,
 		       size_t *nm);

@@ -170,6 +170,11 @@ static const char *migrations[] = {
 	"  since REAL NOT NULL,"
 	"  why TEXT NOT NULL,"
 	"  PRIMARY KEY (node_guid, port)) WITHOUT ROWID;",
+	/* 4 -> 5: the ServiceRecords hosts registered with the SA, kept across restarts */
+	"CREATE TABLE services ("
+	"  record BLOB NOT NULL,"	/* the ServiceRecord as the SA holds it (its ServiceKey too) */
+	"  owner INTEGER NOT NULL,"	/* the port GUID that registered it */
+	"  expires REAL NOT NULL);",	/* Unix time */
 };
 
 int schema_latest(void)

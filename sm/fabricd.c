@@ -293,6 +293,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	free(stored);
+	sa_services_load(&sm);
 	if (!cli.foreground && !cli.once && daemon(0, sm.cfg.log_file[0] ? 0 : 1) < 0) {
 		fprintf(stderr, "fabricd: cannot detach: %s\n", strerror(errno));
 		return 1;

@@ -67,8 +67,11 @@ struct sa_services {
 		uint64_t expires_ms;
 	} *e;			/* allocated on first use */
 	size_t n;
+	bool unsaved;		/* the database did not take the last change: written again at the next request */
 };
 void sa_services_free(struct sa_services *st);
+/* The ServiceRecords stored by an earlier run that have not expired (logged, not fatal, if unreadable). */
+void sa_services_load(struct sm *sm);
 /* Set, Get, GetTable or Delete of a ServiceRecord. */
 void sa_service_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from);
 

@@ -9,10 +9,12 @@
  * "infinite" 0xffffffff too: the answer carries the lease granted);
  * expired records are dropped when the store is next touched. Queries
  * match the ServiceID, GID, P_Key and name fields the component mask
- * selects. The store lives in memory: hosts re-register after an SM
- * restart, as the IBA expects of them. The ServiceKey a host sets is
- * kept but never sent back: every answer carries it zeroed, as clients
- * expect.
+ * selects. The store lives in memory and in the database (db/services.c),
+ * written whenever a Set or Delete changes it and read at start, leases
+ * running on: hosts need not register again after fabricd restarts. A
+ * database another process holds is not waited for; the next request
+ * writes the store again. The ServiceKey a host sets is kept but never
+ * sent back: every answer carries it zeroed, as clients expect.
  *
  * A port registers services of its own GID only, holds at most
  * sa.services_per_port of them, and deletes only its own (a client with
@@ -23,6 +25,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sm/mad/evloop.h"
 #include "sm/log.h"
@@ -53,6 +56,57 @@ static bool matches(const ib_sa_mad_t *req, const ib_service_record_t *q, const 
 	       (!(m & IB_SR_COMPMASK_SPKEY) || q->service_pkey == r->service_pkey) &&
 	       (!(m & IB_SR_COMPMASK_SKEY) || memcmp(q->service_key, r->service_key, sizeof(q->service_key)) == 0) &&
 	       (!(m & IB_SR_COMPMASK_SNAME) || memcmp(q->service_name, r->service_name, sizeof(q->service_name)) == 0);
+}
+
+_Static_assert(sizeof(ib_service_record_t) == DB_SERVICE_RECORD_LEN, "a stored ServiceRecord is the attribute");
+
+/* Writes the whole store to the database; a failure is logged once, and the next request writes again. */
+static void persist(struct sm *sm)
+{
+	struct sa_services *st = &sm->sa.services;
+	struct db_service *rows = calloc(st->n + 1, sizeof(*rows));
+	double now = (double)time(NULL);
+	uint64_t now_ms = evl_now_ms();
+	for (size_t i = 0; rows && i < st->n; i++) {
+		memcpy(rows[i].record, &st->e[i].rec, DB_SERVICE_RECORD_LEN);
+		rows[i].owner = st->e[i].owner;
+		rows[i].expires = now + (double)(st->e[i].expires_ms - now_ms) / 1000.0;
+	}
+	bool was_unsaved = st->unsaved;
+	st->unsaved = !rows || db_save_services(sm->db, rows, st->n) < 0;
+	free(rows);
+	if (st->unsaved && !was_unsaved)
+		log_warn("sa: ServiceRecords not stored (%s): they are answered from memory and stored at the next "
+			 "request", rows ? db_last_error(sm->db) : "out of memory");
+	else if (was_unsaved && !st->unsaved)
+		log_info("sa: the ServiceRecords are stored again");
+}
+
+void sa_services_load(struct sm *sm)
+{
+	struct sa_services *st = &sm->sa.services;
+	struct db_service *rows;
+	size_t n;
+	if (db_load_services(sm->db, &rows, &n) < 0) {
+		log_warn("sa: the stored ServiceRecords cannot be read (%s): hosts must register again",
+			 db_last_error(sm->db));
+		return;
+	}
+	if (n && !st->e && !(st->e = calloc(SA_MAX_SERVICES, sizeof(*st->e)))) {
+		log_warn("sa: no memory for the stored ServiceRecords: hosts must register again");
+		free(rows);
+		return;
+	}
+	double now = (double)time(NULL);
+	for (size_t i = 0; i < n && st->n < SA_MAX_SERVICES; i++) {
+		struct sa_service *e = &st->e[st->n++];
+		memcpy(&e->rec, rows[i].record, sizeof(e->rec));
+		e->owner = rows[i].owner;
+		e->expires_ms = evl_now_ms() + (uint64_t)((rows[i].expires - now) * 1000.0);
+	}
+	free(rows);
+	if (n)
+		log_info("sa: %zu ServiceRecords registered before the restart, leases running on", st->n);
 }
 
 void sa_services_free(struct sa_services *st)
@@ -101,6 +155,8 @@ void sa_service_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_
 		return;
 	}
 	expire(st);
+	if (st->unsaved)
+		persist(sm);
 	uint64_t owner = sa_requester(sm, from);
 	bool trusted = sa_trusted(sm, req);
 	if (req->method == IB_MAD_METHOD_SET) {
@@ -113,6 +169,8 @@ void sa_service_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_
 			log_info("sa: ServiceRecord 0x%016llx \"%s\" from port 0x%016llx %s%s",
 				 (unsigned long long)cl_ntoh64(q->service_id), name, (unsigned long long)owner,
 				 why ? "refused: " : "registered", why ? why : "");
+		if (!status)
+			persist(sm);
 		memset(rec.service_key, 0, sizeof(rec.service_key));	/* the key proves ownership: never sent back */
 		sa_respond(sm, req, from, status, &rec, sizeof(rec), status ? 0 : 1);
 		return;
@@ -129,6 +187,7 @@ void sa_service_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_
 			log_info("sa: ServiceRecord 0x%016llx \"%s\" deleted", (unsigned long long)cl_ntoh64(found.service_id),
 				 name);
 			st->e[first] = st->e[--st->n];
+			persist(sm);
 		}
 		ib_net16_t status = sa_get_status(n);	/* one, as for a Get */
 		memset(found.service_key, 0, sizeof(found.service_key));

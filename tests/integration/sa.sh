@@ -108,12 +108,17 @@ note "multicast: joins of H5_0, H6_1 listed (MCMR); MFTs on L5 L6 S0 (dump_mfts 
 note "saquery -m: the member is named (its NodeRecord looked up by saquery)"
 
 # a fresh simulator: ibsim has ten client slots and keeps the one of every
-# sa-client run so far (it must leave without umad2sim's exit handler)
+# sa-client run so far (it must leave without umad2sim's exit handler);
+# a ServiceRecord registered before fabricd restarts is answered after it
+SIM_HOST=H5_0 diag "$CLIENT" set 0x1001 kept-service 60 >/dev/null || fail "ServiceRecord set: $(cat "$WORK/diag.err")"
 fd_stop
 sim_stop
 sim_start "$NET"
 fd_start -l debug -c "$WORK/fabricd.yaml"
 fd_wait_up 30
+sa -S | grep -q 'ServiceName.*kept-service' || fail "a ServiceRecord did not outlive the restart: $(sa -S)"
+grep -q "sa: 1 ServiceRecords registered before the restart" "$WORK/fabricd.log" || fail "no ServiceRecord read back"
+note "a ServiceRecord registered before a restart is answered after it"
 
 # whole tables, by RMPP, against what the fabric's own tools see
 diag ibnetdiscover -p >"$WORK/ibnd" || fail "ibnetdiscover failed"

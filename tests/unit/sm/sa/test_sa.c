@@ -9,7 +9,8 @@
  * - PathRecord by LIDs: the SL the routing gave the destination; LID 0 or
  *   an unknown one: no record.
  * - ServiceRecord: registered for the requester's own GID only, deleted by
- *   its owner only; the lease is cut to sa.max_lease_s.
+ *   its owner only; the lease is cut to sa.max_lease_s; the store, keys
+ *   and all, read back from the database after a restart.
  * - Unknown attribute: UNSUP_METHOD_ATTR; a standby's SA: BUSY.
  */
 #include <setjmp.h>
@@ -17,6 +18,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "master.h"
@@ -37,10 +39,15 @@ uint64_t __wrap_mad_port_guid(const struct mad_port *mp)
 }
 
 static struct sm sm;
+static char db_path[64];
 
 static int setup(void **state)
 {
+	char err[DB_ERR_LEN];
 	assert_int_equal(test_master_init(&sm), 0);
+	snprintf(db_path, sizeof(db_path), "/tmp/fabricd-test-sa.%d.db", (int)getpid());
+	unlink(db_path);
+	assert_non_null(sm.db = db_open(db_path, DB_READ_WRITE, err));	/* where ServiceRecords are kept */
 	sm.cfg.sa_max_lease_s = 60;
 	budget_init(&sm.sa.log_budget, 10);
 	return 0;
@@ -54,6 +61,8 @@ static int teardown(void **state)
 	rmpp_free(sm.rmpp);
 	sm_snapshot_free(sm.pub);
 	evl_free(sm.loop);
+	db_close(sm.db);
+	unlink(db_path);
 	return 0;
 }
 
@@ -218,6 +227,35 @@ static void service_records_belong_to_their_port(void **state)
 	assert_true(ask(&get, other) == IB_SA_MAD_STATUS_NO_RECORDS);
 }
 
+/* A restart (the store freed, then read back from the database) keeps the services and their keys; a Delete is stored too. */
+static void service_records_outlive_a_restart(void **state)
+{
+	uint16_t host, other;
+	two_cas(&host, &other);
+	uint64_t guid = by_lid(host)->ports[1].guid;
+	ib_sa_mad_t set = service(IB_MAD_METHOD_SET, 0x3000, guid, 30);
+	memset(((ib_service_record_t *)set.data)->service_key, 0x77, 16);
+	assert_true(ask(&set, host) == 0);
+	ib_sa_mad_t set2 = service(IB_MAD_METHOD_SET, 0x3001, guid, 30);
+	assert_true(ask(&set2, host) == 0);
+	sa_services_free(&sm.sa.services);
+	ib_sa_mad_t get = service(IB_MAD_METHOD_GET, 0x3000, 0, 0);
+	assert_true(ask(&get, other) == IB_SA_MAD_STATUS_NO_RECORDS);	/* gone from memory */
+	sa_services_load(&sm);
+	assert_int_equal(sm.sa.services.n, 2);
+	assert_int_equal(sm.sa.services.e[0].owner, guid);
+	assert_true(ask(&get, other) == 0);
+	assert_int_equal(cl_ntoh32(((const ib_service_record_t *)answer.data)->service_lease), 30);
+	ib_sa_mad_t del = service(IB_MAD_METHOD_DELETE, 0x3000, 0, 0);
+	del.comp_mask |= IB_SR_COMPMASK_SKEY;
+	memset(((ib_service_record_t *)del.data)->service_key, 0x77, 16);
+	assert_true(ask(&del, host) == 0);	/* the key came back from the database */
+	sa_services_free(&sm.sa.services);
+	sa_services_load(&sm);
+	assert_int_equal(sm.sa.services.n, 1);
+	assert_true(ask(&get, other) == IB_SA_MAD_STATUS_NO_RECORDS);
+}
+
 /* The ServiceKey is never answered back; a Delete whose mask selects it must carry the right one. */
 static void service_key_is_kept_secret(void **state)
 {
@@ -286,6 +324,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(path_record_selectors, setup, teardown),
 		cmocka_unit_test_setup_teardown(path_record_to_a_multicast_group, setup, teardown),
 		cmocka_unit_test_setup_teardown(service_records_belong_to_their_port, setup, teardown),
+		cmocka_unit_test_setup_teardown(service_records_outlive_a_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(service_key_is_kept_secret, setup, teardown),
 		cmocka_unit_test_setup_teardown(creating_a_group_needs_its_components, setup, teardown),
 		cmocka_unit_test_setup_teardown(unknown_attribute_and_standby, setup, teardown),
