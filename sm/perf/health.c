@@ -261,7 +261,7 @@ static bool set_phys(struct health *h, uint64_t guid, uint8_t port, uint8_t phys
 	const struct node *n = pub ? fabric_find_guid(&pub->fabric, guid) : NULL;
 	if (!n || port < 1 || port > n->nports || !sm_node(n)->have_port_info[port])
 		return false;
-	struct cfg_params p = cfg_params_of_sm(sm, &pub->fabric);
+	struct cfg_params p = cfg_params_of_sm(sm, &pub->fabric, &pub->tables);
 	ib_port_info_t pi;
 	cfg_wanted_port_info(n, port, &p, &pi);
 	ib_port_info_set_port_state(&pi, IB_LINK_NO_CHANGE);

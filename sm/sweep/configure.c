@@ -61,6 +61,8 @@ bool cfg_wanted_port_info(const struct node *n, unsigned port, const struct cfg_
 	if (n->type != NODE_SWITCH || port == 0) {
 		pi->base_lid = cl_hton16(pt->lid);
 		pi->master_sm_base_lid = cl_hton16(p->sm_lid);
+		/* requests to the SM (SA queries, traps) go on the SL proven for traffic to its LID */
+		ib_port_info_set_master_smsl(pi, p->sm_sl);
 		pi->subnet_prefix = cl_hton64(p->subnet_prefix);
 		ib_port_info_set_lmc(pi, 0);
 		ib_port_info_set_timeout(pi, p->subnet_timeout);
@@ -228,10 +230,12 @@ int cfg_step_state(struct mad_port *mp, struct fabric *f, enum port_state to, cf
 	return 0;
 }
 
-struct cfg_params cfg_params_of_sm(const struct sm *sm, const struct fabric *f)
+struct cfg_params cfg_params_of_sm(const struct sm *sm, const struct fabric *f, const struct routing_tables *t)
 {
+	uint16_t sm_lid = sm_node_own_lid(f);
 	return (struct cfg_params){
-		.sm_lid = sm_node_own_lid(f),
+		.sm_lid = sm_lid,
+		.sm_sl = t && t->sl && sm_lid <= t->max_lid ? t->sl[sm_lid] : 0,
 		.subnet_prefix = sm->cfg.subnet_prefix,
 		.max_mtu = config_mtu_code(sm->cfg.max_mtu),
 		.max_op_vls = config_vls_code(sm->cfg.max_op_vls),

@@ -11,6 +11,7 @@
 
 struct cfg_params {
 	uint16_t sm_lid;
+	uint8_t sm_sl;		/* MasterSMSL: the SL of the SM's LID, as the routing proved it */
 	uint64_t subnet_prefix;
 	uint8_t max_mtu;	/* IB encoding: 1=256 .. 5=4096 */
 	uint8_t max_op_vls;	/* IB encoding: 1=VL0, 2=VL0-1, 3=VL0-3, 4=VL0-7, 5=VL0-14 */
@@ -33,8 +34,11 @@ struct cfg_result {
 typedef void (*cfg_done_fn)(void *arg, const struct cfg_result *r);
 
 struct sm;
-/* The PortInfo values fabricd wants, as sm is configured, on fabric f (sm_lid: its own port in f). */
-struct cfg_params cfg_params_of_sm(const struct sm *sm, const struct fabric *f);
+/*
+ * The PortInfo values fabricd wants, as sm is configured, on fabric f
+ * routed by t (sm_lid: its own port in f; sm_sl: that LID's SL in t).
+ */
+struct cfg_params cfg_params_of_sm(const struct sm *sm, const struct fabric *f, const struct routing_tables *t);
 
 /*
  * Writes LIDs, SM LID, subnet prefix, MTU and OperationalVLs into every

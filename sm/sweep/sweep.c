@@ -665,7 +665,7 @@ static void on_programmed(void *arg, const struct cfg_result *r);
 static void program_stage(struct sweep *s)
 {
 	struct sm *sm = s->sm;
-	struct cfg_params p = cfg_params_of_sm(sm, &s->f);
+	struct cfg_params p = cfg_params_of_sm(sm, &s->f, &s->tables);
 	/* the first stage against what the switches hold, each later one against the stage before */
 	const struct fabric *prev = switches_hold_published(sm) ? &sm->pub->fabric : NULL;
 	const struct routing_tables *prev_t = prev ? &sm->pub->tables : NULL;
@@ -830,7 +830,7 @@ static void start_reregister(struct sweep *s)
 	log_info("sweep: asking the hosts to reregister: %s", !sm->clients_registered ? "first sweep as master"
 		 : "destinations changed SL");
 	const struct sm_snapshot *pub = sm_published(sm);
-	struct cfg_params p = cfg_params_of_sm(sm, &pub->fabric);
+	struct cfg_params p = cfg_params_of_sm(sm, &pub->fabric, &pub->tables);
 	if (rereg_clients(sm->mp, &pub->fabric, &p, on_reregistered, s) < 0)
 		sweep_end(s, "out of memory", true);
 }

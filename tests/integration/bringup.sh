@@ -45,6 +45,7 @@ check_master
 check_links_active "$links"
 check_vls 8
 check_hoq
+check_master_smsl
 check_lids
 nlids=$(diag ibnetdiscover -p | awk '$1 == "CA" {print $4} $1 == "SW" {print $4}' | sort -u | wc -l)
 assigned=$(grep -m1 'sweep: lids' "$WORK/fabricd.log" | grep -o '[0-9]* kept, [0-9]* taken over from the ports, [0-9]* new' |

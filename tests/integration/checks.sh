@@ -182,6 +182,20 @@ check_vls() {
 # check_hoq: a switch port facing a CA holds HOQLife 16 and VLStallCount 7,
 # one facing a switch HOQLife 18 and VLStallCount 7 (OpenSM's defaults,
 # fabricd's too), as smpquery portinfo reads them.
+# check_master_smsl: every CA port's MasterSMSL is the SL fabricd published for the SM's LID.
+check_master_smsl() {
+	local sm_lid sl lid out n=0
+	sm_lid=$(diag smpquery portinfo -D 0 1 | awk -F. '/^SMLid:/ {print $NF}')
+	sl=$("$FABRICCTL" -d "$DB" export sl | awk -v l="$sm_lid" '$1 == l {print $2}')
+	[[ -n $sl ]] || fail "fabricctl export sl has no SL for the SM's LID $sm_lid"
+	for lid in $(diag ibnetdiscover -p | awk '$1 == "CA" {print $2}' | sort -un | head -8); do
+		out=$(diag smpquery portinfo "$lid" 1) || fail "smpquery portinfo $lid 1 failed"
+		grep -q "^SMSL:\.*$sl\$" <<<"$out" || fail "CA LID $lid: MasterSMSL is not $sl: $(grep SMSL <<<"$out")"
+		n=$((n + 1))
+	done
+	note "smpquery portinfo: MasterSMSL $sl (the SL of the SM's LID $sm_lid) on $n CA ports"
+}
+
 check_hoq() {
 	local lid port want kind out
 	while read -r kind lid port; do

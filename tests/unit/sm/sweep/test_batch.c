@@ -192,7 +192,7 @@ static void reregistration_asks_capable_active_host_ports_only(void **state)
 	host(&f, 0x200, 20, 0, PORT_ACTIVE);	/* does not offer it */
 	host(&f, 0x300, 30, IB_PORT_CAP_HAS_CLIENT_REREG, PORT_INIT);	/* not active yet */
 	(void)sw;
-	struct cfg_params p = { .sm_lid = 1, .subnet_timeout = 18 };
+	struct cfg_params p = { .sm_lid = 1, .sm_sl = 3, .subnet_timeout = 18 };
 	const ib_port_info_t before = sm_node(able)->port_info[1];
 	assert_int_equal(rereg_clients(NULL, &f, &p, on_done, NULL), 0);
 	assert_int_equal(nsent, 2);	/* ports 1 and 2 of the able host */
@@ -205,6 +205,7 @@ static void reregistration_asks_capable_active_host_ports_only(void **state)
 		assert_int_equal(sent[i].mod, i + 1);
 		assert_int_equal(ib_port_info_get_client_rereg(pi), 1);
 		assert_int_equal(cl_ntoh16(pi->master_sm_base_lid), 1);
+		assert_int_equal(ib_port_info_get_master_smsl(pi), 3);
 		assert_int_equal(ib_port_info_get_timeout(pi), 18);
 		ib_smp_t reply;
 		memset(&reply, 0, sizeof(reply));
