@@ -11,6 +11,12 @@
  * the stored fabric gets the MFT blocks of every
  * group: the ports routing/mcast.c's tree gives, a 16-port mask per
  * position. Groups live in memory; hosts rejoin after an SM restart.
+ *
+ * A join that creates a group with MGID 0 gets one the SA assigns,
+ * ff1S:a01b:PPPP::NNNN:NNNN (S the scope asked for, link-local by default;
+ * P the P_Key; N a counter), as OpenSM does. An MGID a host names must be
+ * multicast (0xff), with flags 0 or 1 (transient), and may not take the
+ * signature of the SA's own with link-local scope (IBA o15-0.1.6).
  */
 #include "sm/sa/mcast.h"
 
@@ -21,6 +27,7 @@
 #include "routing/mtree.h"
 #include "sm/sweep/batch.h"
 #include "sm/log.h"
+#include "sm/sa/pathsel.h"
 #include "sm/sm.h"
 #include "sm/smnode.h"
 
@@ -36,7 +43,7 @@ void mcast_init(struct mcast *mc, uint64_t subnet_prefix)
 	r->pkey = cl_hton16(0xffff);
 	r->mtu = 2 << 6 | IB_MTU_LEN_2048;
 	r->rate = 2 << 6 | IB_PATH_RECORD_RATE_10_GBS;
-	r->pkt_life = 2 << 6 | 18;
+	r->pkt_life = 2 << 6 | MC_PACKET_LIFE;
 	r->scope_state = 2 << 4;	/* link-local */
 }
 
@@ -96,13 +103,18 @@ static struct mc_member *member(struct mc_group *g, const ib_gid_t *gid)
 
 /*
  * A port joins and leaves for itself (its own PortGID) unless the request
- * carries the SM_Key; false (refused, answered) otherwise.
+ * carries the SM_Key, or it shares a partition with the port it acts for
+ * and proxy says that may be (IBA o15-0.1.2's ProxyJoin, as OpenSM
+ * allows it: any join, a leave of a member joined that way); false
+ * (refused, answered) otherwise.
  */
-static bool for_itself(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from, const char *what)
+static bool for_itself(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from, bool proxy,
+		       const char *what)
 {
 	const ib_member_rec_t *q = (const ib_member_rec_t *)req->data;
-	uint64_t requester = sa_requester(sm, from);
-	if (sa_trusted(sm, req) || (requester && cl_ntoh64(q->port_gid.unicast.interface_id) == requester))
+	uint64_t requester = sa_requester(sm, from), port = cl_ntoh64(q->port_gid.unicast.interface_id);
+	if (sa_trusted(sm, req) || (requester && port == requester) ||
+	    (proxy && requester && sa_share_partition(sm, requester, port)))
 		return true;
 	if (sa_may_log(sm, from))
 		log_warn("sa: MCMemberRecord %s for port 0x%016llx from port 0x%016llx (LID %u) refused: a port joins "
@@ -121,16 +133,101 @@ static unsigned created_by(const struct mcast *mc, uint64_t port)
 	return n;
 }
 
+/*
+ * IBA o15-0.1.8: the MTU, rate and packet lifetime a join asks for (with
+ * their selectors) must be what the group has, or, for a group the join
+ * creates, what the joining port can give; *fit gets the group's values.
+ */
+static bool realizable(const struct sm *sm, const ib_sa_mad_t *req, const struct mc_group *g, ib_path_rec_t *fit)
+{
+	const ib_member_rec_t *q = (const ib_member_rec_t *)req->data;
+	struct path_want w;
+	sa_path_want_of_mcmr(q, req->comp_mask, &w);
+	memset(fit, 0, sizeof(*fit));
+	if (g) {
+		fit->mtu = g->rec.mtu & 0x3f;
+		fit->rate = g->rec.rate & 0x3f;
+		fit->pkt_life = g->rec.pkt_life & 0x3f;
+		ib_path_rec_t asked = *fit;	/* a group's values are what they are: none may be lowered */
+		return sa_path_fit(&w, fit) && (fit->mtu & 0x3f) == asked.mtu && (fit->rate & 0x3f) == asked.rate &&
+		       (fit->pkt_life & 0x3f) == asked.pkt_life;
+	}
+	uint8_t port = 0;
+	const struct sm_snapshot *pub = sm_published(sm);
+	const struct node *n = pub ? fabric_find_port_guid(&pub->fabric, cl_ntoh64(q->port_gid.unicast.interface_id),
+							   &port) : NULL;
+	fit->mtu = n ? sa_port_mtu(n, port) : IB_MTU_LEN_2048;
+	fit->rate = n ? sa_port_rate(n, port) : IB_PATH_RECORD_RATE_10_GBS;
+	fit->pkt_life = MC_PACKET_LIFE;
+	return sa_path_fit(&w, fit);
+}
+
+static bool zero_gid(const ib_gid_t *g)
+{
+	static const ib_gid_t zero;
+	return memcmp(g, &zero, sizeof(zero)) == 0;
+}
+
+/* An MGID a host may name for a new group (IBA o15-0.1.6, as OpenSM reads it). */
+static bool valid_mgid(const ib_gid_t *mgid)
+{
+	uint8_t flags = mgid->raw[1] >> 4, scope = mgid->raw[1] & 0x0f;
+	bool sa_signature = mgid->raw[2] == 0xa0 && mgid->raw[3] == 0x1b;
+	return mgid->raw[0] == 0xff && flags <= 1 && !(sa_signature && scope == IB_MC_SCOPE_LINK_LOCAL);
+}
+
+/* A fresh MGID for a group created with MGID 0: ff1S:a01b:PPPP::NNNN:NNNN, no group holding it. */
+static ib_gid_t assign_mgid(struct mcast *mc, const ib_sa_mad_t *req)
+{
+	const ib_member_rec_t *q = (const ib_member_rec_t *)req->data;
+	uint8_t scope = req->comp_mask & IB_MCR_COMPMASK_SCOPE ? q->scope_state >> 4 : IB_MC_SCOPE_LINK_LOCAL;
+	ib_gid_t g;
+	do {
+		uint32_t n = ++mc->next_mgid;
+		memset(&g, 0, sizeof(g));
+		g.raw[0] = 0xff;
+		g.raw[1] = (uint8_t)(0x10 | scope);
+		g.raw[2] = 0xa0;
+		g.raw[3] = 0x1b;
+		memcpy(&g.raw[4], &q->pkey, sizeof(q->pkey));
+		g.raw[12] = (uint8_t)(n >> 24);
+		g.raw[13] = (uint8_t)(n >> 16);
+		g.raw[14] = (uint8_t)(n >> 8);
+		g.raw[15] = (uint8_t)n;
+	} while (mcast_group(mc, &g));
+	return g;
+}
+
 static void join(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
 {
 	const ib_member_rec_t *q = (const ib_member_rec_t *)req->data;
-	if (!for_itself(sm, req, from, "join"))
+	if (!for_itself(sm, req, from, true, "join"))
 		return;
+	ib_member_rec_t asked = *q;	/* with the MGID the SA assigns, for MGID 0 */
+	if (zero_gid(&q->mgid))
+		asked.mgid = assign_mgid(&sm->mcast, req);
+	else if (!mcast_group(&sm->mcast, &q->mgid) && !valid_mgid(&q->mgid)) {
+		sa_respond(sm, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
+		return;
+	}
+	q = &asked;
 	struct mc_group *g = group_by_mgid(&sm->mcast, &q->mgid);
+	ib_path_rec_t fit;
+	if (!realizable(sm, req, g, &fit)) {
+		if (sa_may_log(sm, from))
+			log_info("sa: MCMemberRecord join from LID %u refused: MTU, rate or packet lifetime not realizable",
+				 from->slid);
+		sa_respond(sm, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
+		return;
+	}
 	/* IBA o15-0.2.4: a join that creates a group gives all it must have, or INSUFFICIENT_COMPONENTS */
 	const ib_net64_t create_needs = IB_MCR_COMPMASK_QKEY | IB_MCR_COMPMASK_PKEY | IB_MCR_COMPMASK_SL |
 					IB_MCR_COMPMASK_FLOW | IB_MCR_COMPMASK_TCLASS;
 	bool can_create = (req->comp_mask & create_needs) == create_needs;
+	if (!g && can_create && !(q->scope_state & IB_MC_REC_STATE_FULL_MEMBER)) {	/* IBA o15-0.1.9 */
+		sa_respond(sm, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
+		return;
+	}
 	uint64_t requester = sa_requester(sm, from);
 	if (!g && can_create && !sa_trusted(sm, req) && created_by(&sm->mcast, requester) >= sm->cfg.sa_groups_per_port) {
 		if (sa_may_log(sm, from))
@@ -144,6 +241,11 @@ static void join(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin 
 			       NULL, 0, 0);
 		return;
 	}
+	if (!g->nm) {	/* created now: what the joining port gives, within what it asked */
+		g->rec.mtu = fit.mtu;
+		g->rec.rate = fit.rate;
+		g->rec.pkt_life = fit.pkt_life;
+	}
 	struct mc_member *m = member(g, &q->port_gid);
 	if (!m) {
 		if (g->nm == MC_MAX_MEMBERS) {
@@ -153,6 +255,7 @@ static void join(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin 
 		m = &g->m[g->nm++];
 		m->port_gid = q->port_gid;
 		m->join_state = 0;
+		m->proxy = cl_ntoh64(q->port_gid.unicast.interface_id) != requester;
 	}
 	m->join_state |= q->scope_state & 0x0f;
 	ib_member_rec_t r = member_record(g, m);
@@ -165,11 +268,11 @@ static void join(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin 
 static void leave(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
 {
 	const ib_member_rec_t *q = (const ib_member_rec_t *)req->data;
-	if (!for_itself(sm, req, from, "leave"))
-		return;
 	struct mc_group *g = group_by_mgid(&sm->mcast, &q->mgid);
 	struct mc_member *m = g ? member(g, &q->port_gid) : NULL;
-	if (!m) {
+	if (!for_itself(sm, req, from, m && m->proxy, "leave"))
+		return;
+	if (!m || (q->scope_state & 0x0f & ~m->join_state)) {	/* IBA o15-0.1.14: only states it holds */
 		sa_respond(sm, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
 		return;
 	}
@@ -177,6 +280,7 @@ static void leave(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin
 	log_info("sa: MCMemberRecord leave of MLID 0x%04x by port 0x%016llx (join state 0x%x)", cl_ntoh16(g->rec.mlid),
 		 (unsigned long long)cl_ntoh64(q->port_gid.unicast.interface_id), q->scope_state & 0x0f);
 	m->join_state &= (uint8_t)~(q->scope_state & 0x0f);
+	r.scope_state = (uint8_t)((r.scope_state & 0xf0) | m->join_state);	/* the answer: what it still holds */
 	if (!m->join_state)
 		*m = g->m[--g->nm];
 	if (!g->nm && cl_ntoh16(g->rec.mlid) != MC_FIRST_MLID)
@@ -185,9 +289,15 @@ static void leave(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin
 	mcast_program_soon(sm);
 }
 
+/*
+ * Get and GetTable, as OpenSM answers them: by PortGID, that member's
+ * record; with the SM_Key, every member's; else one record per group
+ * (no PortGID): a host learns the groups, not who is in them.
+ */
 static void query(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
 {
 	const ib_member_rec_t *q = (const ib_member_rec_t *)req->data;
+	bool by_port = req->comp_mask & IB_MCR_COMPMASK_PORT_GID, members = by_port || sa_trusted(sm, req);
 	struct sa_answer a;
 	sa_answer_init(&a, sizeof(ib_member_rec_t));
 	for (unsigned i = 0; i < sm->mcast.n; i++) {
@@ -195,9 +305,11 @@ static void query(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin
 		if (((req->comp_mask & IB_MCR_COMPMASK_MGID) && memcmp(&g->rec.mgid, &q->mgid, sizeof(q->mgid))) ||
 		    ((req->comp_mask & IB_MCR_COMPMASK_MLID) && g->rec.mlid != q->mlid))
 			continue;
-		for (unsigned k = 0; k < g->nm; k++) {
-			if ((req->comp_mask & IB_MCR_COMPMASK_PORT_GID) &&
-			    memcmp(&g->m[k].port_gid, &q->port_gid, sizeof(q->port_gid)))
+		ib_member_rec_t *group = members ? NULL : sa_answer_add(&a);
+		if (group)
+			*group = g->rec;
+		for (unsigned k = 0; members && k < g->nm; k++) {
+			if (by_port && memcmp(&g->m[k].port_gid, &q->port_gid, sizeof(q->port_gid)))
 				continue;
 			ib_member_rec_t *r = sa_answer_add(&a);
 			if (r)

@@ -13,12 +13,15 @@
 #define MC_MAX_GROUPS 64
 #define MC_MAX_MEMBERS 256
 #define MC_FIRST_MLID 0xc000
+/* The PacketLifeTime code of a group (4.096 us x 2^18, about 1 s), as for the IPoIB broadcast group. */
+#define MC_PACKET_LIFE 18
 
 struct mc_group {
 	ib_member_rec_t rec;	/* the group's parameters (port_gid and join state unused) */
 	struct mc_member {
 		ib_gid_t port_gid;
 		uint8_t join_state;	/* full, non, send-only bits */
+		bool proxy;		/* joined by another port (IBA ProxyJoin): such a port may leave for it too */
 	} m[MC_MAX_MEMBERS];
 	unsigned nm;
 	uint64_t creator;	/* the port GUID whose join created it (0: fabricd) */
@@ -31,6 +34,7 @@ struct mcast {
 	unsigned n;
 	struct evl_watch *timer;	/* coalesces joins and leaves (mcast_attach) */
 	bool pending;			/* the timer is armed */
+	uint32_t next_mgid;		/* the last 32 bits of the next MGID the SA assigns */
 };
 
 struct sm;

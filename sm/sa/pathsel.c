@@ -92,6 +92,15 @@ void sa_path_want_of_mpr(const ib_multipath_rec_t *req, ib_net64_t mask, struct 
 	sa_path_want_of_pr(&pr, pr_mask, w);
 }
 
+void sa_path_want_of_mcmr(const ib_member_rec_t *req, ib_net64_t mask, struct path_want *w)
+{
+	*w = (struct path_want){
+		.mtu = bound(mask, IB_MCR_COMPMASK_MTU, IB_MCR_COMPMASK_MTU_SEL, req->mtu),
+		.rate = bound(mask, IB_MCR_COMPMASK_RATE, IB_MCR_COMPMASK_RATE_SEL, req->rate),
+		.life = bound(mask, IB_MCR_COMPMASK_LIFE, IB_MCR_COMPMASK_LIFE_SEL, req->pkt_life),
+	};
+}
+
 /* MTU or packet lifetime: codes in order of size. False if have cannot meet b. */
 static bool fit_ordered(const struct path_bound *b, uint8_t *have)
 {

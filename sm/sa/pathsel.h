@@ -28,6 +28,8 @@ struct path_want {
 
 void sa_path_want_of_pr(const ib_path_rec_t *req, ib_net64_t mask, struct path_want *w);
 void sa_path_want_of_mpr(const ib_multipath_rec_t *req, ib_net64_t mask, struct path_want *w);
+/* An MCMemberRecord join's MTU, rate and packet lifetime bounds (IBA o15-0.1.8), as a path's. */
+void sa_path_want_of_mcmr(const ib_member_rec_t *req, ib_net64_t mask, struct path_want *w);
 /*
  * Fits rec (a path as the fabric gives it) to w: false if the path cannot
  * satisfy it (another SL than the routing's, an MTU or rate below a

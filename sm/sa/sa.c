@@ -69,14 +69,22 @@ static uint16_t shared_pkey(const struct partitions *ps, const struct node *a, u
 	return 0;
 }
 
-/* The link rate code of port (n, p) as PortInfo reports it. */
-static uint8_t port_rate(const struct node *n, uint8_t p)
+bool sa_share_partition(const struct sm *sm, uint64_t port_a, uint64_t port_b)
+{
+	const struct sm_snapshot *pub = sm_published(sm);
+	uint8_t pa = 0, pb = 0;
+	const struct node *a = pub ? fabric_find_port_guid(&pub->fabric, port_a, &pa) : NULL;
+	const struct node *b = a ? fabric_find_port_guid(&pub->fabric, port_b, &pb) : NULL;
+	return b && shared_pkey(&pub->parts, a, pa, b, pb, 0) != 0;
+}
+
+uint8_t sa_port_rate(const struct node *n, uint8_t p)
 {
 	const struct sm_node *s = sm_node(n);
 	return s && s->have_port_info[p] ? ib_port_info_compute_rate(&s->port_info[p], 0) : IB_PATH_RECORD_RATE_2_5_GBS;
 }
 
-static uint8_t port_mtu(const struct node *n, uint8_t p)
+uint8_t sa_port_mtu(const struct node *n, uint8_t p)
 {
 	const struct sm_node *s = sm_node(n);
 	return s && s->have_port_info[p] ? ib_port_info_get_neighbor_mtu(&s->port_info[p]) : IB_MTU_LEN_256;
@@ -107,9 +115,9 @@ int sa_path_record(const struct fabric *f, const struct routing_tables *t, const
 			if (!out_port)
 				return n == dst ? 0 : 1;
 		}
-		if (port_mtu(n, out_port) < mtu)
-			mtu = port_mtu(n, out_port);
-		rate = sa_rate_slower(rate, port_rate(n, out_port));
+		if (sa_port_mtu(n, out_port) < mtu)
+			mtu = sa_port_mtu(n, out_port);
+		rate = sa_rate_slower(rate, sa_port_rate(n, out_port));
 		n = n->ports[out_port].remote;
 		if (++hops > FABRIC_MAX_HOPS)
 			return 1;	/* a loop: no path */

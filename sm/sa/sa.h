@@ -53,6 +53,11 @@ int sa_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a)
 
 /* The port GUID of the requester (by its source LID in the published fabric); 0 if unknown. */
 uint64_t sa_requester(const struct sm *sm, const struct mad_origin *from);
+/* Whether the end ports with these GUIDs share a partition in which they can talk (not both limited). */
+bool sa_share_partition(const struct sm *sm, uint64_t port_a, uint64_t port_b);
+/* The link rate code and the neighbour MTU code of port (n, p) as its PortInfo reports them. */
+uint8_t sa_port_rate(const struct node *n, uint8_t p);
+uint8_t sa_port_mtu(const struct node *n, uint8_t p);
 /* The request carries the configured SM_Key: it may act for other ports. */
 bool sa_trusted(const struct sm *sm, const ib_sa_mad_t *req);
 /* Whether a refusal of from's request may be logged (a few a minute per source: no log floods). */

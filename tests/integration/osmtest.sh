@@ -18,7 +18,7 @@ WORK=$(mktemp -d /tmp/fabricd-osmtest.XXXXXX)
 here=$(dirname "$0")
 . "$here/lib.sh"
 
-FLOWS="c v s"
+FLOWS="c v s m"
 export SIM_HOST=H0_0	# the SM's port; osmtest asks from H5_0
 # run_flows SM: each flow's "SM FLOW pass|FAIL SECONDS" into $WORK/verdicts
 run_flows() {
@@ -34,7 +34,8 @@ run_flows() {
 }
 
 sim_start "$NET"
-printf 'sm_key: 1\n' >"$WORK/fabricd.yaml"
+# osmtest's SM_Key is OpenSM's default; its multicast flow creates groups up to the MFT cap from one port
+printf 'sm_key: 1\nsa: { groups_per_port: 64 }\n' >"$WORK/fabricd.yaml"
 FD_PRELOAD=$SA_PRELOAD fd_start -c "$WORK/fabricd.yaml"
 fd_wait_up 30
 run_flows fabricd
