@@ -8,8 +8,9 @@
 # umad2sim_tail.c). Flows c (create the inventory), v (validate it:
 # NodeRecords, PortInfoRecords, every PathRecord by LID and GUID pair,
 # MultiPathRecords, GUIDInfo, P_KeyTable with and without the SM_Key,
-# SwitchInfo, LFT, MFT, SMInfo and InformInfo records) and s (services)
-# must pass against fabricd; each flow's verdict and time are printed for
+# SwitchInfo, LFT, MFT, SMInfo and InformInfo records), s (services) and
+# m (multicast: the MCMemberRecord rules of IBA o15-0.1.x) must pass
+# against fabricd; each flow's verdict and time are printed for
 # both SMs side by side. Both SMs run with SM_Key 1 (OpenSM's default,
 # which osmtest uses). Run it under unshare -n.
 set -euo pipefail
