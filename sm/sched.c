@@ -9,7 +9,8 @@
  * reported a port change (Trap 128, or PortStateChange in a light sweep)
  * and the switches hold the published sweep; else it is full: on
  * request (SIGHUP, fabricctl, the election, health), after other traps,
- * after a light sweep a switch did not answer, without a clean sweep.
+ * without a clean sweep. A light sweep's silent switches are repaired
+ * too: the repair falls back to a full discovery if it cannot reach them.
  * A trap that reports a change asks for a sweep trap_holddown_ms after
  * the first such trap, however many more come; the repair reads every
  * switch that reported one meanwhile. A STANDBY or NOTACTIVE SM does
@@ -97,11 +98,11 @@ static void add_repair(struct sm *sm, uint64_t guid)
 
 static void on_light_done(struct sm *sm, const struct light_report *r)
 {
-	if (r->silent)
+	if (r->silent && !r->nchanged)	/* silence it cannot name (no memory): only a full sweep tells */
 		sm->sched.full_wanted = true;
 	for (size_t i = 0; i < r->nchanged; i++)
 		add_repair(sm, r->changed[i]);
-	if (r->silent || r->nchanged)
+	if (r->nchanged || r->silent)
 		kick(sm);
 	else
 		next(sm);

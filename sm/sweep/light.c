@@ -9,7 +9,10 @@
  * longer answers, starts a heavy sweep. A change behind a CA alone shows
  * on the CA's switch port. This finds what a lost trap did not report.
  * Whoever started it (sm/sched.c) hears which switches reported a change
- * (a repair reads them again) and how many did not answer (a full sweep).
+ * or did not answer: a repair reads them again (a switch silent because
+ * its route crossed a link gone is reached over a new one; one that is
+ * gone is cut off through its neighbours' ports, or the repair gives way
+ * to a full discovery).
  */
 #include "sm/sweep/light.h"
 
@@ -22,7 +25,7 @@ struct light {
 	struct sm *sm;
 	light_done_fn done;
 	unsigned in_flight, asked, silent;
-	uint64_t *changed;	/* GUIDs of the switches that reported PortStateChange */
+	uint64_t *changed;	/* GUIDs of the switches that reported PortStateChange or did not answer */
 	size_t nchanged;
 	uint64_t t0, mads0;
 	const char *first;	/* a switch that reported a change, for the log */
@@ -35,11 +38,10 @@ static void finish(struct light *l)
 	light_done_fn done = l->done;
 	struct light_report r = { l->changed, l->nchanged, l->silent };
 	sm->sched.sweeping = false;
-	if (r.nchanged || r.silent)
+	if (r.nchanged)
 		log_info("light sweep: %zu of %u switches report port changes%s%s, %u do not answer "
-			 "(%llu ms, %llu SMPs): %s", r.nchanged, l->asked, l->first ? ", e.g. " : "",
-			 l->first ? l->first : "", l->silent, (unsigned long long)ms, (unsigned long long)mads,
-			 r.silent ? "full heavy sweep" : "repair");
+			 "(%llu ms, %llu SMPs): repair", r.nchanged - l->silent, l->asked, l->first ? ", e.g. " : "",
+			 l->first ? l->first : "", l->silent, (unsigned long long)ms, (unsigned long long)mads);
 	else
 		log_debug("light sweep: no change on %u switches (%llu ms, %llu SMPs)", l->asked,
 			  (unsigned long long)ms, (unsigned long long)mads);
@@ -57,9 +59,10 @@ static void on_switch_info(void *ctx, int status, const ib_smp_t *reply)
 {
 	struct probe *p = ctx;
 	struct light *l = p->l;
-	if (status)
+	if (status) {
 		l->silent++;
-	else if (ib_switch_info_get_state_change((const ib_switch_info_t *)reply->data)) {
+		l->changed[l->nchanged++] = p->sw->guid;
+	} else if (ib_switch_info_get_state_change((const ib_switch_info_t *)reply->data)) {
 		l->changed[l->nchanged++] = p->sw->guid;
 		if (!l->first)
 			l->first = p->sw->desc;

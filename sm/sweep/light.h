@@ -7,7 +7,7 @@
 
 #include "sm/sm.h"
 
-/* What a light sweep found: the switches that reported PortStateChange (GUIDs), and how many did not answer. */
+/* What a light sweep found: the switches that reported PortStateChange or did not answer (GUIDs), how many did not. */
 struct light_report {
 	const uint64_t *changed;
 	size_t nchanged;

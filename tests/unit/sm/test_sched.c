@@ -9,10 +9,10 @@
  * - The light sweep runs on its timer after a clean sweep; one that saw a
  *   change is followed by a heavy sweep; without a clean sweep the timer
  *   starts a heavy one.
- * - Trap 128s from switches become one repair of those switches; a full
- *   sweep asked for meanwhile, or a switch silent in a light sweep, makes
- *   it a full one; full_sweep_interval brings a full sweep in place of a
- *   light one.
+ * - Trap 128s from switches become one repair of those switches, as do
+ *   the switches a light sweep finds changed or silent; a full sweep asked
+ *   for meanwhile makes it a full one; full_sweep_interval brings a full
+ *   sweep in place of a light one.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -177,7 +177,14 @@ static void the_light_sweep_runs_on_its_timer(void **state)
 	assert_int_equal(light, 2);
 	sm.sched.sweeping = false;
 	light_done(&sm, &(struct light_report){ .changed = &sw, .nchanged = 1, .silent = 1 });
-	assert_int_equal(heavy, 4);	/* a switch did not answer: only a full sweep can tell what is gone */
+	assert_int_equal(heavy, 4);	/* a switch that did not answer is repaired too */
+	assert_int_equal(nrepaired, 1);
+	end_heavy(&sm);
+	run_for(&sm, 1500);
+	assert_int_equal(light, 3);
+	sm.sched.sweeping = false;
+	light_done(&sm, &(struct light_report){ .silent = 1 });	/* silence without names: full */
+	assert_int_equal(heavy, 5);
 	assert_int_equal(nrepaired, 0);
 	end_heavy(&sm);
 	done(&sm);
