@@ -11,6 +11,9 @@
  * - ServiceRecord: registered for the requester's own GID only, deleted by
  *   its owner only; the lease is cut to sa.max_lease_s; the store, keys
  *   and all, read back from the database after a restart.
+ * - MCMemberRecord: creating needs its components; MGID 0 gets an SA
+ *   assigned MGID; an unrealizable rate, a non-multicast MGID, a leave of
+ *   states not held: REQ_INVALID; a leave answers what is still held.
  * - Unknown attribute: UNSUP_METHOD_ATTR; a standby's SA: BUSY.
  */
 #include <setjmp.h>
@@ -306,6 +309,51 @@ static void creating_a_group_needs_its_components(void **state)
 	assert_true(ask(&q, host) == 0);
 }
 
+/*
+ * IBA o15-0.1.x: MGID 0 gets an SA-assigned MGID; a rate no port has is
+ * REQ_INVALID; a leave clears only states the member holds and answers
+ * what it still holds.
+ */
+static void group_rules_as_osmtest_checks_them(void **state)
+{
+	uint16_t host, other;
+	two_cas(&host, &other);
+	ib_net64_t create = IB_MCR_COMPMASK_MGID | IB_MCR_COMPMASK_PORT_GID | IB_MCR_COMPMASK_JOIN_STATE |
+			    IB_MCR_COMPMASK_QKEY | IB_MCR_COMPMASK_PKEY | IB_MCR_COMPMASK_SL | IB_MCR_COMPMASK_FLOW |
+			    IB_MCR_COMPMASK_TCLASS;
+	ib_sa_mad_t q = request(IB_MAD_METHOD_SET, IB_MAD_ATTR_MCMEMBER_RECORD, create);
+	ib_member_rec_t *mr = (ib_member_rec_t *)q.data;
+	mr->port_gid.unicast.prefix = cl_hton64(0xfe80000000000000ULL);
+	mr->port_gid.unicast.interface_id = cl_hton64(by_lid(host)->ports[1].guid);
+	mr->scope_state = IB_MC_REC_STATE_FULL_MEMBER | IB_MC_REC_STATE_NON_MEMBER;
+	mr->qkey = cl_hton32(0x1b);
+	mr->pkey = cl_hton16(0xffff);
+	ib_sa_mad_t fast = q;
+	fast.comp_mask |= IB_MCR_COMPMASK_RATE_SEL | IB_MCR_COMPMASK_RATE;
+	((ib_member_rec_t *)fast.data)->rate = IB_PATH_RECORD_RATE_300_GBS | IB_PATH_SELECTOR_GREATER_THAN << 6;
+	assert_true(ask(&fast, host) == IB_SA_MAD_STATUS_REQ_INVALID);
+	assert_true(ask(&q, host) == 0);
+	const ib_member_rec_t *got = (const ib_member_rec_t *)answer.data;
+	assert_int_equal(got->mgid.raw[0], 0xff);
+	assert_int_equal(got->mgid.raw[1], 0x12);	/* link-local by default */
+	assert_int_equal(got->mgid.raw[2], 0xa0);
+	assert_int_equal(got->mgid.raw[3], 0x1b);	/* the SA's signature */
+	ib_gid_t first = got->mgid;
+	assert_true(ask(&q, host) == 0);
+	assert_memory_not_equal(((const ib_member_rec_t *)answer.data)->mgid.raw, first.raw, 16);	/* a new one */
+	ib_sa_mad_t leave = q;
+	leave.method = IB_MAD_METHOD_DELETE;
+	((ib_member_rec_t *)leave.data)->mgid = first;
+	((ib_member_rec_t *)leave.data)->scope_state = IB_MC_REC_STATE_NON_MEMBER | IB_MC_REC_STATE_SEND_ONLY_NON_MEMBER;
+	assert_true(ask(&leave, host) == IB_SA_MAD_STATUS_REQ_INVALID);	/* it is no send-only member */
+	((ib_member_rec_t *)leave.data)->scope_state = IB_MC_REC_STATE_NON_MEMBER;
+	assert_true(ask(&leave, host) == 0);
+	assert_int_equal(((const ib_member_rec_t *)answer.data)->scope_state & 0x0f, IB_MC_REC_STATE_FULL_MEMBER);
+	ib_sa_mad_t bad = q;
+	((ib_member_rec_t *)bad.data)->mgid.raw[0] = 0xfa;	/* not multicast */
+	assert_true(ask(&bad, host) == IB_SA_MAD_STATUS_REQ_INVALID);
+}
+
 static void unknown_attribute_and_standby(void **state)
 {
 	ib_sa_mad_t q = request(IB_MAD_METHOD_GET, cl_hton16(0x7777), 0);
@@ -325,6 +373,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(path_record_to_a_multicast_group, setup, teardown),
 		cmocka_unit_test_setup_teardown(service_records_belong_to_their_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(service_records_outlive_a_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(group_rules_as_osmtest_checks_them, setup, teardown),
 		cmocka_unit_test_setup_teardown(service_key_is_kept_secret, setup, teardown),
 		cmocka_unit_test_setup_teardown(creating_a_group_needs_its_components, setup, teardown),
 		cmocka_unit_test_setup_teardown(unknown_attribute_and_standby, setup, teardown),
