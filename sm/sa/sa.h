@@ -53,6 +53,9 @@ int sa_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a)
 
 /* The port GUID of the requester (by its source LID in the published fabric); 0 if unknown. */
 uint64_t sa_requester(const struct sm *sm, const struct mad_origin *from);
+/* A P_Key both ports hold, not limited at both ends (IBA: two limited members cannot talk), want if given; 0 if none. */
+uint16_t sa_shared_pkey(const struct partitions *ps, const struct node *a, uint8_t pa, const struct node *b,
+			uint8_t pb, uint16_t want);
 /* Whether the end ports with these GUIDs share a partition in which they can talk (not both limited). */
 bool sa_share_partition(const struct sm *sm, uint64_t port_a, uint64_t port_b);
 /* The link rate code and the neighbour MTU code of port (n, p) as its PortInfo reports them. */

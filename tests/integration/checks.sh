@@ -184,16 +184,16 @@ check_vls() {
 # fabricd's too), as smpquery portinfo reads them.
 # check_master_smsl: every CA port's MasterSMSL is the SL fabricd published for the SM's LID.
 check_master_smsl() {
-	local sm_lid sl lid out n=0 first
-	first=$(diag ibnetdiscover -p | awk '$1 == "CA" && !n++ {print $2}')
-	sm_lid=$(diag smpquery portinfo "$first" 1 | awk -F. '/^SMLid:/ {print $NF}')
+	local sm_lid sl lid port out n=0 first
+	first=$(diag ibnetdiscover -p | awk '$1 == "CA" && !n++ {print $2, $3}')
+	sm_lid=$(diag smpquery portinfo $first | awk -F. '/^SMLid:/ {print $NF}')
 	sl=$("$FABRICCTL" -d "$DB" export sl | awk -v l="$sm_lid" '$1 == l {print $2}')
-	[[ -n $sl ]] || fail "fabricctl export sl has no SL for the SM's LID $sm_lid"
-	for lid in $(diag ibnetdiscover -p | awk '$1 == "CA" && n++ < 8 {print $2}'); do
-		out=$(diag smpquery portinfo "$lid" 1) || fail "smpquery portinfo $lid 1 failed"
+	[[ -n $sl ]] || fail "fabricctl export sl has no SL for the SM's LID $sm_lid (CA LID and port $first)"
+	while read -r lid port; do
+		out=$(diag smpquery portinfo "$lid" "$port") || fail "smpquery portinfo $lid $port failed"
 		grep -q "^SMSL:\.*$sl\$" <<<"$out" || fail "CA LID $lid: MasterSMSL is not $sl: $(grep SMSL <<<"$out")"
 		n=$((n + 1))
-	done
+	done < <(diag ibnetdiscover -p | awk '$1 == "CA" && n++ < 8 {print $2, $3}')
 	note "smpquery portinfo: MasterSMSL $sl (the SL of the SM's LID $sm_lid) on $n CA ports"
 }
 
