@@ -74,17 +74,24 @@ static void give_up(struct discovery *d, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Routes computed anew on the model as it now is; which nodes they reach (malloc'ed), or NULL (given up). */
+static bool *routes_anew(struct discovery *d)
+{
+	bool *reached = calloc(d->f->nnodes + 1, sizeof(*reached));
+	if (reached && drpaths_compute(d->f, reached) == 0)
+		return reached;
+	free(reached);
+	give_up(d, "out of memory");
+	return NULL;
+}
+
 static void finish(struct discovery *d)
 {
 	struct disc_report *r = &d->report;
-	if (d->repair && !r->repair_failed[0]) {	/* what the changes cut off goes */
-		bool *reached = calloc(d->f->nnodes, sizeof(*reached));
-		if (!reached || drpaths_compute(d->f, reached) < 0)
-			give_up(d, "out of memory");
-		else
-			r->pruned = (unsigned)drpaths_prune(d->f, reached);
-		free(reached);
-	}
+	bool *reached = d->repair && !r->repair_failed[0] ? routes_anew(d) : NULL;
+	if (reached)	/* what the changes cut off goes */
+		r->pruned = (unsigned)drpaths_prune(d->f, reached);
+	free(reached);
 	fabric_sort_by_guid(d->f);
 	r->nodes = (unsigned)d->f->nnodes;
 	r->switches = (unsigned)fabric_count(d->f, NODE_SWITCH);
@@ -459,10 +466,9 @@ static bool next_wave(struct discovery *d)
 {
 	if (!d->nrereads)
 		return false;
-	bool *reached = calloc(d->f->nnodes, sizeof(*reached));
 	struct reread *wave = malloc(d->nrereads * sizeof(*wave));
-	if (!reached || !wave || drpaths_compute(d->f, reached) < 0) {
-		free(reached);
+	bool *reached = wave ? routes_anew(d) : NULL;
+	if (!reached) {
 		free(wave);
 		give_up(d, "out of memory");
 		return false;

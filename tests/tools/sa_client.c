@@ -60,7 +60,6 @@ static int finish(int code)
 	exit(code);
 }
 
-/* Puts the comma-separated port GUIDs of list into gids as link-local GIDs; returns how many. */
 /* The SA MAD header of a request: method, attribute and TID (the rest of *sa is the caller's). */
 static void sa_header(ib_sa_mad_t *sa, uint8_t method, ib_net16_t attr, uint64_t tid)
 {
@@ -72,6 +71,7 @@ static void sa_header(ib_sa_mad_t *sa, uint8_t method, ib_net16_t attr, uint64_t
 	sa->attr_id = attr;
 }
 
+/* Puts the comma-separated port GUIDs of list into gids as link-local GIDs; returns how many. */
 static unsigned parse_gids(char *list, ib_gid_t *gids, unsigned room)
 {
 	unsigned n = 0;
