@@ -18,6 +18,8 @@
 #include <infiniband/umad.h>
 #include <iba/ib_types.h>
 
+#include "sa_header.h"
+
 #define QKEY 0x80010000	/* QP1's well-known Q_Key, host order */
 
 static double now_s(void)
@@ -32,12 +34,7 @@ static int send_query(int fd, int agent, uint16_t sm_lid, uint64_t tid, uint16_t
 	uint8_t buf[sizeof(struct ib_user_mad) + sizeof(ib_sa_mad_t)] = { 0 };
 	struct ib_user_mad *umad = (struct ib_user_mad *)buf;
 	ib_sa_mad_t *sa = (ib_sa_mad_t *)umad_get_mad(umad);
-	sa->base_ver = 1;
-	sa->mgmt_class = IB_MCLASS_SUBN_ADM;
-	sa->class_ver = 2;
-	sa->method = IB_MAD_METHOD_GET;
-	sa->trans_id = cl_hton64(tid);
-	sa->attr_id = IB_MAD_ATTR_PATH_RECORD;
+	sa_header(sa, IB_MAD_METHOD_GET, IB_MAD_ATTR_PATH_RECORD, tid);
 	sa->comp_mask = IB_PR_COMPMASK_SLID | IB_PR_COMPMASK_DLID;
 	ib_path_rec_t *pr = (ib_path_rec_t *)sa->data;
 	pr->slid = cl_hton16(slid);

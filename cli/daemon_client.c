@@ -56,11 +56,12 @@ int ctl_ask_daemon(const struct ctl *c, const char *request, char *answer, size_
 int cmd_resweep(struct ctl *c, int argc, char **argv)
 {
 	char answer[256], why[256];
-	if (argc > 1) {
-		fprintf(stderr, "fabricctl resweep: unexpected argument '%s'\n", argv[1]);
+	bool rebalance = argc > 1 && strcmp(argv[1], "--rebalance") == 0;
+	if (argc > 1 + rebalance) {
+		fprintf(stderr, "fabricctl resweep: unexpected argument '%s' (expected --rebalance)\n", argv[1 + rebalance]);
 		return EXIT_USAGE;
 	}
-	if (ctl_ask_daemon(c, "resweep", answer, sizeof(answer), why, sizeof(why)) < 0) {
+	if (ctl_ask_daemon(c, rebalance ? "resweep rebalance" : "resweep", answer, sizeof(answer), why, sizeof(why)) < 0) {
 		fprintf(stderr, "fabricctl: %s\n", why);
 		return EXIT_DAEMON;
 	}

@@ -56,7 +56,8 @@ static const struct ctl_command commands[] = {
 		  "[--allow-unsafe] | check DIR | fib DIR FIBDIR [--down SW:PORT]... | wiring DIR",
 	  "plan a RoCE fabric (loop-free, CBD-free ECMP, eBGP, PFC/ECN, SONiC QoS); prove installed FIBs", cmd_plan },
 	{ "diff", "FILE", "compare the fabric with a planned net file", cmd_diff },
-	{ "resweep", "", "ask the running fabricd for a heavy sweep now", cmd_resweep },
+	{ "resweep", "[--rebalance]", "ask the running fabricd for a heavy sweep now (--rebalance: every route "
+	  "re-balanced, not only those a change broke)", cmd_resweep },
 };
 
 static void usage(FILE *out)

@@ -54,19 +54,54 @@ static int run_engine(const struct fabric *f, const struct routing_request *rq, 
 	return -1;
 }
 
+/* Layers t and looks for loops: 0 proven, 1 not (res says why), -1 on allocation failure. */
+static int prove(const struct fabric *f, const struct routing_request *rq, struct routing_tables *t,
+		 struct routing_result *res)
+{
+	int rc = layers_assign(f, t, rq->max_layers ? rq->max_layers : 1, &res->layers);
+	if (rc >= 0 && loops_find(f, t, &res->loops) < 0)
+		rc = -1;
+	res->cdg = res->layers.cdg;
+	return rc < 0 ? -1 : rc || res->loops.entries ? 1 : 0;
+}
+
+/*
+ * Replaces fresh by its merge with rq->keep when the merge keeps some
+ * route and proves out with the answers: 1 when it did (res proven), 0
+ * when fresh stays (res->kept_refused if the merge was tried), -1 on
+ * allocation failure.
+ */
+static int keep_routes(const struct fabric *f, const struct routing_request *rq, struct routing_tables *fresh,
+		       struct routing_result *res)
+{
+	struct routing_tables merged;
+	if (stable_merge(rq->keep_fabric, rq->keep, f, fresh, &merged, &res->stable) < 0)
+		return -1;
+	size_t some = res->stable.kept + res->stable.patched;
+	int rc = some ? prove(f, rq, &merged, res) : 1;
+	if (rc == 0 && res->layers.answers_proven) {
+		routing_tables_free(fresh);
+		*fresh = merged;
+		return 1;
+	}
+	routing_tables_free(&merged);
+	res->kept_refused = some > 0;
+	res->stable.kept = res->stable.patched = 0;
+	return rc < 0 ? -1 : 0;
+}
+
 int routing_compute(const struct fabric *f, const struct routing_request *rq, struct routing_tables *out,
 		    struct routing_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	if (run_engine(f, rq, out, &res->info) < 0)
 		return -1;
-	int rc = layers_assign(f, out, rq->max_layers ? rq->max_layers : 1, &res->layers);
-	if (rc >= 0 && loops_find(f, out, &res->loops) < 0)
-		rc = -1;
-	if (rc < 0) {
+	int rc = rq->keep ? keep_routes(f, rq, out, res) : 0;
+	if (rc == 1)
+		return 0;
+	if (rc == 0)
+		rc = prove(f, rq, out, res);
+	if (rc < 0)
 		routing_tables_free(out);
-		return -1;
-	}
-	res->cdg = res->layers.cdg;
-	return rc || res->loops.entries ? 1 : 0;
+	return rc;
 }

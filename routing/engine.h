@@ -8,6 +8,7 @@
 #include "routing/layers.h"
 #include "routing/loops.h"
 #include "routing/routing.h"
+#include "routing/stable.h"
 
 enum routing_engine { ENGINE_FTREE, ENGINE_UPDOWN, ENGINE_MINHOP };
 
@@ -16,6 +17,13 @@ struct routing_request {
 	const uint64_t *roots;	/* ftree: optional top-switch GUIDs */
 	size_t nroots;
 	unsigned max_layers;	/* VLs available for layering (0 means 1) */
+	/*
+	 * The tables the switches hold, on keep_fabric (NULL: none known, or
+	 * every destination re-balanced): destinations whose routes the
+	 * change left whole keep them (routing/stable.h).
+	 */
+	const struct fabric *keep_fabric;
+	const struct routing_tables *keep;
 };
 
 struct routing_result {
@@ -23,6 +31,8 @@ struct routing_result {
 	struct layers_report layers;
 	struct cdg_report cdg;	/* acyclic: sums over layers; cyclic: the cycle */
 	struct loops_report loops;	/* switch entries (for any source) that loop */
+	struct stable_report stable;	/* with keep: the destinations whose routes were kept */
+	bool kept_refused;	/* with keep: the kept routes did not prove out, all were re-balanced */
 };
 
 /* 0 and *e set, or -1 for an unknown name. */
@@ -32,7 +42,10 @@ const char *routing_engine_name(enum routing_engine e);
 void routing_engine_list(char *buf, size_t len);
 
 /*
- * Runs the engine and layers the result. Returns 0 (out filled, every
+ * Runs the engine and layers the result. With rq->keep, the routes the
+ * change left whole are kept (res->stable) when the merged tables prove
+ * out with the switches' answers; otherwise (res->kept_refused) the
+ * fresh routing is proven and returned as without keep. Returns 0 (out filled, every
  * layer acyclic and no switch entry loops), 1 (out filled but a cycle
  * remains within max_layers, res->cdg names it, or some entry loops,
  * res->loops names it: do not program it), or -1 on allocation failure.

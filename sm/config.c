@@ -11,6 +11,7 @@
  *   opensm_guid2lid: /var/cache/opensm/guid2lid   # OpenSM's LIDs, used while the database holds none
  *   control_socket: /run/fabricd/fabricd.sock
  *   routing_engine: ftree             # ftree, updown or minhop
+ *   keep_routes: 1                    # 0: every sweep re-balances every route, not only those a change broke
  *   root_guids: [0x0002c90300000a01]  # ftree: the top switches (default: rank from the leaves)
  *   sm_priority: 0
  *   sm_poll_interval_ms: 2000         # standby: read the master's SMInfo this often
@@ -67,6 +68,7 @@ void config_defaults(struct fabricd_config *c)
 	c->subnet_timeout = 18;
 	c->sweep_interval = 10;
 	c->full_sweep_interval = 600;
+	c->keep_routes = 1;
 	c->sm_poll_interval_ms = 2000;
 	c->sm_poll_retries = 3;
 	c->trap_holddown_ms = 50;
@@ -443,6 +445,7 @@ static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 		{ "full_sweep_interval", 604800, &c->full_sweep_interval },
 		{ "trap_holddown_ms", 60000, &c->trap_holddown_ms },
 		{ "react_to_traps", 1, &c->react_to_traps },
+		{ "keep_routes", 1, &c->keep_routes },
 		{ "trap_budget_per_minute", 100000, &c->trap_budget_per_minute },
 	};
 	for (size_t i = 0; i < sizeof(uints) / sizeof(uints[0]); i++)

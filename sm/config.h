@@ -37,6 +37,7 @@ struct fabricd_config {
 	unsigned max_op_vls;	/* 1, 2, 4, 8 or 15 data VLs */
 	unsigned subnet_timeout;
 	unsigned sweep_interval;	/* seconds between re-sweeps; 0 = only on request */
+	unsigned keep_routes;	/* 1: a sweep keeps the routes a change left whole (routing/stable.h) */
 	unsigned full_sweep_interval;	/* seconds between full heavy sweeps (the repairs' safety net); 0: none */
 	unsigned trap_holddown_ms;	/* after a change trap, wait this long before sweeping */
 	unsigned react_to_traps;	/* 0: traps are only logged; light sweeps find changes */

@@ -77,10 +77,12 @@ static void answer(struct client *cl, const char *line)
 			 "\"priority\": %u, \"other_sms\": \"%s\", \"keep\": [%u, %u, %u]}\n",
 			 FABRICD_VERSION, (int)getpid(), ha_state_name(sm->state), sm->sched.sweeping ? "true" : "false", sm->act_count,
 			 sm->cfg.sm_priority, peers, sm->cfg.keep_sweeps, sm->cfg.keep_events, sm->cfg.keep_days);
-	} else if (strcmp(line, "resweep") == 0) {
-		log_info("control: re-sweep requested");
+	} else if (strcmp(line, "resweep") == 0 || strcmp(line, "resweep rebalance") == 0) {
+		bool rebalance = line[7] != '\0';
+		log_info("control: re-sweep requested%s", rebalance ? ", every route re-balanced" : "");
+		sm->sched.rebalance_wanted |= rebalance;
 		sm_sweep_request(sm);
-		snprintf(out, sizeof(out), "ok: sweep requested\n");
+		snprintf(out, sizeof(out), "ok: sweep requested%s\n", rebalance ? ", every route re-balanced" : "");
 	} else if (strncmp(line, "health clear", 12) == 0) {
 		unsigned long long guid = 0;
 		unsigned port = 0;

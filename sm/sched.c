@@ -163,9 +163,10 @@ void sm_sweep_request(struct sm *sm)
 	kick(sm);
 }
 
+/* The callers ignore changes under --once: its one sweep is the whole run. */
 static void hold_down(struct sm *sm)
 {
-	if (sm->sched.change_pending || sm->once)
+	if (sm->sched.change_pending)
 		return;
 	sm->sched.change_pending = true;
 	evl_timer_arm(sm->sched.change_timer, sm->cfg.trap_holddown_ms);

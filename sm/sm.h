@@ -81,6 +81,7 @@ struct sm {
 		 * port change (repair[], by GUID) when there are some.
 		 */
 		bool full_wanted;
+		bool rebalance_wanted;	/* the next routing re-balances every route (fabricctl resweep --rebalance) */
 		uint64_t *repair;
 		size_t nrepair, repair_cap;
 		uint64_t last_full_ms;	/* when the last full heavy sweep began: full_sweep_interval counts from it */

@@ -525,10 +525,17 @@ static unsigned data_vls(const struct fabric *f, unsigned configured)
 static void start_route(struct sweep *s)
 {
 	struct sm *sm = s->sm;
-	char detail[224];
+	char detail[288];
 	struct routing_request rq = { .roots = sm->cfg.root_guids, .nroots = sm->cfg.nroots,
 				      .max_layers = data_vls(&s->f, sm->cfg.max_op_vls) };
 	routing_engine_parse(sm->cfg.routing_engine, &rq.engine);	/* validated with the config */
+	const struct sm_snapshot *pub = sm_published(sm);
+	bool rebalance = sm->sched.rebalance_wanted;
+	sm->sched.rebalance_wanted = false;
+	if (sm->cfg.keep_routes && !rebalance && switches_hold_published(sm) && pub->tables.lft) {
+		rq.keep_fabric = &pub->fabric;
+		rq.keep = &pub->tables;
+	}
 	struct routing_result res;
 	/* isolated links (sm/perf/health.c) are out of the routing's sight: no table points into them */
 	size_t max_hidden = sm->health ? health_isolated_count(sm->health) : 0, nhidden = 0;
@@ -548,6 +555,15 @@ static void start_route(struct sweep *s)
 		 res.loops.entries ? "LOOPING" : rc ? "CYCLIC" : res.layers.answers_proven ?
 		 "acyclic with the switches' answers, no loop from any switch" : "acyclic, no loop from any switch",
 		 nhidden ? ", isolated links left out" : "");
+	if (res.stable.kept + res.stable.patched)
+		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), ", routes to %zu of %zu LIDs kept, "
+			 "%zu patched", res.stable.kept, res.stable.lids, res.stable.patched);
+	else if (res.stable.grew)
+		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), ", all re-balanced (links came into "
+			 "use)");
+	else if (res.kept_refused)
+		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), ", all re-balanced (the kept "
+			 "routes did not prove out)");
 	if (res.info.note[0])
 		log_warn("route: %s", res.info.note);
 	if (rc == 0 && !res.layers.answers_proven) {

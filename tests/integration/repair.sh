@@ -9,6 +9,8 @@
 # aggregation switch unlinked whole and cabled back. After each repair
 # dump_fts and the LIDs are read; fabricctl resweep then runs a full
 # sweep, which must change no table and whose dump_fts must be the same.
+# A loss keeps the routes it left whole (the route line says how many were
+# kept and patched); capacity coming back re-balances every route.
 # The first repair's discovery must send under a quarter of a full one's
 # SMPs (retries under the loss included: about a tenth without them). Light
 # sweeps run each second, so a trap the loss took is made up for. Run it
@@ -34,12 +36,15 @@ next_up() {
 	grep "SUBNET UP" "$WORK/fabricd.log" | tail -1
 }
 
-# event WHAT CMD...: the ibsim commands, then a repair that a full sweep agrees with.
+# event WHAT ROUTES CMD...: the ibsim commands, then a repair that a full sweep agrees with. ROUTES:
+# "kept" (a loss: the repair's routing keeps the routes it left whole and patches the others) or
+# "re-balanced" (capacity back: a fresh routing).
 event() {
-	local what=$1 repairs up_line full_line ups0
-	shift
+	local what=$1 routes=$2 repairs up_line full_line ups0 lines0 route_line
+	shift 2
 	repairs=$(grep -c "sweep: repair of" "$WORK/fabricd.log" || true)
 	ups0=$(ups)
+	lines0=$(wc -l <"$WORK/fabricd.log")
 	loss 5
 	for c in "$@"; do echo "$c" >&7; done
 	up_line=$(next_up)
@@ -47,6 +52,13 @@ event() {
 	(( $(grep -c "sweep: repair of" "$WORK/fabricd.log") > repairs )) || fail "$what: no repair ran: $up_line"
 	grep -q "discovering the whole fabric" "$WORK/fabricd.log" &&
 		fail "$what: the repair gave way: $(grep -m1 'discovering the whole fabric' "$WORK/fabricd.log")"
+	route_line=$(tail -n +$((lines0 + 1)) "$WORK/fabricd.log" | grep -m1 "sweep: route" || true)
+	case $routes in
+	kept) [[ $route_line =~ routes\ to\ [0-9]+\ of\ [0-9]+\ LIDs\ kept,\ [1-9][0-9]*\ patched ]] ||
+		fail "$what: the repair did not keep the routes it left whole: $route_line" ;;
+	*) [[ $route_line == *"all re-balanced (links came into use)"* ]] ||
+		fail "$what: the routes were not re-balanced onto what came back: $route_line" ;;
+	esac
 	sleep 1.2	# a light sweep may still find a port the repair changed meanwhile
 	diag dump_fts >"$WORK/repaired.fts" || fail "dump_fts failed"
 	lid_snapshot "$WORK/repaired.lids"
@@ -71,6 +83,7 @@ event() {
 	full_reads=$(grep "sweep: discover" "$WORK/fabricd.log" | tail -1 | mads_of)
 	(( repair_reads * 4 < full_reads )) ||
 		fail "$what: the first repair's discovery sent $repair_reads SMPs, a full one $full_reads"
+	note "$what: ${route_line##*dependencies, }"
 	note "$what: repaired in $repair_mads MADs ($repair_reads to discover; first $(grep 'sweep: discover' \
 		"$WORK/fabricd.log" | tail -n +$((ups0 + 1)) | head -1 | sed 's/.*duplicate GUIDs; //')), then a full sweep" \
 		"($full_mads MADs, $full_reads to discover) changed nothing"
@@ -82,15 +95,15 @@ sim_start "$NET"
 fd_start -c "$WORK/fabricd.yaml"
 fd_wait_up 60
 
-event 'Unlink L1[5]' 'Unlink "L1"[5]'
-event 'ReLink L1[5]' 'ReLink "L1"[5]'
+event 'Unlink L1[5]' kept 'Unlink "L1"[5]'
+event 'ReLink L1[5]' re-balanced 'ReLink "L1"[5]'
 relink=()
 while read -r port peer; do
 	relink+=("Link \"A1\"$port $peer")
 done < <(awk '/^Switch.*"A1"$/ {on = 1; next} on && /^$/ {on = 0} on {print $1, $2}' "$NET")
 ((${#relink[@]} > 0)) || fail "no links of A1 in $NET"
-event 'Unlink A1 (a whole switch)' 'Unlink "A1"'
-event "A1 cabled back (${#relink[@]} links)" "${relink[@]}"
+event 'Unlink A1 (a whole switch)' kept 'Unlink "A1"'
+event "A1 cabled back (${#relink[@]} links)" re-balanced "${relink[@]}"
 retried=$(grep "SUBNET UP" "$WORK/fabricd.log" | awk '{gsub(/[()]/, ""); s += $(NF - 1)} END {print s + 0}')
 ((retried > 0)) || fail "no SMP was retried: the loss did not happen"
 note "$retried SMPs retried across the sweeps"

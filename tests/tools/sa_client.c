@@ -33,6 +33,8 @@
 #include <infiniband/umad.h>
 #include <iba/ib_types.h>
 
+#include "sa_header.h"
+
 #define QKEY 0x80010000	/* QP1's well-known Q_Key, host order */
 
 static volatile sig_atomic_t exit_code;
@@ -58,17 +60,6 @@ static int finish(int code)
 	signal(SIGALRM, leave_now);
 	alarm(1);
 	exit(code);
-}
-
-/* The SA MAD header of a request: method, attribute and TID (the rest of *sa is the caller's). */
-static void sa_header(ib_sa_mad_t *sa, uint8_t method, ib_net16_t attr, uint64_t tid)
-{
-	sa->base_ver = 1;
-	sa->mgmt_class = IB_MCLASS_SUBN_ADM;
-	sa->class_ver = 2;
-	sa->method = method;
-	sa->trans_id = cl_hton64(tid);
-	sa->attr_id = attr;
 }
 
 /* Puts the comma-separated port GUIDs of list into gids as link-local GIDs; returns how many. */

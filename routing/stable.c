@@ -1,0 +1,236 @@
+/*
+ * DOC: stable routing
+ *
+ * A destination's route is the column of its LID across every switch's
+ * table. Old columns are judged on the new fabric with the same
+ * three-state walk as routing/loops.c: from every switch the entries must
+ * lead, without circling, to the port that holds the LID (the LID's own
+ * switch answers with entry 0). A column that passes is kept. One that
+ * fails from some switches is patched: those switches (the ones whose
+ * route ran into the change) take the fresh routing's entry, the others
+ * keep theirs, and the walk must then pass from every switch; if it does
+ * not, the column is the fresh one whole. Kept and patched columns keep
+ * their old SL.
+ *
+ * That is for a fabric that lost capacity. When the fresh routing uses a
+ * link the old tables did not (a link or switch back, a new cable, an
+ * isolated link healthy again), the fabric gained some, and the fresh
+ * routing is taken whole: merging columns balanced for different fabrics
+ * over several events leaves links overloaded (a spine back after its
+ * links returned one trap at a time did, four flows on a link where a
+ * fresh routing has one). After a loss and its return the fresh routing
+ * differs from the patched tables only where they were patched.
+ *
+ * Every column that leaves here delivers from every switch without a
+ * loop; whether the mixture is deadlock-free is for the caller's proof,
+ * which refuses it like any engine's tables.
+ */
+#include "routing/stable.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/transition.h"
+
+enum { UNSEEN, ON_WALK, DELIVERS, FAILS };
+
+struct lid_owner {
+	const struct node *node;	/* NULL: no port of f holds the LID */
+	uint8_t port;
+};
+
+/* Where each LID of f lives (an LMC range counts for every LID in it). */
+static void find_owners(const struct fabric *f, uint16_t max_lid, struct lid_owner *own)
+{
+	for (size_t i = 0; i < f->nnodes; i++)
+		FOR_END_PORTS(f->nodes[i], p) {
+			const struct port *pt = &f->nodes[i]->ports[p];
+			for (uint32_t lid = pt->lid; pt->lid && lid < pt->lid + (1u << (pt->lmc & 7)); lid++)
+				if (lid <= max_lid)
+					own[lid] = (struct lid_owner){ f->nodes[i], (uint8_t)p };
+		}
+}
+
+/* One hop from switch at: DELIVERS, FAILS, or 0 with *next the switch the entry leads to. */
+static int step(const struct routing_tables *t, const struct node *at, uint16_t lid, const struct lid_owner *dst,
+		const struct node **next)
+{
+	if (routing_lft_entry(t, at, lid) == 0)
+		return at == dst->node ? DELIVERS : FAILS;
+	uint8_t out = routing_next_hop(t, at, lid);
+	const struct node *r = out ? at->ports[out].remote : NULL;
+	if (!r)
+		return FAILS;
+	if (r->type != NODE_SWITCH)
+		return r == dst->node && at->ports[out].remote_port == dst->port ? DELIVERS : FAILS;
+	*next = r;
+	return 0;
+}
+
+/*
+ * Walks t's column for lid from every switch sw[0..nsw): leaves each
+ * switch's verdict (DELIVERS or FAILS) in state and returns how many fail.
+ */
+static size_t column_fails(const struct node *const *sw, size_t nsw, const struct routing_tables *t, uint16_t lid,
+			   const struct lid_owner *dst, uint8_t *state, const struct node **walk)
+{
+	size_t failing = 0;
+	for (size_t i = 0; i < nsw; i++)
+		state[sw[i]->index] = UNSEEN;
+	for (size_t i = 0; i < nsw; i++) {
+		const struct node *at = sw[i];
+		size_t n = 0;
+		int verdict = 0;
+		while (!verdict && state[at->index] == UNSEEN) {
+			const struct node *next = NULL;
+			state[at->index] = ON_WALK;
+			walk[n++] = at;
+			verdict = step(t, at, lid, dst, &next);
+			at = next ? next : at;
+		}
+		if (!verdict)	/* met a decided switch, or one on this walk: a loop */
+			verdict = state[at->index] == DELIVERS ? DELIVERS : FAILS;
+		for (size_t k = 0; k < n; k++)
+			state[walk[k]->index] = (uint8_t)verdict;
+		failing += verdict == FAILS ? n : 0;
+	}
+	return failing;
+}
+
+#define PORT_SLOTS (FABRIC_MAX_PORTS + 1)
+
+/* One merge: f's switches, what the old tables knew of each, and the work arrays of the walks. */
+struct merge {
+	const struct node **sw;	/* f's switches */
+	size_t nsw;
+	const struct node **oldof;	/* [k]: sw[k] in the old fabric, NULL if the old tables lack it */
+	bool *carried;		/* [k * PORT_SLOTS + p]: some old entry of sw[k] sent out of port p */
+	const struct routing_tables *fresh;
+	struct routing_tables *out;
+	uint8_t *state;
+	const struct node **walk;
+};
+
+/*
+ * Whether link (sw[k], p) is capacity the old tables did not use: the old
+ * switch had another peer or none there, or no old entry sent out of it
+ * (a link the old routing was kept off, as an isolated one).
+ */
+static bool link_is_new(const struct merge *m, size_t k, uint8_t p)
+{
+	const struct node *o = m->oldof[k];
+	const struct port *now = &m->sw[k]->ports[p];
+	if (p > o->nports || !o->ports[p].remote || !m->carried[k * PORT_SLOTS + p])
+		return true;
+	return o->ports[p].remote->guid != now->remote->guid || o->ports[p].remote_port != now->remote_port;
+}
+
+/* Whether fresh routes lid over a link new at a switch the old tables know. */
+static bool fresh_uses_new_link(const struct merge *m, uint16_t lid)
+{
+	for (size_t k = 0; k < m->nsw; k++) {
+		uint8_t p = routing_next_hop(m->fresh, m->sw[k], lid);
+		if (m->oldof[k] && p && link_is_new(m, k, p))
+			return true;
+	}
+	return false;
+}
+
+static void take_fresh(const struct merge *m, uint16_t lid)
+{
+	for (size_t k = 0; k < m->nsw; k++)
+		m->out->lft[m->sw[k]->index][lid] = m->fresh->lft[m->sw[k]->index][lid];
+	m->out->sl[lid] = m->fresh->sl[lid];
+}
+
+/*
+ * Settles lid's column in out (old's, remapped): kept whole, patched (the
+ * switches whose old route fails take fresh's entry, and then every switch
+ * delivers), or fresh's whole.
+ */
+static enum { KEPT, PATCHED, FRESH } settle(const struct merge *m, uint16_t lid, const struct lid_owner *dst)
+{
+	if (!dst->node) {
+		take_fresh(m, lid);
+		return FRESH;
+	}
+	if (!column_fails(m->sw, m->nsw, m->out, lid, dst, m->state, m->walk))
+		return KEPT;
+	for (size_t k = 0; k < m->nsw; k++)
+		if (m->state[m->sw[k]->index] == FAILS)
+			m->out->lft[m->sw[k]->index][lid] = m->fresh->lft[m->sw[k]->index][lid];
+	if (!column_fails(m->sw, m->nsw, m->out, lid, dst, m->state, m->walk))
+		return PATCHED;
+	take_fresh(m, lid);
+	return FRESH;
+}
+
+/* Fills sw, oldof and carried; the rows of switches the old tables lack become fresh's. */
+static void match_switches(struct merge *m, const struct fabric *old_f, const struct routing_tables *old,
+			   const struct fabric *f)
+{
+	for (size_t i = 0; i < f->nnodes; i++) {
+		if (!m->out->lft[i])
+			continue;
+		size_t k = m->nsw++;
+		const struct node *o = fabric_find_guid(old_f, f->nodes[i]->guid);
+		m->sw[k] = f->nodes[i];
+		if (!o || !old->lft[o->index]) {
+			memcpy(m->out->lft[i], m->fresh->lft[i], (size_t)m->fresh->max_lid + 1);
+			continue;
+		}
+		m->oldof[k] = o;
+		for (uint32_t lid = 1; lid <= old->max_lid; lid++)
+			if (old->lft[o->index][lid] != LFT_NO_PATH)
+				m->carried[k * PORT_SLOTS + old->lft[o->index][lid]] = true;
+	}
+}
+
+int stable_merge(const struct fabric *old_f, const struct routing_tables *old, const struct fabric *f,
+		 const struct routing_tables *fresh, struct routing_tables *out, struct stable_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	memset(out, 0, sizeof(*out));
+	size_t nn = f->nnodes + 1, nsw = fabric_count(f, NODE_SWITCH) + 1;
+	struct merge m = {
+		.sw = malloc(nsw * sizeof(*m.sw)), .oldof = calloc(nsw, sizeof(*m.oldof)),
+		.carried = calloc(nsw * PORT_SLOTS, sizeof(*m.carried)), .fresh = fresh, .out = out,
+		.state = malloc(nn), .walk = malloc(nn * sizeof(*m.walk)),
+	};
+	struct lid_owner *own = calloc((size_t)fresh->max_lid + 1, sizeof(*own));
+	int rc = -1;
+	if (!own || !m.sw || !m.oldof || !m.carried || !m.state || !m.walk ||
+	    transition_remap(old_f, old, f, fresh, out) < 0)
+		goto done;
+	match_switches(&m, old_f, old, f);
+	find_owners(f, fresh->max_lid, own);
+	for (uint32_t lid = 1; lid <= fresh->max_lid && !r->grew; lid++)
+		r->grew = own[lid].node && fresh_uses_new_link(&m, (uint16_t)lid);
+	unsigned layers = 1;
+	for (uint32_t lid = 1; lid <= fresh->max_lid && !r->grew; lid++) {
+		int how = settle(&m, (uint16_t)lid, &own[lid]);
+		r->lids += own[lid].node != NULL;
+		r->kept += how == KEPT;
+		r->patched += how == PATCHED;
+		if (out->sl[lid] + 1u > layers)
+			layers = out->sl[lid] + 1u;
+	}
+	out->layers = layers;
+	if (r->grew) {	/* the fresh routing whole: every link carries its share again */
+		for (size_t k = 0; k < m.nsw; k++)
+			memcpy(out->lft[m.sw[k]->index], fresh->lft[m.sw[k]->index], (size_t)fresh->max_lid + 1);
+		memcpy(out->sl, fresh->sl, (size_t)fresh->max_lid + 1);
+		out->layers = fresh->layers;
+	}
+	rc = 0;
+done:
+	if (rc < 0)
+		routing_tables_free(out);
+	free(own);
+	free(m.sw);
+	free(m.oldof);
+	free(m.carried);
+	free(m.state);
+	free(m.walk);
+	return rc;
+}
