@@ -10,7 +10,8 @@
 # dump_fts and the LIDs are read; fabricctl resweep then runs a full
 # sweep, which must change no table and whose dump_fts must be the same.
 # A loss keeps the routes it left whole (the route line says how many were
-# kept and patched); capacity coming back re-balances every route.
+# kept and patched); capacity coming back re-balances every route, as
+# fabricctl resweep --rebalance does after the last loss.
 # The first repair's discovery must send under a quarter of a full one's
 # SMPs (retries under the loss included: about a tenth without them). Light
 # sweeps run each second, so a trap the loss took is made up for. Run it
@@ -107,3 +108,17 @@ event "A1 cabled back (${#relink[@]} links)" re-balanced "${relink[@]}"
 retried=$(grep "SUBNET UP" "$WORK/fabricd.log" | awk '{gsub(/[()]/, ""); s += $(NF - 1)} END {print s + 0}')
 ((retried > 0)) || fail "no SMP was retried: the loss did not happen"
 note "$retried SMPs retried across the sweeps"
+
+# The patched routes of a loss, then fabricctl resweep --rebalance: every route afresh, tables rewritten.
+event 'Unlink L1[5] again' kept 'Unlink "L1"[5]'
+lines0=$(wc -l <"$WORK/fabricd.log")
+n=$(ups)
+ctl resweep --rebalance | grep -q "every route re-balanced" || fail "resweep --rebalance refused"
+fd_wait_ups $((n + 1))
+route_line=$(tail -n +$((lines0 + 1)) "$WORK/fabricd.log" | grep -m1 "sweep: route")
+program_line=$(tail -n +$((lines0 + 1)) "$WORK/fabricd.log" | grep -m1 "sweep: program")
+[[ $route_line != *"kept"* && $route_line != *"re-balanced"* ]] ||
+	fail "resweep --rebalance still kept routes: $route_line"
+[[ $program_line =~ \ ([1-9][0-9]*)\ LFT\ blocks\ sent ]] ||
+	fail "resweep --rebalance changed no table: $program_line"
+note "resweep --rebalance: ${BASH_REMATCH[1]} LFT blocks rewritten"
