@@ -15,7 +15,7 @@
  * the scope ibdmchk checks without -a. With --sl2vl (smpquery sl2vl
  * output of the switches) the deadlock proofs follow each hop's VL as
  * the switches map it, over (channel, VL) pairs, instead of assuming
- * SL = VL. Exit 0 when all hold, 1 with the failures
+ * SL = VL, for a transition too. Exit 0 when all hold, 1 with the failures
  * (at most 10 unreachable pairs are named) or the cycle otherwise.
  */
 #include <stdio.h>
@@ -91,9 +91,9 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 	}
 	bool files = a->lfts || a->before || a->after;
 	if (files != !!a->topology || (a->lfts && (a->before || a->after)) || !a->before != !a->after ||
-	    (a->sl && !files) || (a->before_sl && !a->before) || (a->sl2vl && a->before)) {
+	    (a->sl && !files) || (a->before_sl && !a->before)) {
 		fprintf(stderr, "fabricctl check: use [--lfts F --topology F [--sl F]] [--sl2vl F], or --before F "
-			"--after F --topology F [--sl F] [--before-sl F]\n");
+			"--after F --topology F [--sl F] [--before-sl F] [--sl2vl F]\n");
 		return -1;
 	}
 	return 0;
@@ -192,6 +192,25 @@ static int prove(const struct check_args *a, const struct fabric *f, const struc
 	return rc;
 }
 
+/*
+ * The transition before -> t: its mixture's dependencies (the CAs'
+ * traffic), over SL = VL or, with vl, over the VLs the switches map. 0,
+ * -1 out of memory, -2 a table vl lacks (printed).
+ */
+static int prove_transition(const struct check_args *a, const struct fabric *f, const struct routing_tables *before,
+			    const struct routing_tables *t, const struct sl2vl_tables *vl, struct cdg_report *r)
+{
+	if (!vl)
+		return transition_check_step(f, before, t, before, r);
+	struct cdg_vl_request q = { .t = t, .before = before, .vl = vl, .to_cas_only = a->ca_to_ca };
+	struct cdg_vl_missing miss;
+	int rc = cdg_vl_check(f, &q, r, &miss);
+	if (rc == -2)
+		fprintf(stderr, "fabricctl: %s has no SL-to-VL table for %s in %u out %u, which routes cross\n",
+			a->sl2vl, miss.node->desc, miss.in, miss.out);
+	return rc;
+}
+
 static void print_transition(const struct check_args *a, const struct cdg_report *r, bool json)
 {
 	char cycle[1024] = "";
@@ -204,12 +223,16 @@ static void print_transition(const struct check_args *a, const struct cdg_report
 		else
 			printf("null");
 		printf("}}\n");
+	} else if (r->cycle_len && a->sl2vl) {
+		printf("transition:   CYCLE over the VLs the switches map, in a mixture of %s and %s:\n  %s\n",
+		       a->before, a->after, cycle);
 	} else if (r->cycle_len) {
 		printf("transition:   CYCLE on VL%u in a mixture of %s and %s:\n  %s\n", r->vl, a->before, a->after,
 		       cycle);
 	} else {
-		printf("transition:   ok, every mixture of %s and %s (both SLs) is acyclic (%zu channels, %zu "
-		       "dependencies)\n", a->before, a->after, r->channels, r->dependencies);
+		printf("transition:   ok, every mixture of %s and %s (both SLs) is acyclic%s (%zu channels, %zu "
+		       "dependencies)\n", a->before, a->after, a->sl2vl ? " over the VLs the switches map" : "",
+		       r->channels, r->dependencies);
 	}
 }
 
@@ -223,19 +246,28 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 	int rc = load(c, &a, &f, &t, &before);
 	if (rc != EXIT_OK)
 		return rc;
-	struct cdg_report step = { 0 };
-	bool step_failed = false;
-	if (a.before) {
-		if (transition_check_step(&f, &before, &t, &before, &step) < 0) {
-			fprintf(stderr, "fabricctl: out of memory\n");
-			step_failed = true;
-		}
+	struct sl2vl_tables vl = { 0 };
+	char err[512];
+	if (a.sl2vl && sl2vldump_read(a.sl2vl, &f, &vl, err, sizeof(err)) < 0) {
+		fprintf(stderr, "fabricctl: %s\n", err);
 		routing_tables_free(&before);
-		if (!step_failed)
-			print_transition(&a, &step, c->json);
 		routing_tables_free(&t);
 		fabric_free(&f);
-		return step_failed ? EXIT_DB : step.cycle_len ? EXIT_NOT_FOUND : EXIT_OK;
+		return EXIT_USAGE;
+	}
+	if (a.before) {
+		struct cdg_report step = { 0 };
+		int proof = prove_transition(&a, &f, &before, &t, a.sl2vl ? &vl : NULL, &step);
+		if (proof == -1)
+			fprintf(stderr, "fabricctl: out of memory\n");
+		else if (proof == 0)
+			print_transition(&a, &step, c->json);
+		if (a.sl2vl)
+			sl2vl_free(&vl);
+		routing_tables_free(&before);
+		routing_tables_free(&t);
+		fabric_free(&f);
+		return proof == -1 ? EXIT_DB : proof == -2 ? EXIT_USAGE : step.cycle_len ? EXIT_NOT_FOUND : EXIT_OK;
 	}
 	size_t nports = 0;
 	for (size_t i = 0; i < f.nnodes; i++)
@@ -243,12 +275,7 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 	struct target *tg = malloc(nports * sizeof(*tg));
 	struct cdg_report cdg, answers;
 	struct loops_report loops;
-	struct sl2vl_tables vl = { 0 };
-	char err[512];
-	if (a.sl2vl && sl2vldump_read(a.sl2vl, &f, &vl, err, sizeof(err)) < 0) {
-		fprintf(stderr, "fabricctl: %s\n", err);
-		rc = EXIT_USAGE;
-	} else if (!tg || loops_find(&f, &t, &loops) < 0) {
+	if (!tg || loops_find(&f, &t, &loops) < 0) {
 		rc = EXIT_DB;
 	} else {
 		int proof = prove(&a, &f, &t, a.sl2vl ? &vl : NULL, &cdg, &answers);

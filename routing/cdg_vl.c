@@ -12,6 +12,10 @@
  * (in on the port facing the CA) for every destination, on the
  * destination's SL; with answers, every LID sends to every CA on its own
  * SL (a CA from its entry switch, a switch from its port 0).
+ *
+ * A transition (q->before) is the mixture routing/transition.c proves:
+ * from every state the walk follows both tables' entries, and each LID's
+ * traffic runs on its old SL as well as its new one.
  */
 #include "routing/cdg_vl.h"
 
@@ -57,43 +61,81 @@ static void push(struct walker *w, const struct node *sw, uint8_t in, size_t *to
 	}
 }
 
+/* The ports sw may send lid out of: its entry in t, and in before when that differs. How many (0-2). */
+static unsigned next_hops(const struct cdg_vl_request *q, const struct node *sw, uint16_t lid, uint8_t out[2])
+{
+	unsigned n = 0;
+	out[n] = routing_next_hop(q->t, sw, lid);
+	n += out[n] != 0;
+	if (q->before) {
+		out[n] = routing_next_hop(q->before, sw, lid);
+		n += out[n] && (n == 0 || out[n] != out[0]);
+	}
+	return n;
+}
+
+/* The dependencies of the hop from state s out of port out, for lid on sl; pushes the next state. 0, -1, -2. */
+static int hop(struct walker *w, struct start s, uint8_t out, uint16_t lid, unsigned sl, size_t *top)
+{
+	const struct node *next = routing_next_switch(s.sw, out);
+	uint8_t vl, next_vl, next_out[2];
+	if (!next)
+		return 0;
+	if (!vl_of(w, s.sw, s.in, out, sl, &vl))
+		return -2;
+	uint8_t in = s.sw->ports[out].remote_port;
+	unsigned n = next_hops(w->q, next, lid, next_out);
+	if (vl == DROP_VL || !n)
+		return 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (!vl_of(w, next, in, next_out[i], sl, &next_vl))
+			return -2;
+		if (next_vl != DROP_VL && depgraph_add_vl(&w->g, s.sw, out, vl, next, next_out[i], next_vl) < 0)
+			return -1;
+	}
+	push(w, next, in, top);
+	return 0;
+}
+
 /* Adds the dependencies of the traffic to lid on sl from the states on the stack; 0, -1 or -2. */
 static int walk(struct walker *w, uint16_t lid, unsigned sl, size_t top)
 {
 	while (top) {
 		struct start s = w->stack[--top];
-		uint8_t out = routing_next_hop(w->q->t, s.sw, lid), vl, next_vl;
-		const struct node *next = routing_next_switch(s.sw, out);
-		if (!next)
-			continue;
-		if (!vl_of(w, s.sw, s.in, out, sl, &vl))
-			return -2;
-		uint8_t in = s.sw->ports[out].remote_port, next_out = routing_next_hop(w->q->t, next, lid);
-		if (vl == DROP_VL || !next_out)
-			continue;
-		if (!vl_of(w, next, in, next_out, sl, &next_vl))
-			return -2;
-		if (next_vl != DROP_VL && depgraph_add_vl(&w->g, s.sw, out, vl, next, next_out, next_vl) < 0)
-			return -1;
-		push(w, next, in, &top);
+		uint8_t out[2];
+		unsigned n = next_hops(w->q, s.sw, lid, out);
+		for (unsigned i = 0; i < n; i++) {
+			int rc = hop(w, s, out[i], lid, sl, &top);
+			if (rc)
+				return rc;
+		}
 	}
 	return 0;
 }
 
-static int add_destination(struct walker *w, uint16_t lid, bool to_ca)
+/* The CAs' requests to lid on sl. */
+static int add_requests(struct walker *w, uint16_t lid, unsigned sl)
 {
-	unsigned own = w->q->t->sl[lid];
 	size_t top = 0;
-	int rc;
 	w->generation++;
 	for (size_t i = 0; i < w->nrequests; i++)
 		push(w, w->requests[i].sw, w->requests[i].in, &top);
-	if ((rc = walk(w, lid, own, top)) != 0 || !to_ca)
+	return walk(w, lid, sl, top);
+}
+
+static int add_destination(struct walker *w, uint16_t lid, bool to_ca)
+{
+	const struct routing_tables *before = w->q->before;
+	unsigned own = w->q->t->sl[lid];
+	int rc = add_requests(w, lid, own);
+	if (rc == 0 && before && lid <= before->max_lid && before->sl[lid] != own)
+		rc = add_requests(w, lid, before->sl[lid]);	/* hosts that have not re-queried */
+	if (rc != 0 || !to_ca)
 		return rc;
 	for (size_t i = 0; i < w->nanswers;) {	/* the answers, one SL at a time (find_starts sorted them) */
 		unsigned sl = w->answers[i].sl;
+		size_t top = 0;
 		w->generation++;
-		top = 0;
 		for (; i < w->nanswers && w->answers[i].sl == sl; i++)
 			push(w, w->answers[i].sw, w->answers[i].in, &top);
 		if ((rc = walk(w, lid, sl, top)) != 0)
@@ -107,16 +149,24 @@ static int by_sl(const void *a, const void *b)
 	return (int)((const struct start *)a)->sl - (int)((const struct start *)b)->sl;
 }
 
+/* An answer from LID lid entering at (sw, in): on its SL, and in a transition on its old SL too. */
+static void add_answer(struct walker *w, const struct node *sw, uint8_t in, uint16_t lid)
+{
+	const struct routing_tables *t = w->q->t, *before = w->q->before;
+	if (!w->q->answers || !lid || lid > t->max_lid)
+		return;
+	w->answers[w->nanswers++] = (struct start){ sw, in, t->sl[lid] };
+	if (before && lid <= before->max_lid && before->sl[lid] != t->sl[lid])
+		w->answers[w->nanswers++] = (struct start){ sw, in, before->sl[lid] };
+}
+
 /* The states where traffic enters: every CA port's (requests) and every LID's on its SL (answers, by SL). */
 static void find_starts(struct walker *w)
 {
-	const struct routing_tables *t = w->q->t;
 	for (size_t i = 0; i < w->f->nnodes; i++) {
 		const struct node *n = w->f->nodes[i];
 		if (n->type == NODE_SWITCH) {
-			uint16_t lid = n->ports[0].lid;
-			if (w->q->answers && lid && lid <= t->max_lid)
-				w->answers[w->nanswers++] = (struct start){ n, 0, t->sl[lid] };
+			add_answer(w, n, 0, n->ports[0].lid);
 			continue;
 		}
 		for (unsigned p = 1; p <= n->nports; p++) {
@@ -124,12 +174,8 @@ static void find_starts(struct walker *w)
 			uint16_t lid = n->ports[p].lid;
 			if (!sw || sw->type != NODE_SWITCH)
 				continue;
-			struct start s = { sw, n->ports[p].remote_port, 0 };
-			w->requests[w->nrequests++] = s;
-			if (w->q->answers && lid && lid <= t->max_lid) {
-				s.sl = t->sl[lid];
-				w->answers[w->nanswers++] = s;
-			}
+			w->requests[w->nrequests++] = (struct start){ sw, n->ports[p].remote_port, 0 };
+			add_answer(w, sw, n->ports[p].remote_port, lid);
 		}
 	}
 	qsort(w->answers, w->nanswers, sizeof(*w->answers), by_sl);
@@ -153,7 +199,7 @@ static int walker_init(struct walker *w, const struct fabric *f, const struct cd
 	w->mark = calloc(states + 1, sizeof(*w->mark));
 	w->stack = malloc((states + 1) * sizeof(*w->stack));
 	w->requests = malloc((states + 1) * sizeof(*w->requests));
-	w->answers = malloc((states + 1) * sizeof(*w->answers));
+	w->answers = malloc(2 * (states + 1) * sizeof(*w->answers));	/* two SLs each in a transition */
 	if (!w->mark || !w->stack || !w->requests || !w->answers || depgraph_init_vls(&w->g, f, SL2VL_SLS) < 0)
 		return -1;
 	find_starts(w);

@@ -13,6 +13,12 @@
 
 struct cdg_vl_request {
 	const struct routing_tables *t;	/* the LFTs, and each LID's SL in t->sl */
+	/*
+	 * A transition from these tables (NULL: t's steady state): every
+	 * switch may forward by either entry, and each LID's traffic runs on
+	 * either SL (before->sl and t->sl), as routing/transition.h proves.
+	 */
+	const struct routing_tables *before;
 	const struct sl2vl_tables *vl;
 	bool answers;		/* also what LIDs send to CAs on their own SL (answers) */
 	bool to_cas_only;	/* only traffic to CA LIDs */

@@ -127,12 +127,13 @@ out=$("$FABRICCTL" check --lfts "$WORK/up.lfts" --topology "$WORK/up.topo" --sl 
 	fail "an SL file line without its SL was accepted: $out"
 [[ $out == *"bad.sl:2: expected 'LID SL'"* ]] || fail "an SL file line without its SL: $out"
 
-# change BEFORE AFTER CMD UPS: a link change; the transition's event, and
-# the dumps taken around it judged by fabricctl check --before/--after.
+# change BEFORE AFTER CMD UPS [sl2vl]: a link change; the transition's event, and
+# the dumps taken around it judged by fabricctl check --before/--after (and
+# with sl2vl over the switches' SL-to-VL tables too, with the same verdict).
 # They must agree: a change whose plain old/new mixture is acyclic is
 # proven in one stage; one whose mixture is cyclic is staged or flagged.
 change() {
-	local before=$1 after=$2 seen event out
+	local before=$1 after=$2 seen event out verdict=ok vl_out vl_verdict=ok
 	seen=$("$FABRICCTL" -d "$DB" events | grep -c 'transition.*switches change' || true)
 	sim_cmd "$3"
 	fd_wait_ups "$4"
@@ -145,13 +146,22 @@ change() {
 	else
 		[[ $out == *"CYCLE on VL"* ]] || fail "$3: fabricctl check --before/--after failed: $out"
 		[[ $event == *" stages"* ]] || fail "$3: the dumps' mixture is cyclic, fabricd did not stage: $event"
+		verdict=cycle
 	fi
 	note "$3: fabricd: $event"
 	note "$3: dumps: $out"
+	[[ ${5:-} == sl2vl ]] || return 0
+	if ! vl_out=$("$FABRICCTL" check --before "$WORK/$before.lfts" --after "$WORK/$after.lfts" \
+		--topology "$WORK/$after.topo" --sl2vl "$WORK/up.sl2vl"); then
+		[[ $vl_out == *"CYCLE over the VLs the switches map"* ]] || fail "$3: check --sl2vl --before/--after failed: $vl_out"
+		vl_verdict=cycle
+	fi
+	[[ $vl_verdict == "$verdict" ]] || fail "$3: over the switches' SL-to-VL tables the mixture is $vl_verdict: $vl_out"
+	note "$3: over the switches' SL-to-VL tables: ${vl_out:0:120}"
 }
 dump up
-change up down 'Unlink "L2"[5]' 3
-change down relinked 'ReLink "L2"[5]' 4
+change up down 'Unlink "L2"[5]' 3 sl2vl
+change down relinked 'ReLink "L2"[5]' 4 sl2vl
 change relinked coreless 'Unlink "C0"' 5
 
 n=0

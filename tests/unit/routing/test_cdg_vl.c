@@ -5,7 +5,8 @@
  * which layers cannot express, breaks it; VL 15 drops; a missing table is
  * named; and on degraded trees routed by fabricd, with the maps fabricd
  * programs, it agrees with the layer proof about the switches' answers,
- * and finds the loop they close once port 0 keeps the SL's VL.
+ * and finds the loop they close once port 0 keeps the SL's VL. A
+ * transition's mixture gets the same verdicts as the layer proof's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include "routing/cdg.h"
 #include "routing/cdg_vl.h"
 #include "routing/engine.h"
+#include "routing/transition.h"
 #include "topology/fattree_gen.h"
 #include "fixtures.h"
 
@@ -190,6 +192,59 @@ static void test_cdg_vl_agrees_with_the_layers_on_degraded_trees(void **state)
 	assert_true(cyclic_without_port0_rule > 0);
 }
 
+/* Whether cdg_vl finds before -> after cyclic, with the CAs' traffic on the VLs m maps. */
+static bool vl_mixture_cyclic(const struct fabric *f, const struct routing_tables *before,
+			      const struct routing_tables *after, const struct sl2vl_tables *m)
+{
+	struct cdg_vl_request q = { .t = after, .before = before, .vl = m };
+	struct cdg_vl_missing miss;
+	struct cdg_report r;
+	assert_int_equal(cdg_vl_check(f, &q, &r, &miss), 0);
+	return r.cycle_len > 0;
+}
+
+/*
+ * A transition judged over the switches' VLs: on the degraded tree (seed
+ * 2) a leaf up-link fails; the plain old -> new mixture is cyclic for
+ * the layer proof and over fabricd's maps alike, and each step of the
+ * staged plan is acyclic for both.
+ */
+static void test_cdg_vl_transition_agrees_with_the_layer_proof(void **state)
+{
+	struct fabric f;
+	struct routing_tables old, new;
+	struct routing_result res;
+	struct sl2vl_tables m;
+	struct cdg_report r;
+	struct transition_plan p;
+	struct routing_request rq = { .engine = ENGINE_FTREE, .max_layers = 8 };
+	route_degraded(&f, &old, &res, 2);
+	struct node *leaf = fabric_find_desc(&f, "L0");
+	unsigned up = 1;
+	while (!leaf->ports[up].remote || leaf->ports[up].remote->type != NODE_SWITCH)
+		up++;
+	fabric_unlink(leaf, (uint8_t)up);
+	assert_int_equal(routing_compute(&f, &rq, &new, &res), 0);
+	fill(&m, &f, fabricd_map);
+	assert_int_equal(transition_check_step(&f, &old, &new, &old, &r), 0);
+	assert_true(r.cycle_len > 0);
+	assert_true(vl_mixture_cyclic(&f, &old, &new, &m));
+	assert_int_equal(transition_plan(&f, &old, &new, &p), 0);
+	assert_true(p.proven && p.nstages > 1);
+	const struct routing_tables *from = &old;
+	for (size_t i = 0; i < p.nstages; i++) {
+		const struct routing_tables *to = transition_stage(&p, i);
+		assert_false(vl_mixture_cyclic(&f, from, to, &m));
+		from = to;
+	}
+	assert_false(vl_mixture_cyclic(&f, &new, &new, &m));
+	transition_plan_free(&p);
+	sl2vl_free(&m);
+	routing_tables_free(&old);
+	routing_tables_free(&new);
+	fabric_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -197,6 +252,7 @@ int main(void)
 		cmocka_unit_test(test_cdg_vl_ring_with_vl_by_hop_is_acyclic),
 		cmocka_unit_test(test_cdg_vl_vl15_drops_and_a_missing_table_is_named),
 		cmocka_unit_test(test_cdg_vl_agrees_with_the_layers_on_degraded_trees),
+		cmocka_unit_test(test_cdg_vl_transition_agrees_with_the_layer_proof),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
