@@ -25,7 +25,7 @@
 struct graph {
 	const struct cdg_mix *m;
 	unsigned layer;
-	struct depgraph dg;
+	struct depgraph *dg;	/* the caller's */
 	const struct node **entry;	/* switches with CAs: where CA traffic enters */
 	size_t nentry;
 	const struct node **source;	/* where the layer's CA LIDs send from (to CAs) */
@@ -73,7 +73,7 @@ static int walk(struct graph *g, uint16_t lid, size_t top)
 				continue;
 			for (unsigned j = 0; j < m->nlft; j++) {
 				uint8_t next_out = routing_next_hop(m->lft[j], next, lid);
-				if (next_out && depgraph_add(&g->dg, sw, out, next, next_out) < 0)
+				if (next_out && depgraph_add(g->dg, sw, out, next, next_out) < 0)
 					return -1;
 			}
 			visit(g, next, &top);
@@ -148,11 +148,13 @@ static void find_sources(struct graph *g, const struct fabric *f)
 	}
 }
 
-static int graph_init(struct graph *g, const struct fabric *f, const struct cdg_mix *m, unsigned layer)
+static int graph_init(struct graph *g, const struct fabric *f, const struct cdg_mix *m, unsigned layer,
+		      struct depgraph *dg)
 {
 	memset(g, 0, sizeof(*g));
 	g->m = m;
 	g->layer = layer;
+	g->dg = dg;
 	for (unsigned k = 0; k < m->nlft; k++)
 		if (m->lft[k]->max_lid > g->max_lid)
 			g->max_lid = m->lft[k]->max_lid;
@@ -161,7 +163,7 @@ static int graph_init(struct graph *g, const struct fabric *f, const struct cdg_
 	g->stack = malloc((f->nnodes + 1) * sizeof(*g->stack));
 	g->source = malloc((f->nnodes + 1) * sizeof(*g->source));
 	g->answering = malloc((f->nnodes + 1) * sizeof(*g->answering));
-	if (depgraph_init(&g->dg, f) < 0 || !g->mark || !g->entry || !g->stack || !g->source || !g->answering)
+	if (!g->mark || !g->entry || !g->stack || !g->source || !g->answering)
 		return -1;
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];
@@ -186,31 +188,40 @@ static void graph_free(struct graph *g)
 	free(g->stack);
 	free(g->source);
 	free(g->answering);
-	depgraph_free(&g->dg);
+}
+
+int cdg_add_layer(const struct fabric *f, const struct cdg_mix *m, unsigned layer, const bool *lids,
+		  struct depgraph *dg)
+{
+	struct graph g;
+	int rc = -1;
+	if (graph_init(&g, f, m, layer, dg) < 0)
+		goto done;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		for (unsigned p = 0; p <= n->nports; p++) {
+			uint16_t lid = n->ports[p].lid;
+			if (lid && (n->type == NODE_SWITCH ? p == 0 && !m->to_cas_only : p > 0) && lid <= g.max_lid &&
+			    (!lids || lids[lid]) && add_destination(&g, lid, n->type != NODE_SWITCH) < 0)
+				goto done;
+		}
+	}
+	rc = 0;
+done:
+	graph_free(&g);
+	return rc;
 }
 
 int cdg_check_layer_with(const struct fabric *f, const struct cdg_mix *m, unsigned layer,
 			 int (*extra)(void *arg, struct depgraph *g), void *arg, struct cdg_report *r)
 {
-	struct graph g;
+	struct depgraph dg;
 	int rc = -1;
 	memset(r, 0, sizeof(*r));
-	if (graph_init(&g, f, m, layer) < 0)
-		goto done;
-	for (size_t i = 0; i < f->nnodes; i++) {
-		const struct node *n = f->nodes[i];
-		for (unsigned p = 0; p <= n->nports; p++)
-			if (n->ports[p].lid && (n->type == NODE_SWITCH ? p == 0 && !m->to_cas_only : p > 0) &&
-			    n->ports[p].lid <= g.max_lid &&
-			    add_destination(&g, n->ports[p].lid, n->type != NODE_SWITCH) < 0)
-				goto done;
-	}
-	if (extra && extra(arg, &g.dg) < 0)
-		goto done;
-	rc = depgraph_check(&g.dg, r);
-done:
+	if (depgraph_init(&dg, f) == 0 && cdg_add_layer(f, m, layer, NULL, &dg) == 0 && (!extra || extra(arg, &dg) == 0))
+		rc = depgraph_check(&dg, r);
 	r->vl = layer;
-	graph_free(&g);
+	depgraph_free(&dg);
 	return rc;
 }
 

@@ -48,6 +48,15 @@ int cdg_check_layer(const struct fabric *f, const struct routing_tables *t, unsi
 int cdg_check_layer_with(const struct fabric *f, const struct cdg_mix *m, unsigned layer,
 			 int (*extra)(void *arg, struct depgraph *g), void *arg, struct cdg_report *r);
 
+/*
+ * Adds to dg (a depgraph_init graph of f) the dependencies one layer of
+ * the mixture has for the destinations with lids[lid] set (NULL: all).
+ * Graphs built for disjoint sets of LIDs add up to the whole layer's, as
+ * each destination's traffic adds its own. -1 on allocation failure.
+ */
+int cdg_add_layer(const struct fabric *f, const struct cdg_mix *m, unsigned layer, const bool *lids,
+		  struct depgraph *dg);
+
 /* True if traffic to lid makes channel a depend on channel b. */
 bool cdg_lid_uses(const struct routing_tables *t, uint16_t lid, const struct cdg_channel *a,
 		  const struct cdg_channel *b);

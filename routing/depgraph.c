@@ -53,6 +53,27 @@ void depgraph_free(struct depgraph *g)
 	memset(g, 0, sizeof(*g));
 }
 
+int depgraph_copy(struct depgraph *dst, const struct depgraph *src)
+{
+	if (depgraph_init_vls(dst, src->f, src->nvl) < 0)
+		goto fail;
+	for (size_t i = 0; i < src->f->nnodes; i++) {
+		const struct node *b = src->f->nodes[i];
+		size_t words = ((size_t)b->nports + 1) * src->nvl * row_words(src, b);
+		if (!src->turns[i])
+			continue;
+		dst->turns[i] = malloc(words * sizeof(**dst->turns));
+		if (!dst->turns[i])
+			goto fail;
+		memcpy(dst->turns[i], src->turns[i], words * sizeof(**dst->turns));
+	}
+	dst->used = src->used;
+	return 0;
+fail:
+	depgraph_free(dst);
+	return -1;
+}
+
 /* Node b's turn matrix, allocated on first use; NULL on allocation failure. */
 static uint64_t *turns_of(struct depgraph *g, const struct node *b)
 {

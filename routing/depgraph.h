@@ -55,6 +55,8 @@ int depgraph_init(struct depgraph *g, const struct fabric *f);
 /* The same over every (port, VL) of f, for nvl VLs (1 to 16). */
 int depgraph_init_vls(struct depgraph *g, const struct fabric *f, unsigned nvl);
 void depgraph_free(struct depgraph *g);
+/* dst = a copy of src's dependencies (not its last check's edges); -1 on allocation failure. */
+int depgraph_copy(struct depgraph *dst, const struct depgraph *src);
 /*
  * Adds "channel (a, pa) waits for channel (b, pb)" once, where b is the
  * node that (a, pa) leads to; -1 on allocation failure.

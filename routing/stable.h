@@ -22,10 +22,10 @@ struct stable_report {
 /*
  * Merges the tables the switches hold (old, of fabric old_f, matched to f
  * by GUID) with a fresh routing of f into out, sized like fresh. A LID
- * keeps old's entries (and old's SL) at every switch from which, on f,
- * they still deliver it; the other switches take fresh's entries, if the
- * LID is then delivered from every switch, else the LID takes fresh's
- * column and SL. Switches old_f lacked take fresh's entries. When fresh
+ * keeps old's entries at every switch from which, on f, they still
+ * deliver it (and old's SL, if they do from all); the other switches
+ * take fresh's entries and the LID fresh's SL, if it is then delivered
+ * from every switch, else the LID takes fresh's column and SL. Switches old_f lacked take fresh's entries. When fresh
  * uses a link that old did not (r->grew: a link back, a new cable, an
  * isolated link healthy again), out is fresh whole, so that new capacity
  * is balanced as a fresh routing balances it. out is not proven: the

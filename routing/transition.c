@@ -17,7 +17,9 @@
  * current tables to "current with that batch changed" is acyclic;
  * program that batch as a stage, and go on from there. An entry whose
  * change alone closes a cycle waits at the back until others have moved.
- * Every step is checked by the same CDG code as the steady state. When
+ * Every step is checked by the same CDG code as the steady state (the
+ * LIDs that do not change add the same dependencies to every step: they
+ * are built once per plan, and each step adds the changing LIDs'). When
  * no entry left can move, the rest goes as one stage and the plan says
  * it is not proven (and which cycle).
  */
@@ -69,6 +71,83 @@ int transition_check_step(const struct fabric *f, const struct routing_tables *f
 	/* the CAs' traffic; answers on their own SL are proven in the steady states only (docs/routing.md) */
 	struct cdg_mix m = { .lft = { from, to }, .nlft = 2, .sl = { sl_old, to }, .nsl = 2, .no_answers = true };
 	return cdg_check_mix(f, &m, r);
+}
+
+/*
+ * What every step of one plan shares: the LIDs that change (their column
+ * or their SL differs between old and new) and, per layer, the
+ * dependencies of all the others, which are the same in every state of
+ * the plan. A step's check copies those and adds the changing LIDs'
+ * mixture only: the same graph transition_check_step builds whole.
+ */
+struct step_base {
+	bool *moving;		/* [lid]: its column or SL changes */
+	unsigned layers;
+	struct depgraph *g;	/* [layer]: the dependencies of the LIDs that do not move */
+};
+
+static void step_base_free(struct step_base *b)
+{
+	for (unsigned l = 0; b->g && l < b->layers; l++)
+		depgraph_free(&b->g[l]);
+	free(b->g);
+	free(b->moving);
+	memset(b, 0, sizeof(*b));
+}
+
+static int step_base_init(struct step_base *b, const struct fabric *f, const struct routing_tables *old,
+			  const struct routing_tables *new)
+{
+	memset(b, 0, sizeof(*b));
+	b->layers = old->layers > new->layers ? old->layers : new->layers;
+	b->moving = calloc((size_t)new->max_lid + 1, sizeof(*b->moving));
+	b->g = calloc(b->layers, sizeof(*b->g));
+	bool *still = calloc((size_t)new->max_lid + 1, sizeof(*still));
+	int rc = -1;
+	if (!b->moving || !b->g || !still)
+		goto done;
+	for (uint32_t lid = 1; lid <= new->max_lid; lid++) {
+		b->moving[lid] = old->sl[lid] != new->sl[lid];
+		for (size_t i = 0; i < f->nnodes && !b->moving[lid]; i++)
+			b->moving[lid] = old->lft[i] && old->lft[i][lid] != new->lft[i][lid];
+		still[lid] = !b->moving[lid];
+	}
+	struct cdg_mix m = { .lft = { old }, .nlft = 1, .sl = { old }, .nsl = 1, .no_answers = true };
+	for (unsigned l = 0; l < b->layers; l++)
+		if (depgraph_init(&b->g[l], f) < 0 || cdg_add_layer(f, &m, l, still, &b->g[l]) < 0)
+			goto done;
+	rc = 0;
+done:
+	free(still);
+	if (rc < 0)
+		step_base_free(b);
+	return rc;
+}
+
+/* transition_check_step from -> to (states of b's plan, with SLs of old and to), from b. */
+static int check_step_from(const struct fabric *f, const struct step_base *b, const struct routing_tables *from,
+			   const struct routing_tables *to, const struct routing_tables *old, struct cdg_report *r)
+{
+	struct cdg_mix m = { .lft = { from, to }, .nlft = 2, .sl = { old, to }, .nsl = 2, .no_answers = true };
+	struct cdg_report sum = { 0 };
+	for (unsigned l = 0; l < b->layers; l++) {
+		struct depgraph g;
+		int rc = depgraph_copy(&g, &b->g[l]);
+		if (rc == 0)
+			rc = cdg_add_layer(f, &m, l, b->moving, &g);
+		if (rc == 0)
+			rc = depgraph_check(&g, r);
+		depgraph_free(&g);
+		if (rc < 0)
+			return -1;
+		r->vl = l;
+		if (r->cycle_len)
+			return 0;
+		sum.channels += r->channels;
+		sum.dependencies += r->dependencies;
+	}
+	*r = sum;
+	return 0;
 }
 
 /* Adds t as a stage before the last (which is new itself): p->between keeps nstages - 1 states. */
@@ -131,14 +210,14 @@ static void apply(const struct routing_tables *cur, const struct routing_tables 
  * acyclic, halving from all; 0 when not even the first entry's is (r then
  * holds that cycle). -1 on allocation failure.
  */
-static long proven_batch(const struct fabric *f, const struct routing_tables *cur, const struct routing_tables *new,
-			 const struct routing_tables *old, const struct entry *item, size_t n,
-			 struct routing_tables *next, struct cdg_report *r, size_t *checks)
+static long proven_batch(const struct fabric *f, const struct step_base *b, const struct routing_tables *cur,
+			 const struct routing_tables *new, const struct routing_tables *old, const struct entry *item,
+			 size_t n, struct routing_tables *next, struct cdg_report *r, size_t *checks)
 {
 	for (;; n /= 2) {
 		apply(cur, new, item, n, next);
 		++*checks;
-		if (transition_check_step(f, cur, next, old, r) < 0)
+		if (check_step_from(f, b, cur, next, old, r) < 0)
 			return -1;
 		if (!r->cycle_len)
 			return (long)n;
@@ -156,8 +235,8 @@ static long proven_batch(const struct fabric *f, const struct routing_tables *cu
  */
 #define STAGE_CHECKS 400
 
-static int stage_by_entries(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
-			    struct entry *item, size_t n, struct transition_plan *p)
+static int stage_by_entries(const struct fabric *f, const struct step_base *b, const struct routing_tables *old,
+			    const struct routing_tables *new, struct entry *item, size_t n, struct transition_plan *p)
 {
 	struct routing_tables cur, next;
 	struct cdg_report r;
@@ -168,7 +247,7 @@ static int stage_by_entries(const struct fabric *f, const struct routing_tables 
 	if (copy_tables(f, old, &next) < 0)
 		goto done;
 	while (n) {
-		long k = stuck < n && checks < STAGE_CHECKS ? proven_batch(f, &cur, new, old, item, n, &next, &r, &checks) : 0;
+		long k = stuck < n && checks < STAGE_CHECKS ? proven_batch(f, b, &cur, new, old, item, n, &next, &r, &checks) : 0;
 		if (k < 0)
 			goto done;
 		if (k == 0 && stuck < n && checks < STAGE_CHECKS) {	/* this entry waits: try the next first */
@@ -181,7 +260,7 @@ static int stage_by_entries(const struct fabric *f, const struct routing_tables 
 		if (k == 0) {	/* nothing can move alone: the rest in one unproven stage, its cycle named */
 			k = (long)n;
 			apply(&cur, new, item, n, &next);
-			if (transition_check_step(f, &cur, &next, old, &r) < 0)
+			if (check_step_from(f, b, &cur, &next, old, &r) < 0)
 				goto done;
 			p->proven = false;
 			p->cycle = r;
@@ -208,6 +287,7 @@ int transition_plan(const struct fabric *f, const struct routing_tables *old, co
 {
 	struct cdg_report r;
 	struct entry *item = NULL;
+	struct step_base base = { 0 };
 	size_t n = 0, cap = 0;
 	int rc = -1;
 	memset(p, 0, sizeof(*p));
@@ -231,14 +311,15 @@ int transition_plan(const struct fabric *f, const struct routing_tables *old, co
 		}
 		p->switches += n > before;
 	}
-	if (transition_check_step(f, old, new, old, &r) < 0)
+	if (step_base_init(&base, f, old, new) < 0 || check_step_from(f, &base, old, new, old, &r) < 0)
 		goto done;
 	rc = 0;
 	if (r.cycle_len) {
 		order_by_hops(f, new, item, n);
-		rc = stage_by_entries(f, old, new, item, n, p);
+		rc = stage_by_entries(f, &base, old, new, item, n, p);
 	}
 done:
+	step_base_free(&base);
 	free(item);
 	if (rc < 0)
 		transition_plan_free(p);
