@@ -2,7 +2,11 @@
  * DOC: Set batches
  *
  * A batch counts its MADs in flight and calls done when the last answer
- * is in and the caller said it issued everything. Failures are counted
+ * is in and the caller said it issued everything. A batch over nodes
+ * issues them itself, a node at a time, whenever fewer than half of
+ * BATCH_QUEUED Sets are left in flight, so the transactions held at once
+ * stay bounded (before, a 27,648-host bring-up queued 9 million Sets up
+ * front: 3 GB). Failures are counted
  * and logged; the batch goes on. The answers to batch_set_stored's
  * PortInfo and SwitchInfo Sets (the attribute as now set) are stored back
  * into sm_node.
@@ -19,6 +23,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sm/log.h"
 #include "sm/smnode.h"
@@ -40,7 +45,25 @@ static void finish_if_idle(struct batch *b)
 	if (b->issuing || b->in_flight)
 		return;
 	b->done(b->arg, &b->r);
+	free(b->ctx);
 	free(b);
+}
+
+/*
+ * Issues nodes until BATCH_QUEUED Sets are out or none is left. A Set
+ * whose retries fail at once is answered inside mad_send_dr, which calls
+ * back here: feeding keeps that from issuing nodes out of order.
+ */
+static void feed(struct batch *b)
+{
+	if (b->feeding)
+		return;
+	b->feeding = true;
+	while (b->next < b->nnodes && b->in_flight < BATCH_QUEUED)
+		b->each(b->ctx, b, b->next++);
+	b->feeding = false;
+	if (b->next == b->nnodes)
+		b->issuing = false;
 }
 
 static void on_set(void *ctx, int status, const ib_smp_t *reply);
@@ -90,6 +113,8 @@ static void on_set(void *ctx, int status, const ib_smp_t *reply)
 	}
 	free(c);
 	b->in_flight--;
+	if (b->each && b->issuing && b->in_flight < BATCH_QUEUED / 2)
+		feed(b);
 	finish_if_idle(b);
 }
 
@@ -106,14 +131,15 @@ static void send_set(struct batch *b, const struct node *n, struct node *store, 
 	snprintf(c->desc, sizeof(c->desc), "%s", n->desc);
 	if (attr == IB_MAD_ATTR_PORT_INFO)
 		c->want_state = ib_port_info_get_port_state((const ib_port_info_t *)data);
+	b->in_flight++;	/* before sending: the answer may come inside mad_send_dr */
 	if (mad_send_dr(b->mp, IB_MAD_METHOD_SET, attr, mod, c->route.path, c->route.hops, c->mkey, data, len, on_set,
 			c) < 0) {
 		free(c);
+		b->in_flight--;
 		b->r.failed++;
 		return;
 	}
 	b->r.sent++;
-	b->in_flight++;
 }
 
 void batch_set(struct batch *b, const struct node *n, uint8_t port, ib_net16_t attr, uint32_t mod, const void *data,
@@ -143,6 +169,24 @@ struct batch *batch_new(struct mad_port *mp, cfg_done_fn done, void *arg)
 		b->issuing = true;
 	}
 	return b;
+}
+
+int batch_over_nodes(struct mad_port *mp, size_t nnodes, batch_node_fn each, const void *ctx, size_t ctx_len,
+		     cfg_done_fn done, void *arg)
+{
+	struct batch *b = batch_new(mp, done, arg);
+	void *copy = b ? malloc(ctx_len) : NULL;
+	if (!copy) {
+		free(b);
+		return -1;
+	}
+	memcpy(copy, ctx, ctx_len);
+	b->each = each;
+	b->ctx = copy;
+	b->nnodes = nnodes;
+	feed(b);
+	finish_if_idle(b);
+	return 0;
 }
 
 void batch_issued(struct batch *b)

@@ -9,17 +9,37 @@
 
 #include "sm/sweep/configure.h"
 
+struct batch;
+/* Issues the Sets of node i (of the caller's fabric) into b; ctx is the batch's copy of the caller's context. */
+typedef void (*batch_node_fn)(void *ctx, struct batch *b, size_t i);
+
 struct batch {
 	struct mad_port *mp;
 	struct cfg_result r;
-	unsigned in_flight;
+	unsigned in_flight;	/* Sets queued in the MAD layer or on the wire */
 	cfg_done_fn done;
 	void *arg;
 	bool issuing;		/* still sending: do not finish on a zero count yet */
+	/* batch_over_nodes: the nodes still to issue */
+	batch_node_fn each;
+	void *ctx;
+	size_t next, nnodes;
+	bool feeding;
 };
 
 /* NULL on allocation failure. */
 struct batch *batch_new(struct mad_port *mp, cfg_done_fn done, void *arg);
+/*
+ * A batch over nodes 0 .. nnodes - 1 that issues them as the answers come
+ * back: each(ctx, b, i) runs while fewer than BATCH_QUEUED Sets wait or
+ * fly, so the MADs held at once stay bounded however large the fabric
+ * (a Set per switch port pair is millions on a 27,648-host tree). ctx
+ * (ctx_len bytes) is copied; what it points to must stay valid until done
+ * runs. -1 on allocation failure.
+ */
+#define BATCH_QUEUED 4096
+int batch_over_nodes(struct mad_port *mp, size_t nnodes, batch_node_fn each, const void *ctx, size_t ctx_len,
+		     cfg_done_fn done, void *arg);
 /*
  * Sends a Set of attr/mod with data to n, over the route that reaches
  * n's port (CAs answer only on the port an SMP comes in on; 0 for a

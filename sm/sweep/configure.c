@@ -6,7 +6,8 @@
  * node already has those values, so a re-run on a configured fabric sends
  * little. Each answer (the attribute as now set) is stored back.
  *
- * The Sets go out as one batch (sm/sweep/batch.c) each.
+ * The Sets go out as one batch (sm/sweep/batch.c) each, issued node by
+ * node as the answers come back.
  */
 #include "sm/sweep/configure.h"
 
@@ -179,55 +180,69 @@ static void program_switch(struct batch *b, struct node *n, const struct routing
 	}
 }
 
+/* What cfg_program's nodes read, for as long as its batch issues them. */
+struct program_job {
+	struct fabric *f;
+	const struct routing_tables *t, *prev_t;
+	const struct fabric *prev;
+	struct cfg_params p;
+	bool lfts_only;
+};
+
+static void program_node(void *ctx, struct batch *b, size_t i)
+{
+	const struct program_job *j = ctx;
+	struct node *n = j->f->nodes[i];
+	struct sm_node *s = sm_node(n);
+	if (n->type == NODE_SWITCH && j->t->lft[i])
+		program_switch(b, n, j->t, j->prev, j->prev_t, j->lfts_only);
+	for (unsigned port = 0; port <= n->nports && !j->lfts_only; port++) {
+		ib_port_info_t pi;
+		if (!s->have_port_info[port] || !n->ports[port].exists)
+			continue;
+		if (!cfg_wanted_port_info(n, port, &j->p, &pi) || sent_before(n, port, &pi, j->prev))
+			continue;
+		s->pi_sent[port] = pi;
+		s->pi_taken[port] = false;
+		batch_set_port_info(b, n, (uint8_t)port, &pi, &s->pi_taken[port]);
+	}
+}
+
 int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tables *t,
 		const struct fabric *prev, const struct routing_tables *prev_t, const struct cfg_params *p,
 		bool lfts_only, cfg_done_fn done, void *arg)
 {
-	struct batch *b = batch_new(mp, done, arg);
-	if (!b)
-		return -1;
-	for (size_t i = 0; i < f->nnodes; i++) {
-		struct node *n = f->nodes[i];
-		struct sm_node *s = sm_node(n);
-		if (n->type == NODE_SWITCH && t->lft[i])
-			program_switch(b, n, t, prev, prev_t, lfts_only);
-		for (unsigned port = 0; port <= n->nports && !lfts_only; port++) {
-			ib_port_info_t pi;
-			if (!s->have_port_info[port] || !n->ports[port].exists)
-				continue;
-			if (!cfg_wanted_port_info(n, port, p, &pi) || sent_before(n, port, &pi, prev))
-				continue;
-			s->pi_sent[port] = pi;
-			s->pi_taken[port] = false;
-			batch_set_port_info(b, n, (uint8_t)port, &pi, &s->pi_taken[port]);
-		}
+	struct program_job j = { f, t, prev_t, prev, *p, lfts_only };
+	return batch_over_nodes(mp, f->nnodes, program_node, &j, sizeof(j), done, arg);
+}
+
+struct state_job {
+	struct fabric *f;
+	enum port_state to;
+};
+
+static void step_node(void *ctx, struct batch *b, size_t i)
+{
+	const struct state_job *j = ctx;
+	struct node *n = j->f->nodes[i];
+	struct sm_node *s = sm_node(n);
+	for (unsigned port = 1; port <= n->nports; port++) {
+		const struct port *pt = &n->ports[port];
+		if (!s->have_port_info[port] || !pt->remote || pt->phys_state != PORT_PHYS_LINKUP ||
+		    pt->state != j->to - 1)
+			continue;
+		ib_port_info_t pi = s->port_info[port];
+		ib_port_info_set_port_state(&pi, (uint8_t)j->to);
+		pi.state_info2 &= 0x0f;
+		batch_set_stored(b, n, (uint8_t)port, IB_MAD_ATTR_PORT_INFO, port, &pi, sizeof(pi));
 	}
-	batch_issued(b);
-	return 0;
 }
 
 int cfg_step_state(struct mad_port *mp, struct fabric *f, enum port_state to, cfg_done_fn done,
 		   void *arg)
 {
-	struct batch *b = batch_new(mp, done, arg);
-	if (!b)
-		return -1;
-	for (size_t i = 0; i < f->nnodes; i++) {
-		struct node *n = f->nodes[i];
-		struct sm_node *s = sm_node(n);
-		for (unsigned port = 1; port <= n->nports; port++) {
-			const struct port *pt = &n->ports[port];
-			if (!s->have_port_info[port] || !pt->remote || pt->phys_state != PORT_PHYS_LINKUP ||
-			    pt->state != to - 1)
-				continue;
-			ib_port_info_t pi = s->port_info[port];
-			ib_port_info_set_port_state(&pi, (uint8_t)to);
-			pi.state_info2 &= 0x0f;
-			batch_set_stored(b, n, (uint8_t)port, IB_MAD_ATTR_PORT_INFO, port, &pi, sizeof(pi));
-		}
-	}
-	batch_issued(b);
-	return 0;
+	struct state_job j = { f, to };
+	return batch_over_nodes(mp, f->nnodes, step_node, &j, sizeof(j), done, arg);
 }
 
 struct cfg_params cfg_params_of_sm(const struct sm *sm, const struct fabric *f, const struct routing_tables *t)

@@ -100,26 +100,31 @@ static bool same_partitions(const struct partitions *a, const struct partitions 
 	return b && memcmp(a, b, sizeof(*a)) == 0;
 }
 
+struct pkeys_job {
+	struct fabric *f;
+	const struct partitions *ps;
+	const struct fabric *prev;
+	bool same;		/* the partitions are the ones prev's sweep programmed */
+};
+
+static void pkeys_node(void *ctx, struct batch *b, size_t i)
+{
+	const struct pkeys_job *j = ctx;
+	struct node *n = j->f->nodes[i];
+	if (n->type == NODE_SWITCH)
+		return;	/* switch ports are programmed with the CA they face */
+	const struct node *peer = n->nports ? n->ports[n->local_port ? n->local_port : 1].remote : NULL;
+	if (j->same && sm_node_kept(n, j->prev) && (!peer || sm_node_kept(peer, j->prev)))
+		b->r.skipped_nodes++;
+	else
+		program_ca(b, n, j->ps);
+}
+
 int pkeys_program(struct mad_port *mp, struct fabric *f, const struct partitions *ps, const struct fabric *prev,
 		  const struct partitions *prev_ps, cfg_done_fn done, void *arg)
 {
-	struct batch *b = batch_new(mp, done, arg);
-	if (!b)
-		return -1;
-	bool same = same_partitions(ps, prev_ps);
-	for (size_t i = 0; i < f->nnodes; i++) {
-		struct node *n = f->nodes[i];
-		if (n->type == NODE_SWITCH)
-			continue;	/* switch ports are programmed with the CA they face */
-		const struct node *peer = n->nports ? n->ports[n->local_port ? n->local_port : 1].remote : NULL;
-		if (same && sm_node_kept(n, prev) && (!peer || sm_node_kept(peer, prev))) {
-			b->r.skipped_nodes++;
-			continue;
-		}
-		program_ca(b, n, ps);
-	}
-	batch_issued(b);
-	return 0;
+	struct pkeys_job j = { f, ps, prev, same_partitions(ps, prev_ps) };
+	return batch_over_nodes(mp, f->nnodes, pkeys_node, &j, sizeof(j), done, arg);
 }
 
 int pkeys_membership(const struct fabric *f, const struct partitions *ps, struct db_partitions *out)

@@ -187,24 +187,28 @@ static void program_ca(struct batch *b, struct node *n, const struct qos_tables 
 	}
 }
 
+struct qos_job {
+	struct fabric *f;
+	const struct qos_tables *q;
+	const struct fabric *prev;
+	bool same;		/* the tables are the ones prev's sweep programmed */
+};
+
+static void qos_node(void *ctx, struct batch *b, size_t i)
+{
+	const struct qos_job *j = ctx;
+	struct node *n = j->f->nodes[i];
+	if (j->same && sm_node_kept(n, j->prev))
+		b->r.skipped_nodes++;
+	else if (n->type == NODE_SWITCH)
+		program_switch(b, n, j->q);
+	else
+		program_ca(b, n, j->q);
+}
+
 int qos_program(struct mad_port *mp, struct fabric *f, const struct qos_tables *q, const struct fabric *prev,
 		const struct qos_tables *prev_q, cfg_done_fn done, void *arg)
 {
-	struct batch *b = batch_new(mp, done, arg);
-	if (!b)
-		return -1;
-	bool same = same_tables(q, prev_q);
-	for (size_t i = 0; i < f->nnodes; i++) {
-		struct node *n = f->nodes[i];
-		if (same && sm_node_kept(n, prev)) {
-			b->r.skipped_nodes++;
-			continue;
-		}
-		if (n->type == NODE_SWITCH)
-			program_switch(b, n, q);
-		else
-			program_ca(b, n, q);
-	}
-	batch_issued(b);
-	return 0;
+	struct qos_job j = { f, q, prev, same_tables(q, prev_q) };
+	return batch_over_nodes(mp, f->nnodes, qos_node, &j, sizeof(j), done, arg);
 }

@@ -19,25 +19,30 @@
 #include "sm/sweep/batch.h"
 #include "sm/smnode.h"
 
+struct rereg_job {
+	const struct fabric *f;
+	struct cfg_params p;
+};
+
+static void rereg_node(void *ctx, struct batch *b, size_t i)
+{
+	const struct rereg_job *j = ctx;
+	const struct node *n = j->f->nodes[i];
+	const struct sm_node *s = sm_node(n);
+	for (unsigned port = 1; n->type != NODE_SWITCH && port <= n->nports; port++) {
+		ib_port_info_t pi;
+		if (!s->have_port_info[port] || n->ports[port].state != PORT_ACTIVE ||
+		    !(s->port_info[port].capability_mask & IB_PORT_CAP_HAS_CLIENT_REREG))
+			continue;
+		cfg_wanted_port_info(n, port, &j->p, &pi);
+		ib_port_info_set_client_rereg(&pi, 1);
+		batch_set(b, n, (uint8_t)port, IB_MAD_ATTR_PORT_INFO, port, &pi, sizeof(pi));
+	}
+}
+
 int rereg_clients(struct mad_port *mp, const struct fabric *f, const struct cfg_params *p, cfg_done_fn done,
 		  void *arg)
 {
-	struct batch *b = batch_new(mp, done, arg);
-	if (!b)
-		return -1;
-	for (size_t i = 0; i < f->nnodes; i++) {
-		const struct node *n = f->nodes[i];
-		const struct sm_node *s = sm_node(n);
-		for (unsigned port = 1; n->type != NODE_SWITCH && port <= n->nports; port++) {
-			ib_port_info_t pi;
-			if (!s->have_port_info[port] || n->ports[port].state != PORT_ACTIVE ||
-			    !(s->port_info[port].capability_mask & IB_PORT_CAP_HAS_CLIENT_REREG))
-				continue;
-			cfg_wanted_port_info(n, port, p, &pi);
-			ib_port_info_set_client_rereg(&pi, 1);
-			batch_set(b, n, (uint8_t)port, IB_MAD_ATTR_PORT_INFO, port, &pi, sizeof(pi));
-		}
-	}
-	batch_issued(b);
-	return 0;
+	struct rereg_job j = { f, *p };
+	return batch_over_nodes(mp, f->nnodes, rereg_node, &j, sizeof(j), done, arg);
 }
