@@ -76,7 +76,9 @@ diag() {
 }
 
 # sim_start NETFILE: starts ibsim with its console on a fifo (fd 7), or
-# with no console (-n) when SIM_NO_CONSOLE is set.
+# with no console (-n) when SIM_NO_CONSOLE is set. SIM_LIMITS: ibsim's
+# node, switch and port limits (larger for the 27,648-host tree);
+# SIM_WAIT_TENTHS: how long it may take to load the net (10 s).
 sim_start() {
 	ip link set lo up
 	# ibsim and its clients talk over unix datagram sockets, whose queue is
@@ -85,18 +87,18 @@ sim_start() {
 	# this network namespace's own.
 	sysctl -qw net.unix.max_dgram_qlen=4096 2>/dev/null || true
 	if [[ -n ${SIM_NO_CONSOLE:-} ]]; then
-		ibsim -N 16384 -S 2048 -P 65536 -n -s "$1" </dev/null >"$WORK/ibsim.log" 2>&1 &
+		ibsim ${SIM_LIMITS:--N 16384 -S 2048 -P 65536} -n -s "$1" </dev/null >"$WORK/ibsim.log" 2>&1 &
 		SIM_PID=$!
 	else
 		rm -f "$WORK/console"
 		mkfifo "$WORK/console"
-		ibsim -N 16384 -S 2048 -P 65536 -s "$1" <"$WORK/console" >"$WORK/ibsim.log" 2>&1 &
+		ibsim ${SIM_LIMITS:--N 16384 -S 2048 -P 65536} -s "$1" <"$WORK/console" >"$WORK/ibsim.log" 2>&1 &
 		SIM_PID=$!
 		exec 7>"$WORK/console"	# keeps ibsim's stdin open (a closed one makes it spin)
 	fi
 	# wait for ibsim's own word rather than probing it with a client: the
 	# first client attached gets ID 0, and OpenSM only copes with being 0
-	for _ in $(seq 100); do
+	for _ in $(seq "${SIM_WAIT_TENTHS:-100}"); do
 		grep -q "Network simulator ready" "$WORK/ibsim.log" && return 0
 		kill -0 "$SIM_PID" 2>/dev/null || fail "ibsim exited: $(tail -3 "$WORK/ibsim.log")"
 		sleep 0.1
