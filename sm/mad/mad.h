@@ -102,9 +102,9 @@ int mad_send_gsi(struct mad_port *mp, const ib_sa_mad_t *mad, const struct mad_o
  */
 void mad_set_sl_lookup(struct mad_port *mp, uint8_t (*sl_of)(void *ctx, uint16_t dlid), void *ctx);
 
-/* Transactions queued or in flight. */
 /* Answers a LID-routed trap with TrapRepress (same TID and notice). */
 int mad_repress(struct mad_port *mp, const ib_smp_t *trap, const struct mad_origin *to);
+/* Transactions queued or in flight. */
 unsigned mad_pending(const struct mad_port *mp);
 const struct mad_stats *mad_get_stats(const struct mad_port *mp);
 

@@ -15,6 +15,8 @@
  *   active CA ports that offer it, in the PortInfo fabricd wants there; it
  *   goes to the published fabric, so the answers are not stored; and a
  *   stored PortInfo that echoes the bit asks for no later Set.
+ * - A batch over nodes issues them in order as the answers come, with a
+ *   bounded number of Sets out.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,7 +40,9 @@ struct sent {
 	void *ctx;
 };
 
-static struct sent sent[16];
+#define MANY 16384	/* Sets a node batch may send in one test */
+static struct sent sent[16];	/* the first Sets in full */
+static struct { mad_done_fn done; void *ctx; } answer_to[MANY];	/* every Set's completion */
 static unsigned nsent;
 
 int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, const uint8_t *path,
@@ -46,13 +50,18 @@ int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uin
 {
 	(void)mp;
 	(void)mkey;
-	assert_true(nsent < 16);
-	struct sent *s = &sent[nsent++];
-	*s = (struct sent){ .method = method, .attr = attr, .mod = mod, .hops = hops, .len = len, .done = done,
-			    .ctx = ctx };
-	memcpy(s->path, path, (size_t)hops + 1);
-	if (data)
-		memcpy(s->data, data, len);
+	assert_true(nsent < MANY);
+	answer_to[nsent].done = done;
+	answer_to[nsent].ctx = ctx;
+	if (nsent < 16) {
+		struct sent *s = &sent[nsent];
+		*s = (struct sent){ .method = method, .attr = attr, .mod = mod, .hops = hops, .len = len, .done = done,
+				    .ctx = ctx };
+		memcpy(s->path, path, (size_t)hops + 1);
+		if (data)
+			memcpy(s->data, data, len);
+	}
+	nsent++;
 	return 0;
 }
 
@@ -225,6 +234,50 @@ static void reregistration_asks_capable_active_host_ports_only(void **state)
 	fabric_free(&f);
 }
 
+struct three_sets {
+	const struct node *sw;
+	size_t *issued;		/* nodes issued so far, checked to come in order */
+};
+
+static void three_sets(void *ctx, struct batch *b, size_t i)
+{
+	const struct three_sets *j = ctx;
+	uint8_t block[IB_SMP_DATA_SIZE] = { 0 };
+	assert_int_equal(*j->issued, i);
+	++*j->issued;
+	for (uint32_t k = 0; k < 3; k++)
+		batch_set(b, j->sw, 0, IB_MAD_ATTR_LIN_FWD_TBL, (uint32_t)i * 3 + k, block, sizeof(block));
+}
+
+/*
+ * A batch over 3,000 nodes of three Sets each: the nodes go in order, as
+ * answers come back, never more than BATCH_QUEUED Sets (plus one node's)
+ * out at once; done runs once, after the 9,000th answer.
+ */
+static void a_node_batch_keeps_its_sets_bounded(void **state)
+{
+	(void)state;
+	reset();
+	struct fabric f;
+	size_t issued = 0;
+	struct three_sets j = { one_switch(&f), &issued };
+	assert_int_equal(batch_over_nodes(NULL, 3000, three_sets, &j, sizeof(j), on_done, NULL), 0);
+	unsigned answered = 0;
+	while (answered < nsent) {
+		assert_true(nsent - answered <= BATCH_QUEUED + 2);
+		assert_int_equal(finished, 0);
+		answer_to[answered].done(answer_to[answered].ctx, 0, NULL);
+		answered++;
+	}
+	assert_int_equal(issued, 3000);
+	assert_int_equal(nsent, 9000);
+	assert_int_equal(finished, 1);
+	assert_int_equal(result.sent, 9000);
+	assert_int_equal(result.failed, 0);
+	sm_node_detach_all(&f);
+	fabric_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +285,7 @@ int main(void)
 		cmocka_unit_test(a_set_carries_its_attribute_only),
 		cmocka_unit_test(a_refused_state_set_is_read_back),
 		cmocka_unit_test(reregistration_asks_capable_active_host_ports_only),
+		cmocka_unit_test(a_node_batch_keeps_its_sets_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
