@@ -73,6 +73,13 @@ int transition_check_step(const struct fabric *f, const struct routing_tables *f
 	return cdg_check_mix(f, &m, r);
 }
 
+/* One entry to change: switch node index, LID, and the switch's hops to the LID under the new tables. */
+struct entry {
+	uint32_t node;
+	uint16_t lid;
+	uint16_t hops;
+};
+
 /*
  * What every step of one plan shares: the LIDs that change (their column
  * or their SL differs between old and new) and, per layer, the
@@ -95,8 +102,9 @@ static void step_base_free(struct step_base *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/* b for the plan old -> new whose changed entries are item[0..n). */
 static int step_base_init(struct step_base *b, const struct fabric *f, const struct routing_tables *old,
-			  const struct routing_tables *new)
+			  const struct routing_tables *new, const struct entry *item, size_t n)
 {
 	memset(b, 0, sizeof(*b));
 	b->layers = old->layers > new->layers ? old->layers : new->layers;
@@ -106,10 +114,10 @@ static int step_base_init(struct step_base *b, const struct fabric *f, const str
 	int rc = -1;
 	if (!b->moving || !b->g || !still)
 		goto done;
+	for (size_t k = 0; k < n; k++)
+		b->moving[item[k].lid] = true;
 	for (uint32_t lid = 1; lid <= new->max_lid; lid++) {
-		b->moving[lid] = old->sl[lid] != new->sl[lid];
-		for (size_t i = 0; i < f->nnodes && !b->moving[lid]; i++)
-			b->moving[lid] = old->lft[i] && old->lft[i][lid] != new->lft[i][lid];
+		b->moving[lid] |= old->sl[lid] != new->sl[lid];
 		still[lid] = !b->moving[lid];
 	}
 	struct cdg_mix m = { .lft = { old }, .nlft = 1, .sl = { old }, .nsl = 1, .no_answers = true };
@@ -167,13 +175,6 @@ const struct routing_tables *transition_stage(const struct transition_plan *p, s
 {
 	return i + 1 < p->nstages ? &p->between[i] : p->last;
 }
-
-/* One entry to change: switch node index, LID, and the switch's hops to the LID under the new tables. */
-struct entry {
-	uint32_t node;
-	uint16_t lid;
-	uint16_t hops;
-};
 
 /* Nearest the destination first: a switch moves after the switch its new entry points at. */
 static int by_hops(const void *a, const void *b)
@@ -311,7 +312,7 @@ int transition_plan(const struct fabric *f, const struct routing_tables *old, co
 		}
 		p->switches += n > before;
 	}
-	if (step_base_init(&base, f, old, new) < 0 || check_step_from(f, &base, old, new, old, &r) < 0)
+	if (step_base_init(&base, f, old, new, item, n) < 0 || check_step_from(f, &base, old, new, old, &r) < 0)
 		goto done;
 	rc = 0;
 	if (r.cycle_len) {

@@ -517,6 +517,18 @@ static unsigned data_vls(const struct fabric *f, unsigned configured)
 	return vls;
 }
 
+/* What the routing did with the routes the switches held, for the route line ("" without them). */
+static void kept_routes_text(const struct routing_result *res, char *buf, size_t len)
+{
+	if (res->stable.kept + res->stable.patched)
+		snprintf(buf, len, ", routes to %zu of %zu LIDs kept, %zu patched", res->stable.kept, res->stable.lids,
+			 res->stable.patched);
+	else if (res->stable.grew)
+		snprintf(buf, len, ", all re-balanced (links came into use)");
+	else if (res->kept_refused)
+		snprintf(buf, len, ", all re-balanced (the kept routes did not prove out)");
+}
+
 /*
  * Computes and proves the routing. A result with a forwarding loop or a
  * credit loop left on some VL is refused: the sweep ends there and the
@@ -555,15 +567,7 @@ static void start_route(struct sweep *s)
 		 res.loops.entries ? "LOOPING" : rc ? "CYCLIC" : res.layers.answers_proven ?
 		 "acyclic with the switches' answers, no loop from any switch" : "acyclic, no loop from any switch",
 		 nhidden ? ", isolated links left out" : "");
-	if (res.stable.kept + res.stable.patched)
-		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), ", routes to %zu of %zu LIDs kept, "
-			 "%zu patched", res.stable.kept, res.stable.lids, res.stable.patched);
-	else if (res.stable.grew)
-		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), ", all re-balanced (links came into "
-			 "use)");
-	else if (res.kept_refused)
-		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), ", all re-balanced (the kept "
-			 "routes did not prove out)");
+	kept_routes_text(&res, detail + strlen(detail), sizeof(detail) - strlen(detail));
 	if (res.info.note[0])
 		log_warn("route: %s", res.info.note);
 	if (rc == 0 && !res.layers.answers_proven) {
