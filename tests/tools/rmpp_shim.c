@@ -1,5 +1,5 @@
 /*
- * rmpp_shim.c - the RMPP receiver a host's kernel is, for tools run on
+ * rmpp_shim.c - the RMPP receiver and send timer a host's kernel is, for tools run on
  * ibsim's umad2sim, which has none.
  *
  *   LD_PRELOAD="librmpp-shim.so libumad2sim.so" saquery NR
@@ -29,6 +29,13 @@
  *
  *   LD_PRELOAD="librmpp-shim.so libumad2sim.so libumad2sim-tail.so" saquery NR
  *
+ * The kernel also keeps each request's send timeout (umad timeout_ms and
+ * retries), sending it again and at last handing the reader the request
+ * back with status ETIMEDOUT; umad2sim does neither, so a tool waits for
+ * ever for an answer that will not come (an SA drops a request with a
+ * wrong SM_Key, as osmtest checks). This library does it in front of
+ * umad2sim's poll() and read().
+ *
  * It reassembles one answer at a time, which is what saquery and the
  * other diagnostic tools wait for. It is fabricd's test equipment: the
  * sender it talks to is fabricd's (sm/mad/rmpp.c), written separately from
@@ -37,6 +44,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -49,10 +57,11 @@
 #define WINDOW 16		/* segments acknowledged at a time */
 #define SEGMENT_WAIT_MS 3000
 #define ANSWER_WAIT_S 10
-#define LAST_ACK_PAUSE_US 50000	/* for a whole answer, however many unusable MADs arrive meanwhile */
+#define LAST_ACK_PAUSE_US 50000	/* after the last ACK, before the port closes */
 #define SEG_PAYLOAD 220		/* what PayloadLength counts per segment: SA header and data */
 #define MAD_SIZE 256
-#define UMAD2SIM_FIRST_FD 1024	/* umad2sim's umad file descriptors start here */
+#define UMAD2SIM_FIRST_FD 1024
+#define REQUEST_CHECK_MS 50	/* a poll looks for requests sent since it began this often */	/* umad2sim's umad file descriptors start here */
 
 static ssize_t (*next_read)(int, void *, size_t);
 static ssize_t (*next_write)(int, const void *, size_t);
@@ -131,18 +140,34 @@ static void ack(int fd, const void *data_umad, uint32_t seg, uint32_t window_las
 
 /*
  * The ACK of an answer's last segment. ibsim serves a client's control
- * socket before its packets, so a tool that exits right after would have
- * its disconnect taken first and this ACK dropped, and the SA would send
- * its last window again to whichever tool next uses the port (umad2sim
- * crashes on a MAD that comes before the tool registered): give ibsim a
- * moment to take the ACK. A tool that asks thousands of questions before
- * it exits (osmtest) may shorten the pause with RMPP_SHIM_ACK_PAUSE_US.
+ * socket before its packets, so a tool that closed its port or exited
+ * right after would have its disconnect taken first and this ACK dropped,
+ * and the SA would send its last window again to whichever tool next
+ * uses the port (umad2sim crashes on a MAD that comes before the tool
+ * registered): close() and exit give ibsim LAST_ACK_PAUSE_US from the
+ * last such ACK to take it (settle()), and a tool that asks thousands of
+ * questions (osmtest) does not wait after each answer.
  */
+static uint64_t last_ack_us;
+
+static uint64_t now_us(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000;
+}
+
 static void ack_last(int fd, const void *data_umad, uint32_t seg, uint32_t window_last)
 {
-	const char *pause = getenv("RMPP_SHIM_ACK_PAUSE_US");
 	ack(fd, data_umad, seg, window_last);
-	usleep(pause ? (useconds_t)strtoul(pause, NULL, 10) : LAST_ACK_PAUSE_US);
+	__atomic_store_n(&last_ack_us, now_us(), __ATOMIC_RELAXED);
+}
+
+static void settle(void)
+{
+	uint64_t since = now_us() - __atomic_load_n(&last_ack_us, __ATOMIC_RELAXED);
+	if (since < LAST_ACK_PAUSE_US)
+		usleep((useconds_t)(LAST_ACK_PAUSE_US - since));
 }
 
 /* Hands the reader an answer of len bytes (umad header included), or ENOSPC and keeps it. */
@@ -214,21 +239,131 @@ static ssize_t reassemble(int fd, uint8_t **umad, const uint8_t *first)
 	}
 }
 
-/* The TIDs of the SA requests this process has sent and had no answer to. */
+/*
+ * The SA requests this process has sent and had no answer to, each with
+ * the send timeout its writer asked for (umad timeout_ms and retries),
+ * which the kernel keeps and umad2sim does not: when timeout_ms passes
+ * without an answer the request is sent again, up to `retries` times,
+ * and after the last the reader gets the request's umad back with status
+ * ETIMEDOUT, as from the kernel. The receiving thread of a tool (osmtest's
+ * vendor layer) reads while its main thread writes: hence the lock.
+ */
+struct request {
+	uint32_t tid;		/* low 32 bits: umad2sim puts its agent number in the high ones */
+	int fd;
+	uint32_t timeout_ms;	/* 0: the writer set none; the answer is awaited for ever */
+	uint32_t retries_left;
+	uint64_t due_ms;	/* when the answer is late */
+	size_t len;
+	uint8_t umad[sizeof(struct ib_user_mad) + MAD_SIZE];
+};
+
+#define MAX_ASKED 64
+
 static struct {
-	uint32_t tid[64];	/* low 32 bits: umad2sim puts its agent number in the high ones */
+	struct request req[MAX_ASKED];
 	unsigned n;
-} asked;
+	pthread_mutex_t lock;
+} asked = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static uint64_t now_ms(void)
+{
+	return now_us() / 1000;
+}
+
+static int find_request(uint32_t tid)
+{
+	for (unsigned i = 0; i < asked.n; i++)
+		if (asked.req[i].tid == tid)
+			return (int)i;
+	return -1;
+}
 
 static bool outstanding(const ib_sa_mad_t *m, bool forget)
 {
-	for (unsigned i = 0; i < asked.n; i++)
-		if (asked.tid[i] == (uint32_t)cl_ntoh64(m->trans_id)) {
-			if (forget)
-				asked.tid[i] = asked.tid[--asked.n];
-			return true;
+	pthread_mutex_lock(&asked.lock);
+	int i = find_request((uint32_t)cl_ntoh64(m->trans_id));
+	if (i >= 0 && forget)
+		asked.req[i] = asked.req[--asked.n];
+	pthread_mutex_unlock(&asked.lock);
+	return i >= 0;
+}
+
+/* Notes a request written to fd, the first time or sent again by its writer. */
+static void remember(int fd, const void *buf, size_t count)
+{
+	const struct ib_user_mad *u = buf;
+	pthread_mutex_lock(&asked.lock);
+	int i = find_request((uint32_t)cl_ntoh64(sa_of((void *)buf)->trans_id));
+	if (i < 0) {
+		if (asked.n == MAX_ASKED)
+			asked.req[0] = asked.req[--asked.n];	/* long answered or lost */
+		i = (int)asked.n++;
+	}
+	struct request *r = &asked.req[i];
+	r->tid = (uint32_t)cl_ntoh64(sa_of((void *)buf)->trans_id);
+	r->fd = fd;
+	r->timeout_ms = u->timeout_ms > 0 ? (uint32_t)u->timeout_ms : 0;
+	r->retries_left = u->retries > 0 ? (uint32_t)u->retries : 0;
+	r->due_ms = now_ms() + r->timeout_ms;
+	r->len = count;
+	memcpy(r->umad, buf, count);
+	pthread_mutex_unlock(&asked.lock);
+}
+
+/*
+ * Sends again each late request that has retries left; returns the
+ * milliseconds until the next request among fds is late (-1: none), and
+ * marks readable each fd with a request out of retries.
+ */
+static int serve_timeouts(struct pollfd *fds, nfds_t nfds, bool *expired)
+{
+	uint64_t now = now_ms(), next = UINT64_MAX;
+	*expired = false;
+	pthread_mutex_lock(&asked.lock);
+	for (unsigned i = 0; i < asked.n; i++) {
+		struct request *r = &asked.req[i];
+		nfds_t f = 0;
+		while (f < nfds && fds[f].fd != r->fd)
+			f++;
+		if (!r->timeout_ms || f == nfds)
+			continue;
+		if (r->due_ms <= now && r->retries_left) {
+			r->retries_left--;
+			r->due_ms = now + r->timeout_ms;
+			next_write(r->fd, r->umad, r->len);
 		}
-	return false;
+		if (r->due_ms <= now) {
+			fds[f].revents |= POLLIN;
+			*expired = true;
+		} else if (r->due_ms < next)
+			next = r->due_ms;
+	}
+	pthread_mutex_unlock(&asked.lock);
+	return next == UINT64_MAX ? -1 : (int)(next - now);
+}
+
+/* A late request of fd out of retries into buf, as the kernel returns it: umad header with ETIMEDOUT, MAD header. */
+static ssize_t take_timeout(int fd, void *buf, size_t count)
+{
+	ssize_t n = -1;
+	uint64_t now = now_ms();
+	pthread_mutex_lock(&asked.lock);
+	for (unsigned i = 0; i < asked.n; i++) {
+		struct request *r = &asked.req[i];
+		if (r->fd != fd || !r->timeout_ms || r->retries_left || r->due_ms > now)
+			continue;
+		n = (ssize_t)(umad_size() + sizeof(ib_mad_t));
+		if (count < (size_t)n)
+			break;
+		memcpy(buf, r->umad, (size_t)n);
+		((struct ib_user_mad *)buf)->status = ETIMEDOUT;
+		((struct ib_user_mad *)buf)->length = (uint32_t)n;
+		asked.req[i] = asked.req[--asked.n];
+		break;
+	}
+	pthread_mutex_unlock(&asked.lock);
+	return n;
 }
 
 /*
@@ -249,6 +384,7 @@ static ssize_t write_rmpp_request(int fd, const void *buf, size_t count)
 	m->rmpp_status = 0;
 	m->seg_num = cl_hton32(1);
 	m->paylen_newwin = cl_hton32(SEG_PAYLOAD);
+	remember(fd, copy, count);
 	return next_write(fd, copy, count);
 }
 
@@ -259,13 +395,9 @@ ssize_t write(int fd, const void *buf, size_t count)
 	if (fd < UMAD2SIM_FIRST_FD || count < umad_size() + MAD_SIZE || m->mgmt_class != IB_MCLASS_SUBN_ADM ||
 	    (m->method & IB_MAD_METHOD_RESP_MASK))
 		return next_write(fd, buf, count);	/* not an SA request */
-	if (!outstanding(m, false)) {
-		if (asked.n == sizeof(asked.tid) / sizeof(asked.tid[0]))
-			asked.n--;	/* the oldest are long answered or lost */
-		asked.tid[asked.n++] = (uint32_t)cl_ntoh64(m->trans_id);
-	}
 	if ((m->rmpp_flags & IB_RMPP_FLAG_ACTIVE) && m->rmpp_type != IB_RMPP_TYPE_DATA)
 		return write_rmpp_request(fd, buf, count);
+	remember(fd, buf, count);
 	return next_write(fd, buf, count);
 }
 
@@ -302,6 +434,9 @@ ssize_t read(int fd, void *buf, size_t count)
 		return deliver(fd, buf, count, umad, held.len);
 	}
 	ssize_t n;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	if (fd >= UMAD2SIM_FIRST_FD && next_poll(&p, 1, 0) == 0 && (n = take_timeout(fd, buf, count)) > 0)
+		return n;	/* nothing arrived, and a request is out of time */
 	time_t deadline = time(NULL) + ANSWER_WAIT_S;
 	while (n = read_mad(fd, buf, count), fd >= UMAD2SIM_FIRST_FD && unwanted(fd, buf, n))
 		if (!wait_readable(fd, deadline))
@@ -328,6 +463,7 @@ ssize_t read(int fd, void *buf, size_t count)
 	return len < 0 ? -1 : deliver(fd, buf, count, umad, (size_t)len);
 }
 
+/* umad2sim's poll, woken when a request is late: to send it again, or to hand back its timeout. */
 int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 {
 	resolve();
@@ -336,5 +472,42 @@ int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 			fds[i].revents = POLLIN;
 			return 1;
 		}
-	return next_poll(fds, nfds, timeout);
+	uint64_t end = timeout < 0 ? UINT64_MAX : now_ms() + (uint64_t)timeout;
+	for (;;) {
+		bool expired;
+		for (nfds_t i = 0; i < nfds; i++)
+			fds[i].revents = 0;
+		int late_in = serve_timeouts(fds, nfds, &expired), ready;
+		if (expired) {
+			ready = 0;
+			for (nfds_t i = 0; i < nfds; i++)
+				ready += fds[i].revents != 0;
+			return ready;
+		}
+		uint64_t now = now_ms();
+		int wait = end == UINT64_MAX ? -1 : (int)(end > now ? end - now : 0);
+		if (late_in >= 0 && (wait < 0 || late_in < wait))
+			wait = late_in;
+		if (wait < 0 || wait > REQUEST_CHECK_MS)
+			wait = REQUEST_CHECK_MS;	/* another thread may send meanwhile */
+		ready = next_poll(fds, nfds, wait);
+		if (ready != 0 || now_ms() >= end)
+			return ready;
+	}
+}
+
+int close(int fd)
+{
+	static int (*next_close)(int);
+	if (!next_close)
+		next_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
+	if (fd >= UMAD2SIM_FIRST_FD)
+		settle();
+	return next_close(fd);
+}
+
+/* A tool that exits with its port open: before umad2sim's own destructor disconnects it. */
+__attribute__((destructor)) static void settle_at_exit(void)
+{
+	settle();
 }
