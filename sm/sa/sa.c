@@ -330,6 +330,13 @@ void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *f
 		rmpp_receive(sm->rmpp, req, from);
 		return;
 	}
+	/* C15-0.1.5: an SM_Key that is neither 0 nor ours discards the MAD, unanswered */
+	if (req->sm_key && cl_ntoh64(req->sm_key) != sm->cfg.sm_key) {
+		if (sa_may_log(sm, from))
+			log_info("sa: request (method 0x%02x attribute 0x%04x) from LID %u with a wrong SM_Key: dropped",
+				 req->method, cl_ntoh16(req->attr_id), from->slid);
+		return;
+	}
 	if (sm->state != SM_MASTER || !sm_published(sm)) {
 		sa_respond(sm, req, from, IB_MAD_STATUS_BUSY, NULL, 0, 0);
 		return;

@@ -15,6 +15,7 @@
 # sends windows again); a MultiPathRecord (GetMulti) gives the PathRecord
 # of every source and destination pair, as PathRecord queries do; an
 # unsupported or malformed query gets its status, never a crash.
+# A request with a wrong SM_Key goes unanswered (saquery times out).
 # PathRecords are checked in ring.sh (SL) and partitions.sh (isolation).
 # saquery runs with the RMPP receiver a host's kernel would be
 # ($SA_PRELOAD, tests/tools/rmpp_shim.c). Run it under unshare -n.
@@ -224,6 +225,12 @@ rc=0; SIM_HOST=H5_0 refused saquery PKTR "$H" || rc=$?	# without the SM_Key
 grep -q 'SA_ERR_REQ_INVALID' "$WORK/out" || fail "P_KeyTableRecord without the SM_Key: $(head -2 "$WORK/out")"
 got=$(sa --smkey 1 PKTR "$H" | awk '/PKey Table:/ {getline; print; exit}' | sed 's/^[[:space:]]*//')
 [[ -n $got && $got == "$want" ]] || fail "P_KeyTableRecord of LID $H: '$got', smpquery pkeys: '$want'"
+# C15-0.1.5: a wrong SM_Key gets no answer at all; the kernel's send timeout (the shim's) ends the query
+start=$(date +%s%N)
+rc=0; SIM_HOST=H5_0 LD_PRELOAD=$SA_PRELOAD saquery --smkey 2 -t 300 PKTR "$H" >"$WORK/out" 2>&1 || rc=$?
+((rc != 0)) && grep -q 'timed out' "$WORK/out" || fail "P_KeyTableRecord with a wrong SM_Key was answered: $(head -2 "$WORK/out")"
+grep -q 'wrong SM_Key: dropped' "$WORK/fabricd.log" || fail "the request with a wrong SM_Key is not in the log"
+note "a wrong SM_Key is dropped unanswered: saquery timed out after $(( ($(date +%s%N) - start) / 1000000 )) ms"
 # the switch port facing H1_0 holds the same table (partition enforcement)
 read -r swlid swport < <(awk '$1 == "CA" && $13 == "'"'H1_0'"'" { print $9, $10 }' "$WORK/ibnd")
 want=$(diag smpquery pkeys "$swlid" "$swport" | head -1 | sed 's/^ *0: //')
