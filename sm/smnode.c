@@ -64,6 +64,8 @@ int sm_node_copy(struct node *dst, const struct node *src)
 	s->switch_info = o->switch_info;
 	s->have_switch_info = o->have_switch_info;
 	s->partition_cap = o->partition_cap;
+	s->port0_sl2vl = o->port0_sl2vl;
+	s->have_port0_sl2vl = o->have_port0_sl2vl;
 	memcpy(s->port_info, o->port_info, n * sizeof(*s->port_info));
 	memcpy(s->have_port_info, o->have_port_info, n * sizeof(*s->have_port_info));
 	memcpy(s->port_path, o->port_path, n * sizeof(*s->port_path));

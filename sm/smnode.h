@@ -31,6 +31,9 @@ struct sm_node {
 	struct dr_path *port_path;
 	bool *port_reached;
 	uint16_t partition_cap;	/* P_Key table entries per port (NodeInfo) */
+	/* A base switch port 0's SL-to-VL map (in 0, out 0), as read at discovery: fabricd sets none there. */
+	ib_slvl_table_t port0_sl2vl;
+	bool have_port0_sl2vl;
 	/*
 	 * The M_Key fabricd gives (and sends to) each port, 0 for none:
 	 * [0] for a switch (its port 0 key covers the switch), [port] for a CA.

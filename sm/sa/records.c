@@ -281,6 +281,9 @@ static void sl2vl_records(const struct sm_snapshot *pub, const ib_sa_mad_t *req,
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];
 		if (n->type == NODE_SWITCH) {
+			if (sm_node(n)->have_port0_sl2vl && !qos_sl2vl_programmed(n, 0, 0) &&
+			    !add_sl2vl(&sm_node(n)->port0_sl2vl, req, a, n->ports[0].lid, 0, 0))
+				return;	/* read, not programmed: see on_switch_info */
 			for (unsigned out = 0; out <= n->nports; out++)
 				for (unsigned in = 0; in <= n->nports; in++)
 					if (qos_sl2vl_programmed(n, in, out) &&

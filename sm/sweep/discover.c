@@ -273,6 +273,17 @@ static void on_node_desc(void *ctx, int status, const ib_smp_t *reply)
 	complete(p->d, p);
 }
 
+/* A switch's SL-to-VL map from port 0 to port 0: see on_switch_info. */
+static void on_port0_sl2vl(void *ctx, int status, const ib_smp_t *reply)
+{
+	struct probe *p = ctx;
+	struct sm_node *s = sm_node(p->node);
+	s->have_port0_sl2vl = status == 0;
+	if (status == 0)
+		memcpy(&s->port0_sl2vl, reply->data, sizeof(s->port0_sl2vl));
+	complete(p->d, p);	/* a switch that has no such table is no failed read */
+}
+
 static void on_switch_info(void *ctx, int status, const ib_smp_t *reply)
 {
 	struct probe *p = ctx;
@@ -282,6 +293,13 @@ static void on_switch_info(void *ctx, int status, const ib_smp_t *reply)
 		s->have_switch_info = true;
 		p->node->lft_cap = cl_ntoh16(s->switch_info.lin_cap);
 		p->node->mft_cap = cl_ntoh16(s->switch_info.mcast_cap);
+		/*
+		 * A base port 0 takes no SL-to-VL Set (sm/sweep/qos.c programs
+		 * output ports 1..N), yet the SA is asked for its (0, 0) map, as
+		 * osmtest does: read it once, so the answer is what the switch holds.
+		 */
+		if (!ib_switch_info_is_enhanced_port0(&s->switch_info))
+			send_probe(p->d, IB_MAD_ATTR_SLVL_TABLE, 0, p, on_port0_sl2vl);
 	} else {
 		read_failed(p->d, p, -1, "SwitchInfo failed");
 	}

@@ -155,7 +155,8 @@ bool qos_sl2vl_programmed(const struct node *n, unsigned in, unsigned out)
 		return false;
 	if (optimized_sl2vl(n))
 		return true;
-	return out >= 1 && n->ports[out].remote && in != out && (in == 0 || n->ports[in].remote);
+	/* in == out carries no packet, but set too: the switch then holds no table fabricd did not write */
+	return out >= 1 && n->ports[out].remote && (in == 0 || n->ports[in].remote);
 }
 
 static void program_switch(struct batch *b, struct node *n, const struct qos_tables *q)

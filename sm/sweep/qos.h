@@ -40,7 +40,8 @@ static inline const ib_slvl_table_t *qos_sl2vl_of(const struct qos_tables *q, un
 /*
  * Whether switch n's pair (in, out) holds the map program_switch gives
  * it: every pair on a switch with OptimizedSLtoVLMappingProgramming (one
- * Set covers all), else the linked pairs with in != out, port 0 as input.
+ * Set covers all), else every pair of linked ports (in == out too), port 0
+ * as input.
  */
 bool qos_sl2vl_programmed(const struct node *n, unsigned in, unsigned out);
 /* Whether (n, port) gets an SL-to-VL map (IsSLMappingSupported, or more than one data VL). */
