@@ -26,6 +26,9 @@
  * reported (sa_requester). It acts for itself only, within the per-port
  * quotas of the sa: configuration, unless the request carries the SM_Key
  * (a trusted client, IBA 15.2.1.1; never with no sm_key configured).
+ * A request with an SM_Key that is neither 0 nor the configured one is
+ * dropped unanswered (C15-0.1.5): the asker learns nothing, not even that
+ * its key was wrong.
  */
 #include "sm/sa/sa.h"
 
