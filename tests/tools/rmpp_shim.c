@@ -54,6 +54,8 @@
 #include <infiniband/umad.h>
 #include <iba/ib_types.h>
 
+#include "rmpp_shim.h"
+
 #define WINDOW 16		/* segments acknowledged at a time */
 #define SEGMENT_WAIT_MS 3000
 #define ANSWER_WAIT_S 10
@@ -90,9 +92,26 @@ static ib_sa_mad_t *sa_of(void *umad)
 	return (ib_sa_mad_t *)umad_get_mad(umad);
 }
 
-/* umad2sim's read, with the tail of an SA MAD put back. */
+/* A MAD poll() read to see whether it was an RMPP ACK for rmpp_send.c, kept for the reader. */
+static struct {
+	int fd;
+	ssize_t n;
+	uint8_t umad[sizeof(struct ib_user_mad) + MAD_SIZE];
+} peeked = { .fd = -1 };
+
+/* umad2sim's read, with the tail of an SA MAD put back; what poll() peeked first. */
 static ssize_t read_mad(int fd, void *umad, size_t count)
 {
+	if (peeked.fd == fd) {
+		peeked.fd = -1;
+		if (peeked.n > 0 && (size_t)peeked.n > count) {
+			errno = ENOSPC;
+			return -1;
+		}
+		if (peeked.n > 0)
+			memcpy(umad, peeked.umad, (size_t)peeked.n);
+		return peeked.n;
+	}
 	ssize_t n = next_read(fd, umad, count);
 	if (fd >= UMAD2SIM_FIRST_FD && n >= (ssize_t)(umad_size() + MAD_SIZE) && put_tail_back &&
 	    sa_of(umad)->mgmt_class == IB_MCLASS_SUBN_ADM)
@@ -293,6 +312,8 @@ static bool outstanding(const ib_sa_mad_t *m, bool forget)
 static void remember(int fd, const void *buf, size_t count)
 {
 	const struct ib_user_mad *u = buf;
+	if (count > sizeof(asked.req[0].umad))
+		return;	/* a request of many segments: not sent again here */
 	pthread_mutex_lock(&asked.lock);
 	int i = find_request((uint32_t)cl_ntoh64(sa_of((void *)buf)->trans_id));
 	if (i < 0) {
@@ -376,6 +397,7 @@ static ssize_t write_rmpp_request(int fd, const void *buf, size_t count)
 	uint8_t copy[sizeof(struct ib_user_mad) + MAD_SIZE];
 	if (count > sizeof(copy))
 		return next_write(fd, buf, count);
+	memset(copy, 0, sizeof(copy));
 	memcpy(copy, buf, count);
 	ib_sa_mad_t *m = sa_of(copy);
 	m->rmpp_version = 1;
@@ -384,21 +406,33 @@ static ssize_t write_rmpp_request(int fd, const void *buf, size_t count)
 	m->rmpp_status = 0;
 	m->seg_num = cl_hton32(1);
 	m->paylen_newwin = cl_hton32(SEG_PAYLOAD);
-	remember(fd, copy, count);
-	return next_write(fd, copy, count);
+	remember(fd, copy, sizeof(copy));
+	return next_write(fd, copy, sizeof(copy)) < 0 ? -1 : (ssize_t)count;
+}
+
+/* An SA MAD shorter than a MAD goes out as one, zero-padded, as the kernel sends it. */
+static ssize_t write_whole_mad(int fd, const void *buf, size_t count)
+{
+	uint8_t mad[sizeof(struct ib_user_mad) + MAD_SIZE];
+	if (count >= sizeof(mad))
+		return next_write(fd, buf, count);
+	memset(mad, 0, sizeof(mad));
+	memcpy(mad, buf, count);
+	return next_write(fd, mad, sizeof(mad)) < 0 ? -1 : (ssize_t)count;
 }
 
 ssize_t write(int fd, const void *buf, size_t count)
 {
 	resolve();
 	const ib_sa_mad_t *m = sa_of((void *)buf);
-	if (fd < UMAD2SIM_FIRST_FD || count < umad_size() + MAD_SIZE || m->mgmt_class != IB_MCLASS_SUBN_ADM ||
-	    (m->method & IB_MAD_METHOD_RESP_MASK))
-		return next_write(fd, buf, count);	/* not an SA request */
+	if (fd < UMAD2SIM_FIRST_FD || count < umad_size() + IB_SA_MAD_HDR_SIZE || m->mgmt_class != IB_MCLASS_SUBN_ADM)
+		return next_write(fd, buf, count);
+	if (m->method & IB_MAD_METHOD_RESP_MASK)	/* an SA's answer: the kernel's RMPP, if its writer left that to it */
+		return shim_send_answer(fd, buf, count) ? (ssize_t)count : write_whole_mad(fd, buf, count);
 	if ((m->rmpp_flags & IB_RMPP_FLAG_ACTIVE) && m->rmpp_type != IB_RMPP_TYPE_DATA)
 		return write_rmpp_request(fd, buf, count);
 	remember(fd, buf, count);
-	return next_write(fd, buf, count);
+	return write_whole_mad(fd, buf, count);
 }
 
 /*
@@ -406,12 +440,15 @@ ssize_t write(int fd, const void *buf, size_t count)
  * request outstanding (a window an SA sends again after the answer was
  * complete, or to a process gone), or an RMPP segment that does not
  * start an answer, or the SA's RMPP ACK of a request (the kernel's
- * sending side takes it). A last segment sent again is acknowledged
- * again: the sender missed the ACK.
+ * sending side takes it), or a receiver's ACK, STOP or ABORT of an
+ * answer rmpp_send.c is sending. A last segment sent again is
+ * acknowledged again: the sender missed the ACK.
  */
 static bool unwanted(int fd, void *umad, ssize_t n)
 {
 	const ib_sa_mad_t *m = sa_of(umad);
+	if (shim_take_rmpp_control(fd, umad, n))
+		return true;
 	if (n < (ssize_t)(umad_size() + MAD_SIZE) || m->mgmt_class != IB_MCLASS_SUBN_ADM ||
 	    !(m->method & IB_MAD_METHOD_RESP_MASK))
 		return false;
@@ -435,7 +472,8 @@ ssize_t read(int fd, void *buf, size_t count)
 	}
 	ssize_t n;
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	if (fd >= UMAD2SIM_FIRST_FD && next_poll(&p, 1, 0) == 0 && (n = take_timeout(fd, buf, count)) > 0)
+	if (fd >= UMAD2SIM_FIRST_FD && peeked.fd != fd && next_poll(&p, 1, 0) == 0 &&
+	    (n = take_timeout(fd, buf, count)) > 0)
 		return n;	/* nothing arrived, and a request is out of time */
 	time_t deadline = time(NULL) + ANSWER_WAIT_S;
 	while (n = read_mad(fd, buf, count), fd >= UMAD2SIM_FIRST_FD && unwanted(fd, buf, n))
@@ -463,12 +501,34 @@ ssize_t read(int fd, void *buf, size_t count)
 	return len < 0 ? -1 : deliver(fd, buf, count, umad, (size_t)len);
 }
 
+/*
+ * Reads the MAD waiting on each readable umad fd: an RMPP ACK, STOP or
+ * ABORT of a transfer rmpp_send.c makes is taken (the kernel keeps them),
+ * anything else is kept for read(). Returns how many fds are no longer
+ * readable.
+ */
+static int take_rmpp_controls(struct pollfd *fds, nfds_t nfds)
+{
+	int taken = 0;
+	for (nfds_t i = 0; i < nfds; i++) {
+		if (fds[i].fd < UMAD2SIM_FIRST_FD || !(fds[i].revents & POLLIN) || peeked.fd >= 0)
+			continue;
+		peeked.n = read_mad(fds[i].fd, peeked.umad, sizeof(peeked.umad));
+		if (shim_take_rmpp_control(fds[i].fd, peeked.umad, peeked.n)) {
+			fds[i].revents = 0;
+			taken++;
+		} else
+			peeked.fd = fds[i].fd;
+	}
+	return taken;
+}
+
 /* umad2sim's poll, woken when a request is late: to send it again, or to hand back its timeout. */
 int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 {
 	resolve();
 	for (nfds_t i = 0; i < nfds; i++)
-		if (held.umad && fds[i].fd == held.fd) {
+		if ((held.umad && fds[i].fd == held.fd) || fds[i].fd == peeked.fd) {
 			fds[i].revents = POLLIN;
 			return 1;
 		}
@@ -488,9 +548,14 @@ int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 		int wait = end == UINT64_MAX ? -1 : (int)(end > now ? end - now : 0);
 		if (late_in >= 0 && (wait < 0 || late_in < wait))
 			wait = late_in;
+		int resend_in = shim_send_timers();
+		if (resend_in >= 0 && (wait < 0 || resend_in < wait))
+			wait = resend_in;
 		if (wait < 0 || wait > REQUEST_CHECK_MS)
 			wait = REQUEST_CHECK_MS;	/* another thread may send meanwhile */
 		ready = next_poll(fds, nfds, wait);
+		if (ready > 0)
+			ready -= take_rmpp_controls(fds, nfds);
 		if (ready != 0 || now_ms() >= end)
 			return ready;
 	}
