@@ -296,9 +296,10 @@ static void on_switch_info(void *ctx, int status, const ib_smp_t *reply)
 		/*
 		 * A base port 0 takes no SL-to-VL Set (sm/sweep/qos.c programs
 		 * output ports 1..N), yet the SA is asked for its (0, 0) map, as
-		 * osmtest does: read it once, so the answer is what the switch holds.
+		 * osmtest does: read it once (not again when a repair re-reads
+		 * SwitchInfo), so the answer is what the switch holds.
 		 */
-		if (!ib_switch_info_is_enhanced_port0(&s->switch_info))
+		if (!ib_switch_info_is_enhanced_port0(&s->switch_info) && !s->have_port0_sl2vl)
 			send_probe(p->d, IB_MAD_ATTR_SLVL_TABLE, 0, p, on_port0_sl2vl);
 	} else {
 		read_failed(p->d, p, -1, "SwitchInfo failed");
