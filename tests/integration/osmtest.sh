@@ -3,9 +3,9 @@
 #
 # OpenSM's own SA test suite, osmtest, run from host H5_0 against
 # fabricd and then against OpenSM on the same simulated fabric, each SM
-# and osmtest behind what a host kernel gives SA clients (RMPP receiving,
+# and osmtest behind what a host kernel gives SA clients (RMPP both ways,
 # send timeouts, the MAD tail umad2sim loses: tests/tools/rmpp_shim.c and
-# umad2sim_tail.c). Flows c (create the inventory), v (validate it:
+# rmpp_send.c, umad2sim_tail.c). Flows c (create the inventory), v (validate it:
 # NodeRecords, PortInfoRecords, every PathRecord by LID and GUID pair,
 # MultiPathRecords, GUIDInfo, P_KeyTable with and without the SM_Key,
 # SwitchInfo, LFT, MFT, SMInfo and InformInfo records), s (services), m

@@ -21,7 +21,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <infiniband/umad.h>
 #include <iba/ib_types.h>
@@ -29,7 +28,6 @@
 #include "rmpp_shim.h"
 
 #define SEG_DATA IB_SA_DATA_SIZE	/* record bytes a segment carries */
-#define SEG_PAYLOAD 220		/* what PayloadLength counts per segment: SA header and data */
 #define MAX_SENDS 32		/* transfers under way at once */
 #define RESEND_MS 1000		/* a window not acknowledged this long goes again */
 #define RESENDS 5
@@ -57,18 +55,6 @@ static ssize_t send_mad(int fd, const void *buf, size_t count)
 	if (!next_write)
 		next_write = (ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
 	return next_write(fd, buf, count);
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
-static const ib_sa_mad_t *sa_of(const void *umad)
-{
-	return (const ib_sa_mad_t *)umad_get_mad((void *)umad);
 }
 
 /* Segment seg (1-based) of t, with the headers of t's MAD. */

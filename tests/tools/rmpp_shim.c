@@ -60,10 +60,9 @@
 #define SEGMENT_WAIT_MS 3000
 #define ANSWER_WAIT_S 10
 #define LAST_ACK_PAUSE_US 50000	/* after the last ACK, before the port closes */
-#define SEG_PAYLOAD 220		/* what PayloadLength counts per segment: SA header and data */
 #define MAD_SIZE 256
-#define UMAD2SIM_FIRST_FD 1024
-#define REQUEST_CHECK_MS 50	/* a poll looks for requests sent since it began this often */	/* umad2sim's umad file descriptors start here */
+#define UMAD2SIM_FIRST_FD 1024	/* umad2sim's umad file descriptors start here */
+#define REQUEST_CHECK_MS 50	/* a poll looks for requests sent since it began this often */
 
 static ssize_t (*next_read)(int, void *, size_t);
 static ssize_t (*next_write)(int, const void *, size_t);
@@ -85,11 +84,6 @@ static void resolve(void)
 		next_poll = (int (*)(struct pollfd *, nfds_t, int))dlsym(RTLD_NEXT, "poll");
 		put_tail_back = (bool (*)(void *))dlsym(RTLD_DEFAULT, "umad2sim_tail");
 	}
-}
-
-static ib_sa_mad_t *sa_of(void *umad)
-{
-	return (ib_sa_mad_t *)umad_get_mad(umad);
 }
 
 /* A MAD poll() read to see whether it was an RMPP ACK for rmpp_send.c, kept for the reader. */
@@ -169,15 +163,18 @@ static void ack(int fd, const void *data_umad, uint32_t seg, uint32_t window_las
  */
 static uint64_t last_ack_us;
 
-static uint64_t now_us(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000;
-}
+static void settle(void);
 
 static void ack_last(int fd, const void *data_umad, uint32_t seg, uint32_t window_last)
 {
+	/*
+	 * A tool that exits with its port open: atexit handlers registered
+	 * now run before the libraries' destructors, umad2sim's disconnect
+	 * among them (a destructor of this library may run after it).
+	 */
+	static bool settle_at_exit;
+	if (!__atomic_exchange_n(&settle_at_exit, true, __ATOMIC_RELAXED))
+		atexit(settle);
 	ack(fd, data_umad, seg, window_last);
 	__atomic_store_n(&last_ack_us, now_us(), __ATOMIC_RELAXED);
 }
@@ -284,11 +281,6 @@ static struct {
 	unsigned n;
 	pthread_mutex_t lock;
 } asked = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-static uint64_t now_ms(void)
-{
-	return now_us() / 1000;
-}
 
 static int find_request(uint32_t tid)
 {
@@ -569,10 +561,4 @@ int close(int fd)
 	if (fd >= UMAD2SIM_FIRST_FD)
 		settle();
 	return next_close(fd);
-}
-
-/* A tool that exits with its port open: before umad2sim's own destructor disconnects it. */
-__attribute__((destructor)) static void settle_at_exit(void)
-{
-	settle();
 }

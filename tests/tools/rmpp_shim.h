@@ -1,13 +1,37 @@
 /*
  * rmpp_shim.h - the sending side of librmpp-shim.so (rmpp_send.c), for
- * the receiving side (rmpp_shim.c), which owns read, write and poll.
+ * the receiving side (rmpp_shim.c), which owns read, write and poll; and
+ * what both sides use.
  */
 #ifndef TESTS_TOOLS_RMPP_SHIM_H
 #define TESTS_TOOLS_RMPP_SHIM_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <time.h>
 #include <sys/types.h>
+#include <infiniband/umad.h>
+#include <iba/ib_types.h>
+
+#define SEG_PAYLOAD 220		/* what RMPP PayloadLength counts per segment: SA header and data */
+
+static inline ib_sa_mad_t *sa_of(const void *umad)
+{
+	return (ib_sa_mad_t *)umad_get_mad((void *)umad);
+}
+
+static inline uint64_t now_us(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000;
+}
+
+static inline uint64_t now_ms(void)
+{
+	return now_us() / 1000;
+}
 
 /* Sends an SA answer its writer left to the kernel's RMPP (longer than a MAD, or RMPP-active of no RMPP type); false: not one. */
 bool shim_send_answer(int fd, const void *buf, size_t count);
