@@ -2,17 +2,17 @@
  * DOC: SA records of the fabric
  *
  * NodeRecord, PortInfoRecord, SwitchInfoRecord, LinearForwardingTableRecord,
- * LinkRecord, SMInfoRecord, GUIDInfoRecord (block 0: the port GUID; no
- * alias GUIDs are assigned), P_KeyTableRecord (CA ports: the tables the
+ * LinkRecord, SMInfoRecord, GUIDInfoRecord (every block of the port's
+ * GUIDCap; block 0 holds the port GUID; no alias GUIDs are assigned), P_KeyTableRecord (CA ports: the tables the
  * partitions give them; switch ports facing them where the switch
  * enforces: the same table, cut to its capacity), SLtoVLMappingTableRecord and
  * VLArbitrationTableRecord (the VL tables as sm/sweep/qos.c programs them,
- * port pair by port pair), MulticastForwardingTableRecord (the blocks
- * that hold a group, from the trees sm/sa/mcast.c programs), built from
+ * port pair by port pair), MulticastForwardingTableRecord (a switch's
+ * blocks up to its last in use, from the trees sm/sa/mcast.c programs), built from
  * the last stored sweep's fabric
  * (and the attributes the nodes reported, kept in sm_node) and filtered by
  * the component mask's LID, port, block and GUID fields (and, for
- * PortInfoRecord, the capability mask bits). A GetTable answer of any
+ * PortInfoRecord, every PortInfo component). A GetTable answer of any
  * length goes out by RMPP (sm/mad/rmpp.c).
  */
 #include "sm/sa/sa.h"
@@ -65,6 +65,56 @@ static void node_records(const struct fabric *f, const ib_sa_mad_t *req, struct 
 	}
 }
 
+/*
+ * PortInfo's fields in component-mask order (PortInfoRecord bit 3 on, IBA
+ * 15.2.5.3 with 14.2.5.6's layout), each as bit offset and width in the
+ * big-endian attribute: one table instead of fifty-five comparisons.
+ */
+static const struct {
+	uint16_t at;
+	uint8_t width;
+} port_info_fields[] = {
+	{0, 64}, {64, 64}, {128, 16}, {144, 16}, {160, 32}, {192, 16}, {208, 16}, {224, 8}, {232, 8}, {240, 8}, {248, 8},
+	{256, 4}, {260, 4}, {264, 4}, {268, 4}, {272, 2}, {274, 3}, {277, 3}, {280, 4}, {284, 4}, {288, 4}, {292, 4},
+	{296, 4}, {300, 4}, {304, 8}, {312, 8}, {320, 8}, {328, 4}, {332, 4}, {336, 3}, {339, 5}, {344, 4}, {348, 1},
+	{349, 1}, {350, 1}, {351, 1}, {352, 16}, {368, 16}, {384, 16}, {400, 8}, {408, 1}, {409, 2}, {411, 5}, {416, 3},
+	{419, 5}, {424, 4}, {428, 4}, {432, 16}, {448, 8}, {456, 24}, {480, 16}, {496, 4}, {500, 4}, {504, 3}, {507, 5},
+};
+#define PIR_FIRST_FIELD_BIT 3
+#define PIR_CAPMASK_BIT 7
+#define PIR_CAPMASK2_BIT 53
+
+static uint64_t field_bits(const uint8_t *b, unsigned at, unsigned width)
+{
+	uint64_t v = 0;
+	for (unsigned i = at; i < at + width; i++)
+		v = v << 1 | ((b[i / 8] >> (7 - i % 8)) & 1);
+	return v;
+}
+
+/*
+ * Each PortInfo component asked for equals the record's, as the record is
+ * answered (an M_Key is matched as the 0 it is answered as). CapabilityMask
+ * and CapabilityMask2 match bitwise (the bits asked for are set) when the
+ * AttributeModifier's bit 31 says so, exactly otherwise: IBA 1.2 errata,
+ * what ClassPortInfo's IsPortInfoCapMaskMatchSupported announces.
+ */
+static bool port_info_matches(const ib_sa_mad_t *req, const ib_port_info_t *want, const ib_port_info_t *have)
+{
+	uint64_t mask = cl_ntoh64(req->comp_mask);
+	bool bitwise = cl_ntoh32(req->attr_mod) & 0x80000000u;
+	for (unsigned f = 0; f < sizeof(port_info_fields) / sizeof(port_info_fields[0]); f++) {
+		unsigned bit = PIR_FIRST_FIELD_BIT + f;
+		if (!(mask & (1ULL << bit)))
+			continue;
+		uint64_t w = field_bits((const uint8_t *)want, port_info_fields[f].at, port_info_fields[f].width);
+		uint64_t h = field_bits((const uint8_t *)have, port_info_fields[f].at, port_info_fields[f].width);
+		if (bitwise && (bit == PIR_CAPMASK_BIT || bit == PIR_CAPMASK2_BIT) ? (w & h) != w : w != h)
+			return false;
+	}
+	return true;
+}
+
 static void port_info_records(const struct fabric *f, const ib_sa_mad_t *req, struct sa_answer *a)
 {
 	const ib_portinfo_record_t *q = (const ib_portinfo_record_t *)req->data;
@@ -72,20 +122,21 @@ static void port_info_records(const struct fabric *f, const ib_sa_mad_t *req, st
 		const struct node *n = f->nodes[i];
 		const struct sm_node *s = sm_node(n);
 		for (unsigned p = n->type == NODE_SWITCH ? 0 : 1; p <= n->nports; p++) {
-			/* CapabilityMask: the bits asked for must be set (saquery -s asks for IsSM) */
-			ib_net32_t caps = q->port_info.capability_mask;
 			uint16_t lid = fabric_port_lid(n, (uint8_t)p);
 			if (!s->have_port_info[p] || !lid || !want(req, 0, cl_ntoh16(q->lid), lid) ||
-			    !want(req, 1, q->port_num, p) ||
-			    ((req->comp_mask & BIT(7)) && (s->port_info[p].capability_mask & caps) != caps))
+			    !want(req, 1, q->port_num, p) || !want(req, 2, q->options, 0))
+				continue;
+			ib_port_info_t pi = s->port_info[p];
+			pi.m_key = 0;	/* never hand out M_Keys */
+			ib_port_info_t asked = q->port_info;	/* the record is packed: no pointer into it */
+			if (!port_info_matches(req, &asked, &pi))
 				continue;
 			ib_portinfo_record_t *r = sa_answer_add(a);
 			if (!r)
 				return;
 			r->lid = cl_hton16(lid);
 			r->port_num = (uint8_t)p;
-			r->port_info = s->port_info[p];
-			r->port_info.m_key = 0;	/* never hand out M_Keys */
+			r->port_info = pi;
 		}
 	}
 }
@@ -162,20 +213,29 @@ static void sminfo_records(const struct sm *sm, const ib_sa_mad_t *req, struct s
 	}
 }
 
+/* Every block of each end port's GUIDCap: block 0 holds the port GUID; no alias GUIDs are assigned. */
 static void guid_info_records(const struct fabric *f, const ib_sa_mad_t *req, struct sa_answer *a)
 {
 	const ib_guidinfo_record_t *q = (const ib_guidinfo_record_t *)req->data;
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];
+		const struct sm_node *s = sm_node(n);
 		FOR_END_PORTS(n, p) {
 			uint16_t lid = fabric_port_lid(n, (uint8_t)p);
-			if (!lid || !want(req, 0, cl_ntoh16(q->lid), lid) || !want(req, 1, q->block_num, 0))
-				continue;
-			ib_guidinfo_record_t *r = sa_answer_add(a);
-			if (!r)
-				return;
-			r->lid = cl_hton16(lid);
-			r->guid_info.guid[0] = cl_hton64(fabric_port_guid(n, (uint8_t)p));
+			unsigned cap = s->have_port_info[p] ? s->port_info[p].guid_cap : 1;
+			for (unsigned block = 0; lid && want(req, 0, cl_ntoh16(q->lid), lid) &&
+						 (block == 0 || block * GUID_TABLE_MAX_ENTRIES < cap);
+			     block++) {
+				if (!want(req, 1, q->block_num, block))
+					continue;
+				ib_guidinfo_record_t *r = sa_answer_add(a);
+				if (!r)
+					return;
+				r->lid = cl_hton16(lid);
+				r->block_num = (uint8_t)block;
+				if (block == 0)
+					r->guid_info.guid[0] = cl_hton64(fabric_port_guid(n, (uint8_t)p));
+			}
 		}
 	}
 }
@@ -242,7 +302,25 @@ static bool add_sl2vl(const ib_slvl_table_t *tbl, const ib_sa_mad_t *req, struct
 	return true;
 }
 
-/* Every switch's MFT blocks that hold a group, per 16-port position; false when memory ran out. */
+/* The highest MFT block with a port set on switch n; -1 when none is. */
+static int last_block_in_use(const struct mcast *mc, bool ***on, const struct node *n)
+{
+	int last = -1;
+	for (unsigned block = 0; block * IB_MCAST_BLOCK_SIZE < n->mft_cap; block++) {
+		ib_net16_t masks[IB_MCAST_BLOCK_SIZE];
+		for (unsigned pos = 0; pos * 16u <= n->nports && mcast_block_masks(mc, on, n, block, pos, masks); pos++)
+			for (unsigned e = 0; e < IB_MCAST_BLOCK_SIZE; e++)
+				if (masks[e])
+					last = (int)block;
+	}
+	return last;
+}
+
+/*
+ * Every switch's MFT blocks up to the last one in use, per 16-port
+ * position, as the switch holds them (blocks of groups no port of it
+ * forwards are all zero): false when memory ran out.
+ */
 static bool mft_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_answer *a)
 {
 	const struct fabric *f = &sm_published(sm)->fabric;
@@ -254,19 +332,20 @@ static bool mft_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_a
 		uint16_t lid = n->ports[0].lid;
 		if (n->type != NODE_SWITCH || !lid || !n->mft_cap || !want(req, 0, cl_ntoh16(q->lid), lid))
 			continue;
-		for (unsigned block = 0; block * IB_MCAST_BLOCK_SIZE < n->mft_cap; block++) {
+		int last = last_block_in_use(&sm->mcast, on, n);
+		for (int block = 0; block <= last; block++) {
 			ib_net16_t masks[IB_MCAST_BLOCK_SIZE];
-			for (unsigned pos = 0; pos * 16u <= n->nports && mcast_block_masks(&sm->mcast, on, n, block, pos, masks);
-			     pos++) {
-				if (!want(req, 1, asked >> 12, pos) || !want(req, 3, asked & 0x1ff, block))
+			for (unsigned pos = 0; pos * 16u <= n->nports; pos++) {
+				if (!want(req, 1, asked >> 12, pos) || !want(req, 3, asked & 0x1ff, (unsigned)block))
 					continue;
+				mcast_block_masks(&sm->mcast, on, n, (unsigned)block, pos, masks);	/* zeros: no group */
 				ib_mft_record_t *r = sa_answer_add(a);
 				if (!r) {
 					mcast_trees_free(on, sm->mcast.n, f);
 					return false;
 				}
 				r->lid = cl_hton16(lid);
-				r->position_block_num = cl_hton16((uint16_t)(pos << 12 | block));
+				r->position_block_num = cl_hton16((uint16_t)(pos << 12 | (unsigned)block));
 				memcpy(r->mft, masks, sizeof(masks));
 			}
 		}
