@@ -224,7 +224,9 @@ static void join(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin 
 	const ib_net64_t create_needs = IB_MCR_COMPMASK_QKEY | IB_MCR_COMPMASK_PKEY | IB_MCR_COMPMASK_SL |
 					IB_MCR_COMPMASK_FLOW | IB_MCR_COMPMASK_TCLASS;
 	bool can_create = (req->comp_mask & create_needs) == create_needs;
-	if (!g && can_create && !(q->scope_state & IB_MC_REC_STATE_FULL_MEMBER)) {	/* IBA o15-0.1.9 */
+	/* IBA o15-0.1.9: only a full member creates; a send-only full member is one (IBA 1.3, IPoIB's sends) */
+	if (!g && can_create &&
+	    !(q->scope_state & (IB_MC_REC_STATE_FULL_MEMBER | IB_MC_REC_STATE_SEND_ONLY_FULL_MEMBER))) {
 		sa_respond(sm, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
 		return;
 	}

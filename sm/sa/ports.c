@@ -53,7 +53,9 @@ bool sa_share_partition(const struct sm *sm, uint64_t port_a, uint64_t port_b)
 uint8_t sa_port_rate(const struct node *n, uint8_t p)
 {
 	const struct sm_node *s = sm_node(n);
-	return s && s->have_port_info[p] ? ib_port_info_compute_rate(&s->port_info[p], 0) : IB_PATH_RECORD_RATE_2_5_GBS;
+	/* FDR, EDR and HDR are LinkSpeedExtActive, read where the port (a switch: its port 0) has them */
+	return s && s->have_port_info[p] ? ib_port_info_compute_rate(&s->port_info[p], n->ports[p].ext_speeds)
+					 : IB_PATH_RECORD_RATE_2_5_GBS;
 }
 
 uint8_t sa_port_mtu(const struct node *n, uint8_t p)

@@ -41,6 +41,15 @@
 
 #define SELECTOR_EXACTLY 2
 
+/* the SA's ClassPortInfo CapabilityMask and CapabilityMask2 bits (IBA 1.3 table 188) */
+#define SA_CAP_UD_MCAST (1u << 9)
+#define SA_CAP_PORT_INFO_CAPMASK_MATCH (1u << 13)
+#define SA_CAP2_EXTENDED_SPEEDS (1u << 7)
+#define SA_CAP2_PORT_INFO_CAPMASK2_MATCH (1u << 10)
+#define SA_CAP2_SEND_ONLY_FULL_MEMBER (1u << 12)
+#define SA_CAP2_LINK_WIDTH_2X (1u << 13)
+#define SA_CAP2_LINK_SPEED_HDR (1u << 15)
+
 int sa_path_record(const struct fabric *f, const struct routing_tables *t, const struct partitions *ps,
 		   uint64_t subnet_prefix, uint8_t packet_life, uint16_t slid, uint16_t dlid, uint16_t pkey,
 		   ib_path_rec_t *out)
@@ -82,7 +91,7 @@ int sa_path_record(const struct fabric *f, const struct routing_tables *t, const
 	memset(out, 0, sizeof(*out));
 	ib_path_rec_init_local(out, &dgid, &sgid, cl_hton16(dlid), cl_hton16(slid), 1, cl_hton16(key), t->sl[dlid], 0,
 			       SELECTOR_EXACTLY, mtu, SELECTOR_EXACTLY, rate, SELECTOR_EXACTLY, packet_life, 0);
-	out->num_path = 0x80 | 1;	/* reversible, one path */
+	out->num_path = 0x80;	/* reversible; NumbPath is reserved in answers (IBA 15.2.5.16) */
 	return 0;
 }
 
@@ -137,7 +146,7 @@ static void answer_path_table(struct sm *sm, const ib_sa_mad_t *req, const struc
 			ib_path_rec_t rec;
 			if (d == s || !lid_in_use(pub, d) ||
 			    sa_path_record(&pub->fabric, &pub->tables, &pub->parts, sm->cfg.subnet_prefix,
-					   (uint8_t)sm->cfg.subnet_timeout, (uint16_t)s, (uint16_t)d, pkey, &rec) != 0 ||
+					   (uint8_t)sm->cfg.packet_life_time, (uint16_t)s, (uint16_t)d, pkey, &rec) != 0 ||
 			    !sa_path_fit(want, &rec))
 				continue;
 			if (a.n == PATH_TABLE_MAX) {
@@ -237,7 +246,7 @@ static void answer_path(struct sm *sm, const ib_sa_mad_t *req, const struct mad_
 	}
 	ib_path_rec_t rec;
 	int rc = slid && dlid ? sa_path_record(&pub->fabric, &pub->tables, &pub->parts, sm->cfg.subnet_prefix,
-					       (uint8_t)sm->cfg.subnet_timeout, slid, dlid, pkey, &rec)
+					       (uint8_t)sm->cfg.packet_life_time, slid, dlid, pkey, &rec)
 			      : -1;
 	if (rc < 0) {
 		sa_respond(sm, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
@@ -301,7 +310,7 @@ static void answer_multipath(struct sm *sm, const ib_sa_mad_t *req, const struct
 		for (unsigned d = ns; d < ns + nd && a.n < max; d++) {
 			ib_path_rec_t rec;
 			if (sa_path_record(&pub->fabric, &pub->tables, &pub->parts, sm->cfg.subnet_prefix,
-					   (uint8_t)sm->cfg.subnet_timeout, (uint16_t)lid[s], (uint16_t)lid[d], pkey, &rec) ||
+					   (uint8_t)sm->cfg.packet_life_time, (uint16_t)lid[s], (uint16_t)lid[d], pkey, &rec) ||
 			    !sa_path_fit(&want, &rec))
 				continue;
 			ib_path_rec_t *r = sa_answer_add(&a);
@@ -314,7 +323,16 @@ static void answer_multipath(struct sm *sm, const ib_sa_mad_t *req, const struct
 	sa_answer_send(sm, &hdr, from, &a);
 }
 
-/* ClassPortInfo: the SA's versions and response time; no redirection, no optional features. */
+/*
+ * ClassPortInfo: versions, response time and what this SA supports. No
+ * redirection: RedirectQP 1 and the well-known Q_Key mean "ask me at QP1",
+ * as OpenSM answers (clients that follow a redirection read them).
+ * Claimed: multicast; PortInfoRecord's bitwise CapabilityMask(2) matching;
+ * send-only full members; the extended, 2x and HDR rates PathRecords carry.
+ * Not claimed: traps and Get/Set(Notice) at the SA, every optional record
+ * (no RandomForwardingTableRecord, ServiceAssociationRecord), TraceRecord
+ * (so not MultiPath either), alias GUIDs, QoS classes, MulticastFDBTop.
+ */
 static void answer_class_port_info(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
 {
 	ib_class_port_info_t cpi;
@@ -322,6 +340,12 @@ static void answer_class_port_info(struct sm *sm, const ib_sa_mad_t *req, const 
 	cpi.base_ver = 1;
 	cpi.class_ver = 2;
 	ib_class_set_resp_time_val(&cpi, (uint8_t)sm->cfg.subnet_timeout);
+	cpi.cap_mask = cl_hton16(SA_CAP_UD_MCAST | SA_CAP_PORT_INFO_CAPMASK_MATCH);
+	ib_class_set_cap_mask2(&cpi, SA_CAP2_EXTENDED_SPEEDS | SA_CAP2_PORT_INFO_CAPMASK2_MATCH |
+					     SA_CAP2_SEND_ONLY_FULL_MEMBER | SA_CAP2_LINK_WIDTH_2X | SA_CAP2_LINK_SPEED_HDR);
+	cpi.redir_qp = cl_hton32(1);
+	cpi.redir_qkey = IB_QP1_WELL_KNOWN_Q_KEY;
+	cpi.trap_qkey = IB_QP1_WELL_KNOWN_Q_KEY;
 	sa_respond(sm, req, from, 0, &cpi, sizeof(cpi), 1);
 }
 

@@ -214,10 +214,13 @@ grep -q 'SA_ERR_REQ_INVALID' "$WORK/out" || fail "PathRecord to LID 999: $(head 
 kill -0 "$FD_PID" || fail "fabricd died"
 note "unknown LID: request invalid; fabricd alive"
 
-# GUIDInfoRecords: one per end port, its GUID first; P_KeyTableRecords: what smpquery pkeys reads
+# GUIDInfoRecords: every block of each end port's GUIDCap, its GUID first; P_KeyTableRecords: what smpquery pkeys reads
 ends=$(diag ibnetdiscover -p | awk '$1 == "CA" || ($1 == "SW" && $2 != prev) {prev = $2; print $2}' | sort -un | wc -l)
-gir=$(sa GIR | grep -c '^GUIDInfo Record dump' || true)
-((gir == ends)) || fail "saquery GIR: $gir records for $ends end ports"
+gir=$(sa GIR | grep -c '^[[:space:]]*Block\.*0$' || true)
+((gir == ends)) || fail "saquery GIR: $gir block-0 records for $ends end ports"
+cap=$(diag smpquery portinfo "$H" 1 | awk -F. '/^GuidCap/ {print $NF}')
+blocks=$(sa GIR "$H" | grep -c '^[[:space:]]*Block' || true)
+((cap > 0 && blocks == (cap + 7) / 8)) || fail "saquery GIR $H: $blocks blocks for GUIDCap $cap"
 sa GIR "$H" | awk -F. '/GUID 0/ {print $NF}' | grep -qx "$(ca H1_0 | cut -d' ' -f2)" ||
 	fail "GUIDInfoRecord of LID $H: $(sa GIR "$H" | head -5)"
 want=$(diag smpquery pkeys "$H" | head -1 | sed 's/^ *0: //')

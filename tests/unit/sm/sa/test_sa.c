@@ -14,6 +14,10 @@
  * - MCMemberRecord: creating needs its components; MGID 0 gets an SA
  *   assigned MGID; an unrealizable rate, a non-multicast MGID, a leave of
  *   states not held: REQ_INVALID; a leave answers what is still held.
+ *   A send-only full member creates a group as a full member does.
+ * - PortInfoRecord: each component asked for matches (CapabilityMask
+ *   exactly, or bitwise when AttributeModifier bit 31 says so);
+ *   ClassPortInfo claims that, multicast and send-only full members.
  * - Unknown attribute: UNSUP_METHOD_ATTR; a standby's SA: BUSY.
  */
 #include <setjmp.h>
@@ -354,6 +358,89 @@ static void group_rules_as_osmtest_checks_them(void **state)
 	assert_true(ask(&bad, host) == IB_SA_MAD_STATUS_REQ_INVALID);
 }
 
+/* IPoIB's send-only joins (IBA 1.3): a send-only full member creates; a non-member cannot. */
+static void a_send_only_full_member_creates_a_group(void **state)
+{
+	uint16_t host, other;
+	two_cas(&host, &other);
+	ib_sa_mad_t q = request(IB_MAD_METHOD_SET, IB_MAD_ATTR_MCMEMBER_RECORD,
+				IB_MCR_COMPMASK_MGID | IB_MCR_COMPMASK_PORT_GID | IB_MCR_COMPMASK_JOIN_STATE |
+					IB_MCR_COMPMASK_QKEY | IB_MCR_COMPMASK_PKEY | IB_MCR_COMPMASK_SL |
+					IB_MCR_COMPMASK_FLOW | IB_MCR_COMPMASK_TCLASS);
+	ib_member_rec_t *mr = (ib_member_rec_t *)q.data;
+	static const uint8_t mgid[16] = { 0xff, 0x12, 0x60, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x43 };
+	memcpy(mr->mgid.raw, mgid, sizeof(mgid));
+	mr->port_gid.unicast.prefix = cl_hton64(0xfe80000000000000ULL);
+	mr->port_gid.unicast.interface_id = cl_hton64(by_lid(host)->ports[1].guid);
+	mr->qkey = cl_hton32(0x1b);
+	mr->pkey = cl_hton16(0xffff);
+	mr->scope_state = IB_MC_REC_STATE_NON_MEMBER;
+	assert_true(ask(&q, host) == IB_SA_MAD_STATUS_REQ_INVALID);
+	mr->scope_state = IB_MC_REC_STATE_SEND_ONLY_FULL_MEMBER;
+	assert_true(ask(&q, host) == 0);
+	assert_int_equal(((const ib_member_rec_t *)answer.data)->scope_state & 0x0f,
+			 IB_MC_REC_STATE_SEND_ONLY_FULL_MEMBER);
+}
+
+/* A PortInfoRecord Get of (lid, port 1) with the extra components in mask. */
+static ib_sa_mad_t port_info_query(uint16_t lid, ib_net64_t mask)
+{
+	ib_sa_mad_t q = request(IB_MAD_METHOD_GET, IB_MAD_ATTR_PORTINFO_RECORD,
+				IB_PIR_COMPMASK_LID | IB_PIR_COMPMASK_PORTNUM | mask);
+	ib_portinfo_record_t *r = (ib_portinfo_record_t *)q.data;
+	r->lid = cl_hton16(lid);
+	r->port_num = 1;
+	return q;
+}
+
+static void port_info_record_matches_each_component(void **state)
+{
+	uint16_t host, other;
+	two_cas(&host, &other);
+	ib_port_info_t pi;
+	memset(&pi, 0, sizeof(pi));
+	pi.base_lid = cl_hton16(host);
+	pi.capability_mask = IB_PORT_CAP_IS_SM | IB_PORT_CAP_HAS_TRAP;
+	pi.link_width_active = IB_LINK_WIDTH_ACTIVE_4X;
+	pi.state_info1 = 1 << 4 | IB_LINK_ACTIVE;	/* LinkSpeedSupported 2.5, PortState Active */
+	pi.m_key = cl_hton64(0x1234);
+	sm_node_set_port_info((struct node *)by_lid(host), 1, &pi);
+
+	ib_sa_mad_t q = port_info_query(host, IB_PIR_COMPMASK_CAPMASK);
+	((ib_portinfo_record_t *)q.data)->port_info.capability_mask = IB_PORT_CAP_IS_SM;
+	assert_true(ask(&q, host) == IB_SA_MAD_STATUS_NO_RECORDS);	/* exactly: HasTrap is set too */
+	q.attr_mod = cl_hton32(1u << 31);	/* bitwise, as saquery -s asks */
+	assert_true(ask(&q, host) == 0);
+	const ib_portinfo_record_t *got = (const ib_portinfo_record_t *)answer.data;
+	assert_true(got->port_info.capability_mask == (IB_PORT_CAP_IS_SM | IB_PORT_CAP_HAS_TRAP));
+	assert_true(got->port_info.m_key == 0);	/* never answered */
+
+	q = port_info_query(host, IB_PIR_COMPMASK_LNKWIDTHACTIVE | IB_PIR_COMPMASK_PORTSTATE);
+	ib_portinfo_record_t *w = (ib_portinfo_record_t *)q.data;
+	w->port_info.link_width_active = IB_LINK_WIDTH_ACTIVE_4X;
+	w->port_info.state_info1 = IB_LINK_ACTIVE;	/* the other nibble is not asked for */
+	assert_true(ask(&q, host) == 0);
+	w->port_info.state_info1 = IB_LINK_INIT;
+	assert_true(ask(&q, host) == IB_SA_MAD_STATUS_NO_RECORDS);
+	q = port_info_query(host, IB_PIR_COMPMASK_MKEY);
+	((ib_portinfo_record_t *)q.data)->port_info.m_key = cl_hton64(0x1234);
+	assert_true(ask(&q, host) == IB_SA_MAD_STATUS_NO_RECORDS);	/* no probing for M_Keys */
+}
+
+static void class_port_info_claims_what_the_sa_does(void **state)
+{
+	ib_sa_mad_t q = request(IB_MAD_METHOD_GET, IB_MAD_ATTR_CLASS_PORT_INFO, 0);
+	assert_true(ask(&q, 3) == 0);
+	const ib_class_port_info_t *cpi = (const ib_class_port_info_t *)answer.data;
+	uint16_t caps = cl_ntoh16(cpi->cap_mask);
+	assert_true(caps & (1u << 9));	/* IsUDMulticastSupported */
+	assert_true(caps & (1u << 13));	/* IsPortInfoCapMaskMatchSupported */
+	assert_false(caps & (1u << 10));	/* no TraceRecord, so not MultiPath */
+	assert_true(ib_class_cap_mask2(cpi) & (1u << 12));	/* send-only full members */
+	assert_int_equal(cl_ntoh32(cpi->redir_qp) & 0xffffff, 1);
+	assert_true(cpi->trap_qkey == IB_QP1_WELL_KNOWN_Q_KEY);
+}
+
 static void unknown_attribute_and_standby(void **state)
 {
 	ib_sa_mad_t q = request(IB_MAD_METHOD_GET, cl_hton16(0x7777), 0);
@@ -376,6 +463,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(group_rules_as_osmtest_checks_them, setup, teardown),
 		cmocka_unit_test_setup_teardown(service_key_is_kept_secret, setup, teardown),
 		cmocka_unit_test_setup_teardown(creating_a_group_needs_its_components, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_send_only_full_member_creates_a_group, setup, teardown),
+		cmocka_unit_test_setup_teardown(port_info_record_matches_each_component, setup, teardown),
+		cmocka_unit_test_setup_teardown(class_port_info_claims_what_the_sa_does, setup, teardown),
 		cmocka_unit_test_setup_teardown(unknown_attribute_and_standby, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
