@@ -20,6 +20,7 @@
  *   max_mtu: 4096
  *   max_op_vls: 8
  *   subnet_timeout: 18
+ *   packet_life_time: 18             # PathRecords' PacketLifeTime and switches' LifeTimeValue
  *   sweep_interval: 10
  *   full_sweep_interval: 600          # a full heavy sweep at least this often, whatever repairs ran
  *   trap_holddown_ms: 50              # after a link-change trap, wait, then sweep once
@@ -66,6 +67,7 @@ void config_defaults(struct fabricd_config *c)
 	c->max_mtu = 4096;
 	c->max_op_vls = 8;
 	c->subnet_timeout = 18;
+	c->packet_life_time = 18;	/* OpenSM's packet_life_time */
 	c->sweep_interval = 10;
 	c->full_sweep_interval = 600;
 	c->keep_routes = 1;
@@ -441,6 +443,7 @@ static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 		{ "sm_poll_interval_ms", 600000, &c->sm_poll_interval_ms },
 		{ "sm_poll_retries", 100, &c->sm_poll_retries },
 		{ "subnet_timeout", 31, &c->subnet_timeout },
+		{ "packet_life_time", 19, &c->packet_life_time },
 		{ "sweep_interval", 86400, &c->sweep_interval },
 		{ "full_sweep_interval", 604800, &c->full_sweep_interval },
 		{ "trap_holddown_ms", 60000, &c->trap_holddown_ms },

@@ -141,7 +141,7 @@ static void lft_block(const uint8_t *lft, uint16_t max, unsigned block, uint8_t 
 }
 
 static void program_switch(struct batch *b, struct node *n, const struct routing_tables *t,
-			   const struct fabric *prev, const struct routing_tables *prev_t, bool lfts_only)
+			   const struct fabric *prev, const struct routing_tables *prev_t, uint8_t life_time, bool lfts_only)
 {
 	struct sm_node *s = sm_node(n);
 	if (!s->have_switch_info) {
@@ -155,10 +155,16 @@ static void program_switch(struct batch *b, struct node *n, const struct routing
 			 t->max_lid);
 		return;
 	}
-	/* LinearFDBTop, and PortStateChange cleared (by writing 1), where either needs it */
+	/*
+	 * LinearFDBTop, LifeTimeValue (how long a packet may wait in the
+	 * switch: a stuck one is dropped), and PortStateChange cleared (by
+	 * writing 1), where any needs it
+	 */
 	ib_switch_info_t si = s->switch_info;
 	si.lin_top = cl_hton16(t->max_lid);
-	if (!lfts_only && (si.lin_top != s->switch_info.lin_top || ib_switch_info_get_state_change(&si))) {
+	si.life_state = (uint8_t)((si.life_state & 0x07) | life_time << 3);
+	if (!lfts_only && (si.lin_top != s->switch_info.lin_top || si.life_state != s->switch_info.life_state ||
+			   ib_switch_info_get_state_change(&si))) {
 		si.life_state |= IB_SWITCH_PSC;
 		batch_set_stored(b, n, 0, IB_MAD_ATTR_SWITCH_INFO, 0, &si, sizeof(si));
 	}
@@ -195,7 +201,7 @@ static void program_node(void *ctx, struct batch *b, size_t i)
 	struct node *n = j->f->nodes[i];
 	struct sm_node *s = sm_node(n);
 	if (n->type == NODE_SWITCH && j->t->lft[i])
-		program_switch(b, n, j->t, j->prev, j->prev_t, j->lfts_only);
+		program_switch(b, n, j->t, j->prev, j->prev_t, j->p.life_time, j->lfts_only);
 	for (unsigned port = 0; port <= n->nports && !j->lfts_only; port++) {
 		ib_port_info_t pi;
 		if (!s->have_port_info[port] || !n->ports[port].exists)
@@ -255,6 +261,7 @@ struct cfg_params cfg_params_of_sm(const struct sm *sm, const struct fabric *f, 
 		.max_mtu = config_mtu_code(sm->cfg.max_mtu),
 		.max_op_vls = config_vls_code(sm->cfg.max_op_vls),
 		.subnet_timeout = (uint8_t)sm->cfg.subnet_timeout,
+		.life_time = (uint8_t)sm->cfg.packet_life_time,
 		.vl_high_limit = (uint8_t)sm->cfg.vl_high_limit,
 		.hoq_life = (uint8_t)sm->cfg.hoq_life,
 		.leaf_hoq_life = (uint8_t)sm->cfg.leaf_hoq_life,

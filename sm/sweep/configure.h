@@ -16,6 +16,7 @@ struct cfg_params {
 	uint8_t max_mtu;	/* IB encoding: 1=256 .. 5=4096 */
 	uint8_t max_op_vls;	/* IB encoding: 1=VL0, 2=VL0-1, 3=VL0-3, 4=VL0-7, 5=VL0-14 */
 	uint8_t subnet_timeout;
+	uint8_t life_time;	/* switches' SwitchInfo LifeTimeValue */
 	uint8_t vl_high_limit;
 	uint8_t hoq_life, leaf_hoq_life;	/* switch ports; leaf_: facing a CA */
 	uint8_t vl_stall, leaf_vl_stall;
@@ -47,8 +48,8 @@ struct cfg_params cfg_params_of_sm(const struct sm *sm, const struct fabric *f, 
  * tables (both may be NULL), an LFT block is skipped when this process
  * already programmed the same block into the same switch and the switch
  * shows no sign of having lost it (same LID on port 0, same LinearFDBTop).
- * SwitchInfo is written where LinearFDBTop differs or PortStateChange is
- * set (to clear it). lfts_only: the LFT blocks alone (a transition's
+ * SwitchInfo is written where LinearFDBTop or LifeTimeValue differs or
+ * PortStateChange is set (to clear it). lfts_only: the LFT blocks alone (a transition's
  * later stages, once the first has set the rest). A PortInfo is not
  * written again when prev's sweep wrote the same values, had them
  * answered, and the port reads as it answered then.
