@@ -181,7 +181,8 @@ check_vls() {
 
 # check_hoq: a switch port facing a CA holds HOQLife 16 and VLStallCount 7,
 # one facing a switch HOQLife 18 and VLStallCount 7 (OpenSM's defaults,
-# fabricd's too), as smpquery portinfo reads them.
+# fabricd's too), as smpquery portinfo reads them; a switch's LifeTimeValue
+# is 18 (packet_life_time) as smpquery switchinfo reads it.
 # check_master_smsl: every CA port's MasterSMSL is the SL fabricd published for the SM's LID.
 check_master_smsl() {
 	local sm_lid sl lid port out n=0 first
@@ -207,5 +208,8 @@ check_hoq() {
 		grep -q '^VLStallCount:\.*7$' <<<"$out" || fail "switch LID $lid port $port VLStallCount is not 7"
 	done < <(diag ibnetdiscover -p | awk '$1 == "SW" && $8 == "CA" && !ca {print "CA", $2, $3; ca = 1}
 		$1 == "SW" && $8 == "SW" && !sw {print "SW", $2, $3; sw = 1}')
-	note "smpquery portinfo: HOQLife 16 towards CAs, 18 between switches, VLStallCount 7"
+	lid=$(diag ibnetdiscover -p | awk '$1 == "SW" && !n++ {print $2}')
+	out=$(diag smpquery switchinfo "$lid") || fail "smpquery switchinfo $lid failed"
+	grep -q '^LifeTime:\.*18$' <<<"$out" || fail "switch LID $lid LifeTimeValue is not 18: $(grep LifeTime <<<"$out")"
+	note "smpquery portinfo: HOQLife 16 towards CAs, 18 between switches, VLStallCount 7; switchinfo: LifeTime 18"
 }
