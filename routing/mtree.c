@@ -4,7 +4,9 @@
  * One breadth-first tree over the switch links, from the switch with the
  * most switch links (lowest GUID on a tie): each switch's parent is one
  * hop closer to that root. A group's tree is the union of the paths from
- * its members' switches up to the root, plus the member ports. A packet
+ * its members' switches up to the root, plus the member ports, less the
+ * stub above the switch where the paths meet; a group of fewer than two
+ * members has none (as OpenSM builds it). A packet
  * entering a switch from a child goes on to the parent and the other
  * children; from the parent, only down to children: no turn ever goes
  * from down back up, so the group's own dependencies cannot close a
@@ -16,6 +18,15 @@
 
 #include "routing/depgraph.h"
 #include "routing/swindex.h"
+
+/* Members whose port reaches a switch: only those can send or receive through the tree. */
+static size_t attached(const struct mtree_member *m, size_t n)
+{
+	size_t c = 0;
+	for (size_t i = 0; i < n; i++)
+		c += m[i].ca->ports[m[i].port].remote && m[i].ca->ports[m[i].port].remote->type == NODE_SWITCH;
+	return c;
+}
 
 static unsigned switch_links(const struct swindex *x, size_t s)
 {
@@ -55,7 +66,9 @@ int mtree_build(const struct fabric *f, const struct mtree_member *m, size_t n, 
 				}
 			}
 		}
-		for (size_t i = 0; i < n; i++) {
+		/* one member alone has nobody to reach: no tree (a switch never sends a packet back where it came from) */
+		size_t members = attached(m, n);
+		for (size_t i = 0; members >= 2 && i < n; i++) {
 			const struct port *cp = &m[i].ca->ports[m[i].port];
 			if (!cp->remote || cp->remote->type != NODE_SWITCH)
 				continue;
@@ -71,6 +84,22 @@ int mtree_build(const struct fabric *f, const struct mtree_member *m, size_t n, 
 					break;
 				s = parent[s];
 			}
+		}
+		/* above the members' meeting point the paths are one stub up to the root: cut it off */
+		for (size_t r = root; members >= 2;) {
+			const struct node *sw = x.sw[r];
+			unsigned used = 0, last = 0;
+			for (unsigned p = 1; p <= sw->nports; p++)
+				if (on[sw->index][p]) {
+					used++;
+					last = p;
+				}
+			size_t child = used == 1 ? swindex_peer(&x, sw, last) : SW_NONE;
+			if (child == SW_NONE)
+				break;
+			on[sw->index][last] = false;
+			on[x.sw[child]->index][sw->ports[last].remote_port] = false;
+			r = child;
 		}
 	}
 	free(queue);

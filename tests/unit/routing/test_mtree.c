@@ -1,7 +1,9 @@
 /*
  * Multicast trees: on a 2-level tree the group's tree is exactly the
  * members' leaves, their ports to the members and their links to one
- * root spine; its dependencies with the fat-tree routes stay acyclic.
+ * root spine (one member alone: no tree; two on one leaf: that leaf
+ * alone); its dependencies with the
+ * fat-tree routes stay acyclic.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -44,6 +46,16 @@ static void test_mtree_joins_the_members_leaves_through_one_spine(void **state)
 	bool **on = calloc(f.nnodes, sizeof(*on));
 	for (size_t i = 0; i < f.nnodes; i++)
 		on[i] = calloc((size_t)f.nodes[i]->nports + 1, sizeof(bool));
+	assert_int_equal(mtree_build(&f, m, 1, on), 0);	/* one member alone: no tree */
+	for (size_t i = 0; i < f.nnodes; i++)
+		assert_int_equal(ports_on(f.nodes[i], on), 0);
+	const struct node *h0_1 = fabric_find_desc(&f, "H0_1");
+	struct mtree_member same_leaf[] = { { h0, 1 }, { h0_1, 1 } };
+	assert_int_equal(mtree_build(&f, same_leaf, 2, on), 0);	/* one leaf: its two member ports, nothing above */
+	for (size_t i = 0; i < f.nnodes; i++)
+		assert_int_equal(ports_on(f.nodes[i], on), f.nodes[i] == h0->ports[1].remote ? 2 : 0);
+	for (size_t i = 0; i < f.nnodes; i++)
+		memset(on[i], 0, ((size_t)f.nodes[i]->nports + 1) * sizeof(bool));
 	assert_int_equal(mtree_build(&f, m, 2, on), 0);
 	const struct node *l0 = fabric_find_desc(&f, "L0"), *l3 = fabric_find_desc(&f, "L3");
 	/* each member's leaf: its member port and one up-link */
