@@ -20,7 +20,7 @@
  *   max_mtu: 4096
  *   max_op_vls: 8
  *   subnet_timeout: 18
- *   packet_life_time: 18             # PathRecords' PacketLifeTime and switches' LifeTimeValue
+ *   packet_life_time: 18             # switches' LifeTimeValue (PathRecords carry subnet_timeout, as OpenSM's)
  *   sweep_interval: 10
  *   full_sweep_interval: 600          # a full heavy sweep at least this often, whatever repairs ran
  *   trap_holddown_ms: 50              # after a link-change trap, wait, then sweep once

@@ -36,7 +36,7 @@ struct fabricd_config {
 	unsigned max_mtu;	/* bytes: 256..4096 */
 	unsigned max_op_vls;	/* 1, 2, 4, 8 or 15 data VLs */
 	unsigned subnet_timeout;
-	unsigned packet_life_time;	/* PathRecord PacketLifeTime, switches' LifeTimeValue: 4.096 us x 2^n */
+	unsigned packet_life_time;	/* switches' LifeTimeValue: 4.096 us x 2^n */
 	unsigned sweep_interval;	/* seconds between re-sweeps; 0 = only on request */
 	unsigned keep_routes;	/* 1: a sweep keeps the routes a change left whole (routing/stable.h) */
 	unsigned full_sweep_interval;	/* seconds between full heavy sweeps (the repairs' safety net); 0: none */

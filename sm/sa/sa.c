@@ -61,12 +61,17 @@ int sa_path_record(const struct fabric *f, const struct routing_tables *t, const
 	uint16_t key = sa_shared_pkey(ps, src, sp, dst, dp, pkey);
 	if (!key)
 		return 1;
-	/* walk: from the source port onto its switch, then the LFTs */
+	/* walk: from the source port onto its switch, then the LFTs; no larger than either end's MTUCap */
 	uint8_t mtu = IB_MTU_LEN_4096, rate = 0xff;
+	if (src->ports[sp].mtu_cap && src->ports[sp].mtu_cap < mtu)
+		mtu = src->ports[sp].mtu_cap;
+	if (dst->ports[dp].mtu_cap && dst->ports[dp].mtu_cap < mtu)
+		mtu = dst->ports[dp].mtu_cap;
 	const struct node *n = src;
 	uint8_t out_port = sp;
 	unsigned hops = 0;
-	while (n != dst) {
+	/* arrived: at the destination switch, or at the destination CA (from its other port: through the fabric) */
+	while (n != dst || (n->type != NODE_SWITCH && hops == 0 && sp != dp)) {
 		if (n->type != NODE_SWITCH) {
 			if (n != src || !n->ports[out_port].remote)
 				return 1;
@@ -82,8 +87,10 @@ int sa_path_record(const struct fabric *f, const struct routing_tables *t, const
 		if (++hops > FABRIC_MAX_HOPS)
 			return 1;	/* a loop: no path */
 	}
-	if (rate == 0xff)	/* a switch's own port 0 to itself */
-		rate = IB_PATH_RECORD_RATE_2_5_GBS;
+	if (src == dst && sp == dp) {	/* a port to itself (loopback): its own rate, PacketLifeTime 0 (IBA table 205) */
+		rate = sa_port_rate(src, sp);
+		packet_life = 0;
+	}
 	ib_gid_t sgid, dgid;
 	sgid.unicast.prefix = dgid.unicast.prefix = cl_hton64(subnet_prefix);
 	sgid.unicast.interface_id = cl_hton64(fabric_port_guid(src, sp));
@@ -144,9 +151,9 @@ static void answer_path_table(struct sm *sm, const ib_sa_mad_t *req, const struc
 			continue;
 		for (uint32_t d = fixed_d ? fixed_d : 1; d <= (fixed_d ? fixed_d : max) && !a.failed; d++) {
 			ib_path_rec_t rec;
-			if (d == s || !lid_in_use(pub, d) ||
+			if (!lid_in_use(pub, d) ||
 			    sa_path_record(&pub->fabric, &pub->tables, &pub->parts, sm->cfg.subnet_prefix,
-					   (uint8_t)sm->cfg.packet_life_time, (uint16_t)s, (uint16_t)d, pkey, &rec) != 0 ||
+					   (uint8_t)sm->cfg.subnet_timeout, (uint16_t)s, (uint16_t)d, pkey, &rec) != 0 ||
 			    !sa_path_fit(want, &rec))
 				continue;
 			if (a.n == PATH_TABLE_MAX) {
@@ -246,7 +253,7 @@ static void answer_path(struct sm *sm, const ib_sa_mad_t *req, const struct mad_
 	}
 	ib_path_rec_t rec;
 	int rc = slid && dlid ? sa_path_record(&pub->fabric, &pub->tables, &pub->parts, sm->cfg.subnet_prefix,
-					       (uint8_t)sm->cfg.packet_life_time, slid, dlid, pkey, &rec)
+					       (uint8_t)sm->cfg.subnet_timeout, slid, dlid, pkey, &rec)
 			      : -1;
 	if (rc < 0) {
 		sa_respond(sm, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
@@ -310,7 +317,7 @@ static void answer_multipath(struct sm *sm, const ib_sa_mad_t *req, const struct
 		for (unsigned d = ns; d < ns + nd && a.n < max; d++) {
 			ib_path_rec_t rec;
 			if (sa_path_record(&pub->fabric, &pub->tables, &pub->parts, sm->cfg.subnet_prefix,
-					   (uint8_t)sm->cfg.packet_life_time, (uint16_t)lid[s], (uint16_t)lid[d], pkey, &rec) ||
+					   (uint8_t)sm->cfg.subnet_timeout, (uint16_t)lid[s], (uint16_t)lid[d], pkey, &rec) ||
 			    !sa_path_fit(&want, &rec))
 				continue;
 			ib_path_rec_t *r = sa_answer_add(&a);
@@ -339,7 +346,11 @@ static void answer_class_port_info(struct sm *sm, const ib_sa_mad_t *req, const 
 	memset(&cpi, 0, sizeof(cpi));
 	cpi.base_ver = 1;
 	cpi.class_ver = 2;
-	ib_class_set_resp_time_val(&cpi, (uint8_t)sm->cfg.subnet_timeout);
+	/* answered within one MAD transaction: the least 4.096 us x 2^n, n 8..19, that covers mad.timeout_ms (OpenSM's rule) */
+	uint8_t rtv = 8;
+	while (rtv < 19 && (4096ull << rtv) < sm->cfg.mad_timeout_ms * 1000000ull)
+		rtv++;
+	ib_class_set_resp_time_val(&cpi, rtv);
 	cpi.cap_mask = cl_hton16(SA_CAP_UD_MCAST | SA_CAP_PORT_INFO_CAPMASK_MATCH);
 	ib_class_set_cap_mask2(&cpi, SA_CAP2_EXTENDED_SPEEDS | SA_CAP2_PORT_INFO_CAPMASK2_MATCH |
 					     SA_CAP2_SEND_ONLY_FULL_MEMBER | SA_CAP2_LINK_WIDTH_2X | SA_CAP2_LINK_SPEED_HDR);

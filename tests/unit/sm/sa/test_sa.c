@@ -6,8 +6,8 @@
  *
  * - NodeRecord by LID: one record, the node with that LID; an unknown LID:
  *   NO_RECORDS.
- * - PathRecord by LIDs: the SL the routing gave the destination; LID 0 or
- *   an unknown one: no record.
+ * - PathRecord by LIDs: the SL the routing gave the destination; to the
+ *   port itself a loopback path; LID 0 or an unknown one: no record.
  * - ServiceRecord: registered for the requester's own GID only, deleted by
  *   its owner only; the lease is cut to sa.max_lease_s; the store, keys
  *   and all, read back from the database after a restart.
@@ -148,6 +148,12 @@ static void path_record_by_lids(void **state)
 	const ib_path_rec_t *r = (const ib_path_rec_t *)answer.data;
 	assert_int_equal(cl_ntoh16(r->dlid), dst);
 	assert_int_equal(ib_path_rec_sl(r), sm.pub->tables.sl[dst]);
+	assert_int_equal(ib_path_rec_pkt_life(r), sm.cfg.subnet_timeout);
+	assert_int_equal(r->num_path, 0x80);	/* reversible; NumbPath reserved */
+	pr->dlid = cl_hton16(src);	/* loopback: PacketLifeTime 0 (IBA table 205) */
+	assert_true(ask(&q, src) == 0);
+	assert_int_equal(cl_ntoh16(r->dlid), src);
+	assert_int_equal(ib_path_rec_pkt_life(r), 0);
 	pr->dlid = cl_hton16(999);
 	assert_true(ask(&q, src) != 0);
 	pr->dlid = 0;
