@@ -392,9 +392,9 @@ static void vlarb_records(const struct sm_snapshot *pub, const ib_sa_mad_t *req,
 		bool sw = n->type == NODE_SWITCH;
 		for (unsigned p = sw ? 0 : 1; p <= n->nports; p++) {
 			uint16_t lid = fabric_port_lid(n, (uint8_t)p);
-			unsigned num = sw ? p : 0;
+			/* a CA's records carry its own port number whatever port was asked for (its LID names it), as OpenSM's */
 			if ((p && !n->ports[p].remote) || !s->have_port_info[p] || !lid ||
-			    !want(req, 0, cl_ntoh16(q->lid), lid) || !want(req, 1, q->port_num, num))
+			    !want(req, 0, cl_ntoh16(q->lid), lid) || (sw && !want(req, 1, q->port_num, p)))
 				continue;
 			for (unsigned block = 1; block <= 4; block++) {
 				ib_vl_arb_table_t t;
@@ -406,7 +406,7 @@ static void vlarb_records(const struct sm_snapshot *pub, const ib_sa_mad_t *req,
 				if (!r)
 					return;
 				r->lid = cl_hton16(lid);
-				r->port_num = (uint8_t)num;
+				r->port_num = (uint8_t)p;
 				r->block_num = (uint8_t)block;
 				r->vl_arb_tbl = t;
 			}
