@@ -350,7 +350,8 @@ int main(int argc, char **argv)
 	 * receiver that may be done with the answer.
 	 */
 	sm.rmpp = rmpp_new(sm.loop, sm.mp, 4 * sm.cfg.mad_timeout_ms, sm.cfg.mad_retries);
-	if (!sm.rmpp || ha_init(&sm) < 0) {
+	sm.rmpp_in = rmpp_receiver_new(sm.mp);
+	if (!sm.rmpp || !sm.rmpp_in || ha_init(&sm) < 0) {
 		log_error("out of memory");
 		mad_close(sm.mp);
 		db_close(sm.db);
@@ -394,6 +395,7 @@ int main(int argc, char **argv)
 	control_close(ctl);
 	http_close(metrics);
 	rmpp_free(sm.rmpp);
+	rmpp_receiver_free(sm.rmpp_in);
 	mad_close(sm.mp);
 	sm_snapshot_free(sm.pub);
 	mkeys_free(&sm.mkeys);

@@ -14,6 +14,7 @@
 #include "sm/mad/evloop.h"
 #include "sm/ha/ha.h"
 #include "sm/mad/mad.h"
+#include "sm/mad/rmpp_recv.h"
 #include "sm/notify.h"
 #include "sm/perf/health.h"
 #include "sm/perf/perf.h"
@@ -47,6 +48,7 @@ struct sm {
 	struct evloop *loop;
 	struct mad_port *mp;
 	struct rmpp_sender *rmpp;	/* the SA's answers longer than one MAD */
+	struct rmpp_receiver *rmpp_in;	/* requests longer than one MAD */
 	struct db *db;
 	struct notifier *notify;	/* systemd's, or NULL (sm/notify.c) */
 	enum sm_state state;

@@ -92,9 +92,8 @@ static void send_window(struct rmpp_sender *rs, struct transfer *t)
 	t->deadline = evl_now_ms() + rs->timeout_ms;
 }
 
-/* An RMPP MAD without data (ACK, STOP, ABORT) of the transfer hdr heads, to a requester. */
-static void send_control(struct rmpp_sender *rs, const ib_sa_mad_t *hdr, const struct mad_origin *to, uint8_t type,
-			 uint8_t status, uint32_t seg, uint32_t window_last)
+void rmpp_send_control(struct mad_port *mp, const ib_sa_mad_t *hdr, const struct mad_origin *to, uint8_t type,
+		       uint8_t status, uint32_t seg, uint32_t window_last)
 {
 	ib_sa_mad_t m = *hdr;
 	m.rmpp_version = 1;
@@ -104,12 +103,12 @@ static void send_control(struct rmpp_sender *rs, const ib_sa_mad_t *hdr, const s
 	m.seg_num = cl_hton32(seg);
 	m.paylen_newwin = cl_hton32(window_last);
 	memset(m.data, 0, sizeof(m.data));
-	mad_send_gsi(rs->mp, &m, to);
+	mad_send_gsi(mp, &m, to);
 }
 
 static void send_abort(struct rmpp_sender *rs, const struct transfer *t, uint8_t status)
 {
-	send_control(rs, &t->hdr, &t->to, IB_RMPP_TYPE_ABORT, status, 0, 0);
+	rmpp_send_control(rs->mp, &t->hdr, &t->to, IB_RMPP_TYPE_ABORT, status, 0, 0);
 }
 
 static void arm(struct rmpp_sender *rs)
@@ -225,21 +224,6 @@ int rmpp_send(struct rmpp_sender *rs, const ib_sa_mad_t *hdr, const struct mad_o
 	rs->n++;
 	arm(rs);
 	return 0;
-}
-
-bool rmpp_accept_request(struct rmpp_sender *rs, const ib_sa_mad_t *req, const struct mad_origin *from)
-{
-	/* the receiver's ACK carries the data's method with the response bit turned over */
-	ib_sa_mad_t hdr = *req;
-	hdr.method ^= IB_MAD_METHOD_RESP_MASK;
-	uint8_t whole = IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST;
-	if ((req->rmpp_flags & whole) == whole && cl_ntoh32(req->seg_num) == 1) {
-		send_control(rs, &hdr, from, IB_RMPP_TYPE_ACK, 0, 1, 1);
-		return true;
-	}
-	log_info("sa: LID %u sent a request of several RMPP segments: aborted (one segment is taken)", from->slid);
-	send_control(rs, &hdr, from, IB_RMPP_TYPE_ABORT, IB_RMPP_STATUS_RESX, 0, 0);
-	return false;
 }
 
 bool rmpp_is_control(const ib_sa_mad_t *mad)

@@ -33,14 +33,9 @@ void rmpp_free(struct rmpp_sender *rs);
 int rmpp_send(struct rmpp_sender *rs, const ib_sa_mad_t *hdr, const struct mad_origin *to, const void *data,
 	      size_t len);
 
-/*
- * A request that came by RMPP (a GetMulti): acknowledges it, as its
- * receiver must before the answer goes back, when it came whole in one
- * segment, and returns true. A request of several segments is aborted
- * (fabricd takes one-segment requests: a MultiPathRecord of up to 11
- * GIDs) and false returned.
- */
-bool rmpp_accept_request(struct rmpp_sender *rs, const ib_sa_mad_t *req, const struct mad_origin *from);
+/* An RMPP MAD without data (ACK, STOP or ABORT) with hdr's headers, to `to`. */
+void rmpp_send_control(struct mad_port *mp, const ib_sa_mad_t *hdr, const struct mad_origin *to, uint8_t type,
+		       uint8_t status, uint32_t seg, uint32_t window_last);
 
 /* Whether mad is an RMPP ACK, STOP or ABORT (for rmpp_receive), not a request. */
 bool rmpp_is_control(const ib_sa_mad_t *mad);

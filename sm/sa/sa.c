@@ -32,10 +32,12 @@
  */
 #include "sm/sa/sa.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sm/log.h"
+#include "sm/mad/rmpp_recv.h"
 #include "sm/sa/pathsel.h"
 #include "sm/sm.h"
 
@@ -282,12 +284,13 @@ static int gid_lid(const struct sm *sm, const ib_gid_t *gid)
 }
 
 /*
- * MultiPathRecord (GetMulti, a one-segment RMPP request): the PathRecord
+ * MultiPathRecord (GetMulti, an RMPP request of as many segments as its
+ * GIDs take): the PathRecord
  * of every (source GID, destination GID) pair in order, up to NumbPath
  * records, only those of the P_Key asked for that fit its selectors, answered as
  * PathRecords by RMPP. One path per pair: every port has one LID (LMC 0).
  */
-static void answer_multipath(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
+static void answer_multipath(struct sm *sm, const ib_sa_mad_t *req, size_t data_len, const struct mad_origin *from)
 {
 	const ib_multipath_rec_t *q = (const ib_multipath_rec_t *)req->data;
 	const struct sm_snapshot *pub = sm_published(sm);
@@ -297,13 +300,19 @@ static void answer_multipath(struct sm *sm, const ib_sa_mad_t *req, const struct
 		return;
 	}
 	unsigned ns = q->sgid_count, nd = q->dgid_count;
-	if ((req->comp_mask & need) != need || !ns || !nd || ns + nd > IB_MULTIPATH_MAX_GIDS) {
+	if ((req->comp_mask & need) != need || !ns || !nd) {
 		sa_respond(sm, req, from, IB_SA_MAD_STATUS_INSUF_COMPS, NULL, 0, 0);
 		return;
 	}
-	int lid[IB_MULTIPATH_MAX_GIDS];
+	if (offsetof(ib_multipath_rec_t, gids) + (ns + nd) * sizeof(ib_gid_t) > data_len) {	/* GIDs it does not carry */
+		sa_respond(sm, req, from, IB_SA_MAD_STATUS_REQ_INVALID, NULL, 0, 0);
+		return;
+	}
+	/* the GIDs run on past the record's 11 into the further segments' data */
+	const ib_gid_t *gids = (const ib_gid_t *)(req->data + offsetof(ib_multipath_rec_t, gids));
+	int lid[2 * UINT8_MAX];
 	for (unsigned i = 0; i < ns + nd; i++)
-		if ((lid[i] = gid_lid(sm, &q->gids[i])) <= 0) {
+		if ((lid[i] = gid_lid(sm, &gids[i])) <= 0) {
 			sa_respond(sm, req, from, IB_SA_MAD_STATUS_INVALID_GID, NULL, 0, 0);
 			return;
 		}
@@ -360,33 +369,11 @@ static void answer_class_port_info(struct sm *sm, const ib_sa_mad_t *req, const 
 	sa_respond(sm, req, from, 0, &cpi, sizeof(cpi), 1);
 }
 
-void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
+/* A request, whole: data_len bytes of data after the SA header (more than one MAD holds when it came by RMPP). */
+static void answer_request(struct sm *sm, const ib_sa_mad_t *req, size_t data_len, const struct mad_origin *from)
 {
 	bool query = req->method == IB_MAD_METHOD_GET || req->method == IB_MAD_METHOD_GETTABLE;
 	bool query_or_change = query || req->method == IB_MAD_METHOD_SET || req->method == IB_MAD_METHOD_DELETE;
-	if (rmpp_is_control(req)) {	/* a receiver pacing one of our RMPP answers */
-		rmpp_receive(sm->rmpp, req, from);
-		return;
-	}
-	/* C15-0.1.5: an SM_Key that is neither 0 nor ours discards the MAD, unanswered */
-	if (req->sm_key && cl_ntoh64(req->sm_key) != sm->cfg.sm_key) {
-		if (sa_may_log(sm, from))
-			log_info("sa: request (method 0x%02x attribute 0x%04x) from LID %u with a wrong SM_Key: dropped",
-				 req->method, cl_ntoh16(req->attr_id), from->slid);
-		return;
-	}
-	if (sm->state != SM_MASTER || !sm_published(sm)) {
-		sa_respond(sm, req, from, IB_MAD_STATUS_BUSY, NULL, 0, 0);
-		return;
-	}
-	/*
-	 * A request sent as RMPP (GetMulti always; any other when the host's
-	 * kernel sends it so): acknowledged as the sender waits for, taken if
-	 * it is one segment.
-	 */
-	if ((req->rmpp_flags & IB_RMPP_FLAG_ACTIVE) && !(req->method & IB_MAD_METHOD_RESP_MASK) &&
-	    !rmpp_accept_request(sm->rmpp, req, from))
-		return;
 	/* P_Key tables tell who shares a partition with whom: trusted requesters only, as OpenSM answers */
 	if (query && req->attr_id == IB_MAD_ATTR_PKEY_TBL_RECORD && !sa_trusted(sm, req)) {
 		if (sa_may_log(sm, from))
@@ -415,7 +402,7 @@ void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *f
 		return;
 	}
 	if (req->method == IB_MAD_METHOD_GETMULTI && req->attr_id == IB_MAD_ATTR_MULTIPATH_RECORD) {
-		answer_multipath(sm, req, from);
+		answer_multipath(sm, req, data_len, from);
 		return;
 	}
 	struct sa_answer a;
@@ -426,4 +413,37 @@ void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *f
 	log_debug("sa: unsupported query (method 0x%02x attribute 0x%04x) from LID %u", req->method,
 		  cl_ntoh16(req->attr_id), from->slid);
 	sa_respond(sm, req, from, IB_MAD_STATUS_UNSUP_METHOD_ATTR, NULL, 0, 0);
+}
+
+void sa_handle(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
+{
+	if (rmpp_is_control(req)) {	/* a receiver pacing one of our RMPP answers */
+		rmpp_receive(sm->rmpp, req, from);
+		return;
+	}
+	/* C15-0.1.5: an SM_Key that is neither 0 nor ours discards the MAD, unanswered */
+	if (req->sm_key && cl_ntoh64(req->sm_key) != sm->cfg.sm_key) {
+		if (sa_may_log(sm, from))
+			log_info("sa: request (method 0x%02x attribute 0x%04x) from LID %u with a wrong SM_Key: dropped",
+				 req->method, cl_ntoh16(req->attr_id), from->slid);
+		return;
+	}
+	if (sm->state != SM_MASTER || !sm_published(sm)) {
+		sa_respond(sm, req, from, IB_MAD_STATUS_BUSY, NULL, 0, 0);
+		return;
+	}
+	if (!(req->rmpp_flags & IB_RMPP_FLAG_ACTIVE) || (req->method & IB_MAD_METHOD_RESP_MASK)) {
+		answer_request(sm, req, IB_SA_DATA_SIZE, from);
+		return;
+	}
+	/*
+	 * A request sent as RMPP (GetMulti always; any other when the host's
+	 * kernel sends it so): its segments acknowledged as the sender waits
+	 * for, answered once it is whole.
+	 */
+	size_t len;
+	ib_sa_mad_t *whole = rmpp_receive_request(sm->rmpp_in, req, from, &len);
+	if (whole)
+		answer_request(sm, whole, len, from);
+	free(whole);
 }

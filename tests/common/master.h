@@ -27,8 +27,9 @@ static inline int test_master_init(struct sm *sm)
 	sm->loop = evl_new();
 	sm->mp = (struct mad_port *)sm;
 	sm->rmpp = sm->loop ? rmpp_new(sm->loop, sm->mp, 800, 3) : NULL;
+	sm->rmpp_in = rmpp_receiver_new(sm->mp);
 	struct sm_snapshot *pub = calloc(1, sizeof(*pub));
-	if (!pub || !sm->rmpp || fattree_generate(&spec, &pub->fabric, err) < 0)
+	if (!pub || !sm->rmpp || !sm->rmpp_in || fattree_generate(&spec, &pub->fabric, err) < 0)
 		return -1;
 	sm->pub = pub;
 	uint16_t lid = 1;

@@ -18,6 +18,8 @@
  * - PortInfoRecord: each component asked for matches (CapabilityMask
  *   exactly, or bitwise when AttributeModifier bit 31 says so);
  *   ClassPortInfo claims that, multicast and send-only full members.
+ * - MultiPathRecord of two RMPP segments: each acknowledged, answered
+ *   once whole; GID counts beyond the data carried: REQ_INVALID.
  * - Unknown attribute: UNSUP_METHOD_ATTR; a standby's SA: BUSY.
  */
 #include <setjmp.h>
@@ -66,6 +68,7 @@ static int teardown(void **state)
 	evl_watch_free(sm.mcast.timer);
 	sa_services_free(&sm.sa.services);
 	rmpp_free(sm.rmpp);
+	rmpp_receiver_free(sm.rmpp_in);
 	sm_snapshot_free(sm.pub);
 	evl_free(sm.loop);
 	db_close(sm.db);
@@ -447,6 +450,89 @@ static void class_port_info_claims_what_the_sa_does(void **state)
 	assert_true(cpi->trap_qkey == IB_QP1_WELL_KNOWN_Q_KEY);
 }
 
+/* A GetMulti of a MultiPathRecord from n sources to n destinations (CA ports), as the segments of an RMPP request. */
+static unsigned multipath_segments(unsigned n, ib_sa_mad_t seg[2])
+{
+	uint8_t data[2 * IB_SA_DATA_SIZE] = { 0 };
+	ib_multipath_rec_t *q = (ib_multipath_rec_t *)data;
+	ib_gid_t *gids = (ib_gid_t *)(data + offsetof(ib_multipath_rec_t, gids));
+	q->sgid_count = q->dgid_count = (uint8_t)n;
+	unsigned found = 0;
+	for (uint16_t lid = 1; lid <= sm.pub->tables.max_lid && found < 2 * n; lid++)
+		if (by_lid(lid)->type == NODE_CA) {
+			gids[found].unicast.prefix = cl_hton64(0xfe80000000000000ULL);
+			gids[found++].unicast.interface_id = cl_hton64(by_lid(lid)->ports[1].guid);
+		}
+	assert_int_equal(found, 2 * n);
+	size_t len = offsetof(ib_multipath_rec_t, gids) + 2 * n * sizeof(ib_gid_t);
+	unsigned nseg = (unsigned)((len + IB_SA_DATA_SIZE - 1) / IB_SA_DATA_SIZE);
+	for (unsigned k = 0; k < nseg; k++) {
+		seg[k] = request(IB_MAD_METHOD_GETMULTI, IB_MAD_ATTR_MULTIPATH_RECORD,
+				 IB_MPR_COMPMASK_SGIDCOUNT | IB_MPR_COMPMASK_DGIDCOUNT);
+		seg[k].rmpp_version = 1;
+		seg[k].rmpp_type = IB_RMPP_TYPE_DATA;
+		seg[k].rmpp_flags = IB_RMPP_FLAG_ACTIVE | (k == 0 ? IB_RMPP_FLAG_FIRST : 0) |
+				    (k == nseg - 1 ? IB_RMPP_FLAG_LAST : 0);
+		seg[k].seg_num = cl_hton32(k + 1);
+		size_t here = len - k * IB_SA_DATA_SIZE < IB_SA_DATA_SIZE ? len - k * IB_SA_DATA_SIZE : IB_SA_DATA_SIZE;
+		/* PayloadLength: the whole transfer's in the first, the last's own in the last (20: the SA header) */
+		seg[k].paylen_newwin = cl_hton32((uint32_t)(k == 0 ? len + 20 * nseg : 20 + here));
+		memcpy(seg[k].data, data + k * IB_SA_DATA_SIZE, IB_SA_DATA_SIZE);
+	}
+	return nseg;
+}
+
+/* Segment k of an RMPP request, from LID slid: how many MADs the SA sent back. */
+static unsigned send_segment(const ib_sa_mad_t *seg, uint16_t slid)
+{
+	struct mad_origin from = { .slid = slid, .qpn = 1 };
+	answers = 0;
+	sa_handle(&sm, seg, &from);
+	return answers;
+}
+
+/*
+ * IBA 13.6: a request of two RMPP segments (7 + 7 GIDs) is acknowledged
+ * segment by segment and answered once whole; a segment of no request is
+ * dropped, one out of order not taken; GID counts beyond the data carried
+ * are REQ_INVALID; a transfer longer than the SA takes is aborted.
+ */
+static void multipath_request_of_two_segments(void **state)
+{
+	ib_sa_mad_t seg[2];
+	assert_int_equal(multipath_segments(7, seg), 2);
+	assert_int_equal(send_segment(&seg[1], 3), 0);	/* no first segment yet: dropped */
+	assert_int_equal(send_segment(&seg[0], 3), 1);
+	assert_int_equal(answer.rmpp_type, IB_RMPP_TYPE_ACK);
+	assert_int_equal(cl_ntoh32(answer.seg_num), 1);
+	ib_sa_mad_t gap = seg[1];	/* segment 3 before 2: not taken, segment 1 acknowledged again */
+	gap.seg_num = cl_hton32(3);
+	gap.rmpp_flags &= (uint8_t)~IB_RMPP_FLAG_LAST;
+	assert_int_equal(send_segment(&gap, 3), 1);
+	assert_int_equal(answer.rmpp_type, IB_RMPP_TYPE_ACK);
+	assert_int_equal(cl_ntoh32(answer.seg_num), 1);
+	assert_int_equal(send_segment(&seg[1], 3), 2);	/* the ACK of the last, then the answer's first segment */
+	assert_true(answer.attr_id == IB_MAD_ATTR_PATH_RECORD);
+	assert_int_equal(answer.status, 0);
+	assert_int_equal(answer.rmpp_type, IB_RMPP_TYPE_DATA);
+	/* 49 PathRecords of 64 bytes: the whole transfer's PayloadLength, 220 bytes a segment less the padding */
+	assert_int_equal(cl_ntoh32(answer.paylen_newwin), 16 * 220 - (16 * 200 - 49 * 64));
+
+	ib_sa_mad_t one = seg[0];	/* one segment claiming 14 GIDs but carrying 10 */
+	one.rmpp_flags |= IB_RMPP_FLAG_LAST;
+	one.paylen_newwin = cl_hton32(220);
+	one.trans_id = cl_hton64(0x78);	/* the answer to 0x77 is still going out */
+	assert_int_equal(send_segment(&one, 3), 2);
+	assert_true(answer.status == IB_SA_MAD_STATUS_REQ_INVALID);
+
+	ib_sa_mad_t huge = seg[0];	/* announces 49 segments: more than the SA takes */
+	huge.trans_id = cl_hton64(0x79);
+	huge.paylen_newwin = cl_hton32(49 * 220);
+	assert_int_equal(send_segment(&huge, 3), 1);
+	assert_int_equal(answer.rmpp_type, IB_RMPP_TYPE_ABORT);
+	assert_int_equal(answer.rmpp_status, IB_RMPP_STATUS_RESX);
+}
+
 static void unknown_attribute_and_standby(void **state)
 {
 	ib_sa_mad_t q = request(IB_MAD_METHOD_GET, cl_hton16(0x7777), 0);
@@ -472,6 +558,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_send_only_full_member_creates_a_group, setup, teardown),
 		cmocka_unit_test_setup_teardown(port_info_record_matches_each_component, setup, teardown),
 		cmocka_unit_test_setup_teardown(class_port_info_claims_what_the_sa_does, setup, teardown),
+		cmocka_unit_test_setup_teardown(multipath_request_of_two_segments, setup, teardown),
 		cmocka_unit_test_setup_teardown(unknown_attribute_and_standby, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
