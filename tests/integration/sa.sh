@@ -28,7 +28,7 @@ here=$(dirname "$0")
 export SIM_HOST=H0_0	# fabricd's port; saquery asks from H5_0
 sim_start "$NET"
 printf 'sm_key: 1\n' >"$WORK/fabricd.yaml"	# OpenSM's default: osmtest and saquery --smkey 1 are trusted
-fd_start -l debug -c "$WORK/fabricd.yaml"
+FD_PRELOAD=$SA_PRELOAD fd_start -l debug -c "$WORK/fabricd.yaml"
 fd_wait_up 30
 lid_of() { "$FABRICCTL" -d "$DB" --json node "$1" | grep -o '"lid": [0-9]*' | head -1 | cut -d' ' -f2; }
 sa() { SIM_HOST=H5_0 DIAG_PRELOAD=$SA_PRELOAD diag saquery "$@" || fail "saquery $*: $(cat "$WORK/diag.err")"; }
@@ -118,7 +118,7 @@ SIM_HOST=H5_0 diag "$CLIENT" set 0x1001 kept-service 60 >/dev/null || fail "Serv
 fd_stop
 sim_stop
 sim_start "$NET"
-fd_start -l debug -c "$WORK/fabricd.yaml"
+FD_PRELOAD=$SA_PRELOAD fd_start -l debug -c "$WORK/fabricd.yaml"
 fd_wait_up 30
 sa -S | grep -q 'ServiceName.*kept-service' || fail "a ServiceRecord did not outlive the restart: $(sa -S)"
 grep -q "sa: 1 ServiceRecords registered before the restart" "$WORK/fabricd.log" || fail "no ServiceRecord read back"
@@ -188,7 +188,13 @@ got=$(mp_client "$g0,$g1" "$(ca H2_0 | cut -d' ' -f2),$(ca H2_1 | cut -d' ' -f2)
 [[ $(head -1 <<<"$got") == "status 0x0000 paths 3" ]] || fail "MultiPathRecord NumbPath 3 did not stop at 3 paths: $got"
 rc=0; out=$(mp_client "$g0" 0x999) || rc=$?
 [[ $rc == 1 && $out == "status 0x0500 paths 0" ]] || fail "MultiPathRecord to an unknown GUID: rc $rc, '$out' $(cat "$WORK/diag.err")"
-note "MultiPathRecord (GetMulti): 2 x 3 GIDs give the 6 PathRecords (SLs as PathRecord queries), NumbPath 3 stops at 3, unknown GID: invalid GID"
+# 8 x 8 GIDs do not fit one MAD: the request goes in two RMPP segments, each acknowledged
+guids() { for h in "$@"; do ca "$h" | cut -d' ' -f2; done | paste -sd,; }
+src=$(guids H1_0 H1_1 H1_2 H1_3 H3_0 H3_1 H3_2 H3_3) dst=$(guids H2_0 H2_1 H2_2 H2_3 H4_0 H4_1 H4_2 H4_3)
+got=$(mp_client "$src" "$dst") || fail "MultiPathRecord of 16 GIDs: $got $(cat "$WORK/diag.err")"
+[[ $(head -1 <<<"$got") == "status 0x0000 paths 64" && $(tail -n +2 <<<"$got" | cut -d' ' -f1,2 | sort -u | wc -l) == 64 ]] ||
+	fail "MultiPathRecord of 16 GIDs (two segments): $(head -3 <<<"$got")"
+note "MultiPathRecord (GetMulti): 2 x 3 GIDs give the 6 PathRecords (SLs as PathRecord queries), NumbPath 3 stops at 3, unknown GID: invalid GID; 8 x 8 GIDs, a request of two RMPP segments: 64 PathRecords"
 # PathRecord selectors, which saquery cannot send: bounds fit or rule out the path
 pc() { SIM_HOST=H5_0 DIAG_PRELOAD=$SA_PRELOAD diag "$CLIENT" path "$@"; }
 read -r d _ < <(ca H2_0)

@@ -9,7 +9,9 @@
  * (the first window is one segment), sending the window again when no
  * ACK comes, and ending at the ACK of the last segment or at the
  * receiver's STOP or ABORT. umad2sim would pass the first 256 bytes.
- * This file does what the kernel does: shim_send_answer() takes the
+ * A host's SA client sends a request longer than one MAD (a
+ * MultiPathRecord of many GIDs) the same way, the SA acknowledging.
+ * This file does what the kernel does: shim_send_segmented() takes the
  * write, shim_take_rmpp_control() the ACKs, STOPs and ABORTs the reader
  * would otherwise see (the kernel keeps them), shim_send_timers() sends
  * late windows again. fabricd sends its own segments (type DATA): they
@@ -97,13 +99,14 @@ static void drop(unsigned i)
 	sends.t[i] = sends.t[--sends.n];
 }
 
-bool shim_send_answer(int fd, const void *buf, size_t count)
+bool shim_send_segmented(int fd, const void *buf, size_t count)
 {
 	const ib_sa_mad_t *m = sa_of(buf);
-	/* an RMPP-active MAD of no RMPP type is one its writer left to the kernel (a sender's ACK has its type) */
-	bool whole_left_to_kernel = count > umad_size() + MAD_BLOCK_SIZE ||
-				    ((m->rmpp_flags & IB_RMPP_FLAG_ACTIVE) && m->rmpp_type == 0);
-	if (!(m->method & IB_MAD_METHOD_RESP_MASK) || !whole_left_to_kernel || count < umad_size() + IB_SA_MAD_HDR_SIZE)
+	bool answer = m->method & IB_MAD_METHOD_RESP_MASK, rmpp = m->rmpp_flags & IB_RMPP_FLAG_ACTIVE;
+	/* an RMPP-active answer of no RMPP type is one its writer left to the kernel (a sender's ACK has its type) */
+	bool whole_left_to_kernel = answer ? count > umad_size() + MAD_BLOCK_SIZE || (rmpp && m->rmpp_type == 0)
+					   : rmpp && count > umad_size() + MAD_BLOCK_SIZE;
+	if (!whole_left_to_kernel || count < umad_size() + IB_SA_MAD_HDR_SIZE)
 		return false;
 	uint8_t *copy = malloc(count);
 	if (!copy)
@@ -133,8 +136,9 @@ bool shim_take_rmpp_control(int fd, const void *umad, ssize_t n)
 	if (n < (ssize_t)(umad_size() + MAD_BLOCK_SIZE))
 		return false;
 	const ib_sa_mad_t *m = sa_of(umad);
-	if (m->mgmt_class != IB_MCLASS_SUBN_ADM || (m->method & IB_MAD_METHOD_RESP_MASK) ||
-	    !(m->rmpp_flags & IB_RMPP_FLAG_ACTIVE) || m->rmpp_type == IB_RMPP_TYPE_DATA)
+	/* a receiver's ACK of an answer comes as a request, the SA's ACK of a request as an answer */
+	if (m->mgmt_class != IB_MCLASS_SUBN_ADM || !(m->rmpp_flags & IB_RMPP_FLAG_ACTIVE) ||
+	    m->rmpp_type == IB_RMPP_TYPE_DATA)
 		return false;
 	bool taken = false;
 	pthread_mutex_lock(&sends.lock);

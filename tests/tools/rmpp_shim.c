@@ -304,8 +304,10 @@ static bool outstanding(const ib_sa_mad_t *m, bool forget)
 static void remember(int fd, const void *buf, size_t count)
 {
 	const struct ib_user_mad *u = buf;
-	if (count > sizeof(asked.req[0].umad))
-		return;	/* a request of many segments: not sent again here */
+	/* a request of several segments is kept for its answer only: rmpp_send.c sends it again when late */
+	bool segmented = count > sizeof(asked.req[0].umad);
+	if (segmented)
+		count = sizeof(asked.req[0].umad);
 	pthread_mutex_lock(&asked.lock);
 	int i = find_request((uint32_t)cl_ntoh64(sa_of((void *)buf)->trans_id));
 	if (i < 0) {
@@ -316,7 +318,7 @@ static void remember(int fd, const void *buf, size_t count)
 	struct request *r = &asked.req[i];
 	r->tid = (uint32_t)cl_ntoh64(sa_of((void *)buf)->trans_id);
 	r->fd = fd;
-	r->timeout_ms = u->timeout_ms > 0 ? (uint32_t)u->timeout_ms : 0;
+	r->timeout_ms = u->timeout_ms > 0 && !segmented ? (uint32_t)u->timeout_ms : 0;
 	r->retries_left = u->retries > 0 ? (uint32_t)u->retries : 0;
 	r->due_ms = now_ms() + r->timeout_ms;
 	r->len = count;
@@ -420,7 +422,11 @@ ssize_t write(int fd, const void *buf, size_t count)
 	if (fd < UMAD2SIM_FIRST_FD || count < umad_size() + IB_SA_MAD_HDR_SIZE || m->mgmt_class != IB_MCLASS_SUBN_ADM)
 		return next_write(fd, buf, count);
 	if (m->method & IB_MAD_METHOD_RESP_MASK)	/* an SA's answer: the kernel's RMPP, if its writer left that to it */
-		return shim_send_answer(fd, buf, count) ? (ssize_t)count : write_whole_mad(fd, buf, count);
+		return shim_send_segmented(fd, buf, count) ? (ssize_t)count : write_whole_mad(fd, buf, count);
+	if ((m->rmpp_flags & IB_RMPP_FLAG_ACTIVE) && count > umad_size() + MAD_SIZE) {	/* a request of several segments */
+		remember(fd, buf, count);
+		return shim_send_segmented(fd, buf, count) ? (ssize_t)count : -1;
+	}
 	if ((m->rmpp_flags & IB_RMPP_FLAG_ACTIVE) && m->rmpp_type != IB_RMPP_TYPE_DATA)
 		return write_rmpp_request(fd, buf, count);
 	remember(fd, buf, count);
@@ -474,7 +480,9 @@ ssize_t read(int fd, void *buf, size_t count)
 	if (fd < UMAD2SIM_FIRST_FD || n < (ssize_t)(umad_size() + MAD_SIZE) || sa_of(buf)->mgmt_class != IB_MCLASS_SUBN_ADM)
 		return n;
 	const ib_sa_mad_t *m = sa_of(buf);
-	if (!is_rmpp_data(buf, n)) {	/* a one-MAD answer, or the SA's ACK of an RMPP request */
+	/* a request's segments are the kernel's to take only for an agent registered with RMPP (OpenSM's, not fabricd's) */
+	bool kernel_rmpp = (m->method & IB_MAD_METHOD_RESP_MASK) || shim_rmpp_agent(fd, ((struct ib_user_mad *)buf)->agent_id);
+	if (!is_rmpp_data(buf, n) || !kernel_rmpp) {	/* a one-MAD answer, the SA's ACK of an RMPP request, a raw segment */
 		if (m->method & IB_MAD_METHOD_RESP_MASK && !(m->rmpp_flags & IB_RMPP_FLAG_ACTIVE))
 			outstanding(m, true);
 		return n;

@@ -33,9 +33,15 @@ static inline uint64_t now_ms(void)
 	return now_us() / 1000;
 }
 
-/* Sends an SA answer its writer left to the kernel's RMPP (longer than a MAD, or RMPP-active of no RMPP type); false: not one. */
-bool shim_send_answer(int fd, const void *buf, size_t count);
-/* Takes an RMPP ACK, STOP or ABORT of a transfer shim_send_answer is making; false: not one (the reader gets it). */
+/*
+ * Sends an SA MAD its writer left to the kernel's RMPP: an answer longer
+ * than a MAD or RMPP-active of no RMPP type, or an RMPP-active request
+ * longer than a MAD; false: not one.
+ */
+bool shim_send_segmented(int fd, const void *buf, size_t count);
+/* Whether agent id on fd registered with an RMPP version (the kernel then reassembles the requests it gets). */
+bool shim_rmpp_agent(int fd, uint32_t id);
+/* Takes an RMPP ACK, STOP or ABORT of a transfer shim_send_segmented is making; false: not one (the reader gets it). */
 bool shim_take_rmpp_control(int fd, const void *umad, ssize_t n);
 /* Sends late windows again; the milliseconds until the next is late, -1 if no transfer is under way. */
 int shim_send_timers(void);

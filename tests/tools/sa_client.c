@@ -13,8 +13,9 @@
  * the name. subscribe: InformInfo for generic trap TRAP from any LID,
  * then waits up to WAIT_S seconds for the SA's Report of one, prints
  * "report trap N" and answers ReportResp. multipath: a GetMulti of a
- * MultiPathRecord for those port GUIDs (fe80::/64), sent as the
- * one-segment RMPP request it must be; prints the status, the count and a
+ * MultiPathRecord for those port GUIDs (fe80::/64, up to 64), sent as
+ * the RMPP request it must be (one segment up to 11 GIDs, else left to
+ * the kernel to cut, as libibumad clients do); prints the status, the count and a
  * line "SLID DLID SL" per PathRecord of the answer (run it with the RMPP
  * shim in front of umad2sim: the answer is RMPP). Exits 0 when the SA said
  * 0 (and, for subscribe, a Report came). path: a PathRecord Get by LIDs
@@ -73,28 +74,36 @@ static unsigned parse_gids(char *list, ib_gid_t *gids, unsigned room)
 	return n;
 }
 
+#define MULTIPATH_GIDS 64	/* more than one segment holds (11): the request goes as several */
+
 static int multipath(int fd, int agent, uint16_t sm_lid, char **argv, int argc)
 {
-	uint8_t req[sizeof(struct ib_user_mad) + sizeof(ib_sa_mad_t)] = { 0 };
+	static uint8_t req[sizeof(struct ib_user_mad) + IB_SA_MAD_HDR_SIZE + sizeof(ib_multipath_rec_t) +
+			   MULTIPATH_GIDS * sizeof(ib_gid_t)];
 	ib_sa_mad_t *sa = (ib_sa_mad_t *)umad_get_mad(req);
 	ib_multipath_rec_t *mpr = (ib_multipath_rec_t *)sa->data;
+	ib_gid_t *gids = (ib_gid_t *)(sa->data + offsetof(ib_multipath_rec_t, gids));
 	sa_header(sa, IB_MAD_METHOD_GETMULTI, IB_MAD_ATTR_MULTIPATH_RECORD, 0x5b);
-	mpr->sgid_count = (uint8_t)parse_gids(argv[2], mpr->gids, IB_MULTIPATH_MAX_GIDS);
-	mpr->dgid_count = (uint8_t)parse_gids(argv[3], mpr->gids + mpr->sgid_count,
-					      IB_MULTIPATH_MAX_GIDS - mpr->sgid_count);
+	mpr->sgid_count = (uint8_t)parse_gids(argv[2], gids, MULTIPATH_GIDS);
+	mpr->dgid_count = (uint8_t)parse_gids(argv[3], gids + mpr->sgid_count, MULTIPATH_GIDS - mpr->sgid_count);
 	sa->comp_mask = IB_MPR_COMPMASK_SGIDCOUNT | IB_MPR_COMPMASK_DGIDCOUNT;
 	if (argc == 5) {
 		mpr->num_path = (uint8_t)strtoul(argv[4], NULL, 0);
 		sa->comp_mask |= IB_MPR_COMPMASK_NUMBPATH;
 	}
-	/* GetMulti goes as RMPP: one segment, first and last */
+	size_t data = offsetof(ib_multipath_rec_t, gids) + (mpr->sgid_count + mpr->dgid_count) * sizeof(ib_gid_t);
+	size_t req_len = data <= IB_SA_DATA_SIZE ? sizeof(ib_sa_mad_t) : IB_SA_MAD_HDR_SIZE + data;
+	/* GetMulti goes as RMPP: one segment, first and last, or left to the kernel to cut */
 	sa->rmpp_version = 1;
-	sa->rmpp_type = IB_RMPP_TYPE_DATA;
-	sa->rmpp_flags = IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST;
-	sa->seg_num = cl_hton32(1);
-	sa->paylen_newwin = cl_hton32(20 + 24 + 16u * (mpr->sgid_count + mpr->dgid_count));
+	sa->rmpp_flags = IB_RMPP_FLAG_ACTIVE;
+	if (req_len == sizeof(ib_sa_mad_t)) {
+		sa->rmpp_type = IB_RMPP_TYPE_DATA;
+		sa->rmpp_flags |= IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST;
+		sa->seg_num = cl_hton32(1);
+		sa->paylen_newwin = cl_hton32((uint32_t)(20 + data));
+	}
 	umad_set_addr(req, sm_lid, 1, 0, QKEY);
-	if (umad_send(fd, agent, req, sizeof(ib_sa_mad_t), 0, 0) < 0) {
+	if (umad_send(fd, agent, req, (int)req_len, 0, 0) < 0) {
 		fprintf(stderr, "sa-client: send failed\n");
 		return 1;
 	}
