@@ -33,6 +33,7 @@ struct routing_result {
 	struct loops_report loops;	/* switch entries (for any source) that loop */
 	struct stable_report stable;	/* with keep: the destinations whose routes were kept */
 	bool kept_refused;	/* with keep: the kept routes did not prove out, all were re-balanced */
+	bool order_proven;	/* proven by routing/order_proof.c (cdg, loops: empty), not by building the graph */
 };
 
 /* 0 and *e set, or -1 for an unknown name. */

@@ -561,9 +561,13 @@ static void start_route(struct sweep *s)
 		sweep_end(s, "routing failed (out of memory)", false);
 		return;
 	}
-	snprintf(detail, sizeof(detail), "engine %s (%u levels), max LID %u, %u of %u VLs, %zu channels, "
-		 "%zu dependencies, %s%s", res.info.engine, res.info.levels, s->tables.max_lid, s->tables.layers,
-		 rq.max_layers, res.cdg.channels, res.cdg.dependencies,
+	char proof[64];
+	if (res.order_proven)
+		snprintf(proof, sizeof(proof), "every turn rising in up*-down* order");
+	else
+		snprintf(proof, sizeof(proof), "%zu channels, %zu dependencies", res.cdg.channels, res.cdg.dependencies);
+	snprintf(detail, sizeof(detail), "engine %s (%u levels), max LID %u, %u of %u VLs, %s, %s%s", res.info.engine,
+		 res.info.levels, s->tables.max_lid, s->tables.layers, rq.max_layers, proof,
 		 res.loops.entries ? "LOOPING" : rc ? "CYCLIC" : res.layers.answers_proven ?
 		 "acyclic with the switches' answers, no loop from any switch" : "acyclic, no loop from any switch",
 		 nhidden ? ", isolated links left out" : "");

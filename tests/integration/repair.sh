@@ -84,7 +84,7 @@ event() {
 	full_reads=$(grep "sweep: discover" "$WORK/fabricd.log" | tail -1 | mads_of)
 	(( repair_reads * 4 < full_reads )) ||
 		fail "$what: the first repair's discovery sent $repair_reads SMPs, a full one $full_reads"
-	note "$what: ${route_line##*dependencies, }"
+	note "$what: ${route_line##*VLs, }"
 	note "$what: repaired in $repair_mads MADs ($repair_reads to discover; first $(grep 'sweep: discover' \
 		"$WORK/fabricd.log" | tail -n +$((ups0 + 1)) | head -1 | sed 's/.*duplicate GUIDs; //')), then a full sweep" \
 		"($full_mads MADs, $full_reads to discover) changed nothing"

@@ -1,0 +1,138 @@
+/*
+ * The proof by channel order (routing/order_proof.c) on a 3-level radix-4
+ * fat tree routed by ftree:
+ * - the healthy tree's routes all rise in the up*-down* order: proven,
+ *   and the dependency graph agrees (acyclic);
+ * - an aggregation switch sending a remote CA's LID down to a leaf that
+ *   sends it up again (a down-up turn): not proven by order;
+ * - two switches pointing at each other for a core switch's LID (a
+ *   forwarding loop, even off the leaves' paths): not proven.
+ * It may say "not proven" where the graph is acyclic; it must never say
+ * "proven" where it is not.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "routing/cdg.h"
+#include "routing/order_proof.h"
+#include "routing/routing.h"
+#include "topology/fattree_gen.h"
+#include "fixtures.h"
+
+struct routed {
+	struct fabric f;
+	struct routing_tables t;
+};
+
+static int setup(void **state)
+{
+	static struct routed r;
+	char err[256];
+	struct fattree_spec spec = { .levels = 3, .radix = 4 };
+	struct route_info info;
+	if (fattree_generate(&spec, &r.f, err) < 0)
+		return -1;
+	number_lids(&r.f);
+	if (ftree_route(&r.f, NULL, 0, 1, &r.t, &info) < 0)
+		return -1;
+	*state = &r;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct routed *r = *state;
+	routing_tables_free(&r->t);
+	fabric_free(&r->f);
+	return 0;
+}
+
+/* The port of a that leads to b; 0 if none. */
+static uint8_t port_to(const struct node *a, const struct node *b)
+{
+	for (unsigned p = 1; p <= a->nports; p++)
+		if (a->ports[p].remote == b)
+			return (uint8_t)p;
+	return 0;
+}
+
+static void healthy_tree_is_proven(void **state)
+{
+	struct routed *r = *state;
+	assert_int_equal(order_proof(&r->f, &r->t), 1);
+	struct cdg_report c;
+	assert_int_equal(cdg_check(&r->f, &r->t, &c), 0);
+	assert_int_equal(c.cycle_len, 0);
+}
+
+static void down_up_turn_is_not_proven(void **state)
+{
+	struct routed *r = *state;
+	const struct node *h = fabric_find_desc(&r->f, "H0_0");
+	const struct node *l0 = h->ports[1].remote;
+	/* a CA under another pod's leaf: L0 sends it up to an aggregation switch */
+	const struct node *far = NULL;
+	for (size_t i = 0; i < r->f.nnodes && !far; i++) {
+		const struct node *n = r->f.nodes[i];
+		if (n->type == NODE_CA && n->ports[1].remote != l0 &&
+		    routing_switch_hops(&r->t, l0, n->ports[1].lid) == 4)
+			far = n;
+	}
+	assert_non_null(far);
+	uint16_t lid = far->ports[1].lid;
+	const struct node *agg = l0->ports[routing_next_hop(&r->t, l0, lid)].remote;
+	/* the aggregation switch sends it down to its other leaf, which sends it up as before */
+	const struct node *other = NULL;
+	for (unsigned p = 1; p <= agg->nports && !other; p++) {
+		const struct node *n = agg->ports[p].remote;
+		if (n && n->type == NODE_SWITCH && n != l0 && n->desc[0] == 'L')
+			other = n;
+	}
+	assert_non_null(other);
+	uint8_t was = r->t.lft[agg->index][lid];
+	r->t.lft[agg->index][lid] = port_to(agg, other);
+	assert_int_equal(order_proof(&r->f, &r->t), 0);
+	r->t.lft[agg->index][lid] = was;
+	assert_int_equal(order_proof(&r->f, &r->t), 1);
+}
+
+static void forwarding_loop_is_not_proven(void **state)
+{
+	struct routed *r = *state;
+	const struct node *core = fabric_find_desc(&r->f, "C0");
+	uint16_t lid = core->ports[0].lid;
+	/* an aggregation switch and another core switch above it point at each other for C0's LID */
+	const struct node *agg = NULL, *other = NULL;
+	for (size_t i = 0; i < r->f.nnodes && !other; i++) {
+		const struct node *a = r->f.nodes[i];
+		if (a->type != NODE_SWITCH || a->desc[0] != 'A')
+			continue;
+		for (unsigned p = 1; p <= a->nports && !other; p++) {
+			const struct node *c = a->ports[p].remote;
+			if (c && c->type == NODE_SWITCH && c->desc[0] == 'C' && c != core) {
+				agg = a;
+				other = c;
+			}
+		}
+	}
+	assert_non_null(other);
+	uint8_t was_agg = r->t.lft[agg->index][lid], was_other = r->t.lft[other->index][lid];
+	r->t.lft[agg->index][lid] = port_to(agg, other);
+	r->t.lft[other->index][lid] = port_to(other, agg);
+	assert_int_equal(order_proof(&r->f, &r->t), 0);
+	r->t.lft[agg->index][lid] = was_agg;
+	r->t.lft[other->index][lid] = was_other;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(healthy_tree_is_proven),
+		cmocka_unit_test(down_up_turn_is_not_proven),
+		cmocka_unit_test(forwarding_loop_is_not_proven),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
