@@ -108,7 +108,7 @@ static int order_build(const struct fabric *f, struct order *o)
 static int32_t entry_key(const struct order *o, const struct routing_tables *t, size_t s, uint16_t lid)
 {
 	const struct node *sw = o->x.sw[s];
-	uint8_t out = t->lft[sw->index][lid];
+	uint8_t out = t->lft[sw->index] ? t->lft[sw->index][lid] : 0;
 	return out && out <= sw->nports ? o->key[o->offset[s] + out] : KEY_NONE;
 }
 
@@ -119,8 +119,7 @@ static bool turn_rises(const struct order *o, const struct routing_tables *t, si
 	if (k1 == KEY_NONE || k1 == KEY_CA)
 		return true;	/* delivered, dropped, or out of range: no turn */
 	const struct node *sw = o->x.sw[s];
-	size_t next = swindex_peer(&o->x, sw, t->lft[sw->index][lid]);
-	int32_t k2 = t->lft[o->x.sw[next]->index] ? entry_key(o, t, next, lid) : KEY_NONE;
+	int32_t k2 = entry_key(o, t, swindex_peer(&o->x, sw, t->lft[sw->index][lid]), lid);
 	return k2 == KEY_NONE || k2 == KEY_CA || k2 > k1;
 }
 
