@@ -291,13 +291,18 @@ int cdg_layer_users(const struct fabric *f, const struct routing_tables *t, unsi
 {
 	uint8_t *through = malloc(f->nnodes + 1);
 	const struct node **path = malloc((f->nnodes + 1) * sizeof(*path));
-	if (!through || !path) {
+	/* per switch: a CA behind it, or the switch itself, sends from above a towards some such destination */
+	bool *ca_above = calloc(f->nnodes + 1, sizeof(*ca_above)), *sw_above = calloc(f->nnodes + 1, sizeof(*sw_above));
+	if (!through || !path || !ca_above || !sw_above) {
 		free(through);
 		free(path);
+		free(ca_above);
+		free(sw_above);
 		return -1;
 	}
 	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
 		uses[lid] = t->sl[lid] == layer && cdg_lid_uses(t, (uint16_t)lid, a, b);
+	bool any = false;
 	for (size_t i = 0; answers && i < f->nnodes; i++) {	/* every CA destination whose path uses a -> b */
 		const struct node *d = f->nodes[i];
 		for (unsigned p = 1; p <= d->nports && d->type != NODE_SWITCH; p++) {
@@ -305,22 +310,34 @@ int cdg_layer_users(const struct fabric *f, const struct routing_tables *t, unsi
 			if (!lid || lid > t->max_lid || !cdg_lid_uses(t, lid, a, b))
 				continue;
 			mark_through(f, t, lid, a->node, through, path);
-			for (size_t j = 0; j < f->nnodes; j++) {	/* the layer's LIDs that send from above a */
-				const struct node *s = f->nodes[j];
-				for (unsigned q = 0; q <= s->nports; q++) {
-					uint16_t src = s->ports[q].lid;
-					const struct node *sw = cdg_entry_switch(s, q);
-					if (sw && s->type == NODE_SWITCH && cdg_own_hop_on_vl0(layer))
-						sw = routing_next_switch(sw, routing_next_hop(t, sw, lid));
-					if (src && src <= t->max_lid && (s->type == NODE_SWITCH) == (q == 0) && sw &&
-					    t->sl[src] == layer && through[sw->index] == 1)
-						uses[src] = true;
-				}
+			any = true;
+			for (size_t j = 0; j < f->nnodes; j++) {
+				const struct node *sw = f->nodes[j];
+				if (sw->type != NODE_SWITCH)
+					continue;
+				ca_above[j] |= through[j] == 1;
+				/* a switch's own first hop may be on VL 0: it sends on the layer from the next switch on */
+				const struct node *from = cdg_own_hop_on_vl0(layer)
+								  ? routing_next_switch(sw, routing_next_hop(t, sw, lid))
+								  : sw;
+				sw_above[j] |= from && through[from->index] == 1;
 			}
+		}
+	}
+	for (size_t j = 0; any && j < f->nnodes; j++) {	/* the layer's LIDs that send from above a */
+		const struct node *s = f->nodes[j];
+		for (unsigned q = 0; q <= s->nports; q++) {
+			uint16_t src = s->ports[q].lid;
+			const struct node *sw = cdg_entry_switch(s, q);
+			if (src && src <= t->max_lid && (s->type == NODE_SWITCH) == (q == 0) && sw && t->sl[src] == layer &&
+			    (s->type == NODE_SWITCH ? sw_above[sw->index] : ca_above[sw->index]))
+				uses[src] = true;
 		}
 	}
 	free(through);
 	free(path);
+	free(ca_above);
+	free(sw_above);
 	return 0;
 }
 
