@@ -63,6 +63,11 @@ static size_t check_lid(const struct node *const *sw, size_t nsw, const struct r
 
 int loops_find(const struct fabric *f, const struct routing_tables *t, struct loops_report *r)
 {
+	return loops_find_lids(f, t, NULL, r);
+}
+
+int loops_find_lids(const struct fabric *f, const struct routing_tables *t, const bool *lids, struct loops_report *r)
+{
 	memset(r, 0, sizeof(*r));
 	uint8_t *state = malloc(f->nnodes + 1);
 	const struct node **walk = malloc((f->nnodes + 1) * sizeof(*walk));
@@ -78,6 +83,8 @@ int loops_find(const struct fabric *f, const struct routing_tables *t, struct lo
 		if (t->lft[i])
 			sw[nsw++] = f->nodes[i];
 	for (uint32_t lid = 1; lid <= t->max_lid; lid++) {
+		if (lids && !lids[lid])
+			continue;
 		size_t n = check_lid(sw, nsw, t, (uint16_t)lid, state, walk, r);
 		r->entries += n;
 		r->lids += n > 0;

@@ -22,6 +22,8 @@ struct loops_report {
 
 /* Looks at every switch entry of t for every LID; -1 on allocation failure. */
 int loops_find(const struct fabric *f, const struct routing_tables *t, struct loops_report *r);
+/* The same for the LIDs with lids[lid] set only (max_lid + 1 entries). */
+int loops_find_lids(const struct fabric *f, const struct routing_tables *t, const bool *lids, struct loops_report *r);
 /* "LID 2: A2 -> C8 -> A2" into buf. */
 void loops_text(const struct loops_report *r, char *buf, size_t len);
 

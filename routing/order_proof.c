@@ -18,19 +18,22 @@
  * down-up turn does not: where some entry makes one, this proof says
  * nothing and the caller builds the graph.
  *
- * Every entry of every switch is checked, for every LID, not only those
- * some walk from a CA would reach: the proof covers traffic from any
- * source (CAs, and switches answering on their LID's layer), and a
- * forwarding loop among switches, which would need a turn that does not
- * rise, cannot pass either. The switch-major scan reads each LFT row in
- * order and the next switches' rows alongside: cache-friendly where the
- * walk, destination by destination, is not.
+ * Towards a CA's LID every entry of every switch is checked, not only
+ * those some walk from a CA would reach: any switch may answer a CA on
+ * that LID's layer; and a forwarding loop, which would need a turn that
+ * does not rise, cannot pass either. Towards a switch's LID only CAs send
+ * on the data VLs: the turns on the leaves' paths are checked, and the
+ * switches' entries for it looked at for loops (routing/loops.c). The
+ * switch-major scan reads each LFT row in order and the next switches'
+ * rows alongside: cache-friendly where the walk, destination by
+ * destination, is not.
  */
 #include "routing/order_proof.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "routing/loops.h"
 #include "routing/rank.h"
 #include "routing/swindex.h"
 
@@ -142,18 +145,16 @@ static size_t next_switch(const struct order *o, const struct routing_tables *t,
 
 /*
  * Towards a switch's LID only CAs send on the data VLs (switches talk on
- * VL15): the turns on the paths from the switches with CAs must rise, and
- * no switch's entries may loop (loops are looked for from every switch,
- * as routing/loops.c does). mark: per switch, scratch.
+ * VL15): the turns on the paths from the switches with CAs must rise.
+ * reached: per switch, scratch, holding the last walk's stamp.
  */
-static bool switch_lid_proven(const struct order *o, const struct routing_tables *t, uint16_t lid, uint32_t *mark,
-			      uint32_t *stamp, size_t *stack)
+static bool leaves_paths_rise(const struct order *o, const struct routing_tables *t, uint16_t lid, uint32_t *reached,
+			      uint32_t stamp, size_t *stack)
 {
-	uint32_t reached = ++*stamp;
 	size_t top = 0;
 	for (size_t s = 0; s < o->x.nsw; s++)
-		if (o->r.level[s] == 0 && mark[s] != reached) {
-			mark[s] = reached;
+		if (o->r.level[s] == 0) {
+			reached[s] = stamp;
 			stack[top++] = s;
 		}
 	while (top) {
@@ -161,23 +162,9 @@ static bool switch_lid_proven(const struct order *o, const struct routing_tables
 		if (!turn_rises(o, t, s, lid))
 			return false;
 		size_t next = next_switch(o, t, s, lid);
-		if (next != SW_NONE && mark[next] != reached) {
-			mark[next] = reached;
+		if (next != SW_NONE && reached[next] != stamp) {
+			reached[next] = stamp;
 			stack[top++] = next;
-		}
-	}
-	/* loops: walk from every switch; a walk meeting itself loops, one meeting an earlier walk is done */
-	uint32_t first = *stamp + 1;
-	for (size_t s = 0; s < o->x.nsw; s++) {
-		if (mark[s] >= first)
-			continue;
-		uint32_t walk = ++*stamp;
-		for (size_t at = s; at != SW_NONE; at = next_switch(o, t, at, lid)) {
-			if (mark[at] == walk)
-				return false;
-			if (mark[at] >= first)
-				break;
-			mark[at] = walk;
 		}
 	}
 	return true;
@@ -187,12 +174,12 @@ int order_proof(const struct fabric *f, const struct routing_tables *t)
 {
 	struct order o = { 0 };
 	bool *switch_lid = calloc((size_t)t->max_lid + 1, sizeof(*switch_lid));
-	uint32_t *mark = NULL;
+	uint32_t *reached = NULL;
 	size_t *stack = NULL;
-	if (!switch_lid || order_build(f, &o) < 0 || !(mark = calloc(o.x.nsw + 1, sizeof(*mark))) ||
+	if (!switch_lid || order_build(f, &o) < 0 || !(reached = calloc(o.x.nsw + 1, sizeof(*reached))) ||
 	    !(stack = malloc((o.x.nsw + 1) * sizeof(*stack)))) {
 		free(switch_lid);
-		free(mark);
+		free(reached);
 		order_free(&o);
 		return -1;
 	}
@@ -209,10 +196,16 @@ int order_proof(const struct fabric *f, const struct routing_tables *t)
 			proven = 0;
 	uint32_t stamp = 0;
 	for (uint32_t lid = 1; proven && lid <= t->max_lid; lid++)
-		if (switch_lid[lid] && !switch_lid_proven(&o, t, (uint16_t)lid, mark, &stamp, stack))
+		if (switch_lid[lid] && !leaves_paths_rise(&o, t, (uint16_t)lid, reached, ++stamp, stack))
 			proven = 0;
+	/* towards a switch's LID, entries off the leaves' paths must not loop either (routing/loops.c) */
+	struct loops_report loops;
+	if (proven && loops_find_lids(f, t, switch_lid, &loops) < 0)
+		proven = -1;
+	else if (proven && loops.entries)
+		proven = 0;
 	free(stack);
-	free(mark);
+	free(reached);
 	free(switch_lid);
 	order_free(&o);
 	return proven;
