@@ -107,15 +107,16 @@ ib_sa_mad_t *rmpp_receive_request(struct rmpp_receiver *rr, const ib_sa_mad_t *s
 	uint32_t k = cl_ntoh32(seg->seg_num), paylen = cl_ntoh32(seg->paylen_newwin);
 	bool first = seg->rmpp_flags & IB_RMPP_FLAG_FIRST, last = seg->rmpp_flags & IB_RMPP_FLAG_LAST;
 	struct reassembly *r = find(rr, from->slid, seg->trans_id);
-	if (seg->rmpp_type != IB_RMPP_TYPE_DATA || (first && k != 1) ||
-	    (first && paylen > (uint32_t)RECV_MAX_SEGS * SEG_PAYLOAD)) {
+	uint8_t refused = seg->rmpp_type != IB_RMPP_TYPE_DATA			       ? IB_RMPP_STATUS_BADT
+			  : first && k != 1					       ? IB_RMPP_STATUS_BAD_SEG
+			  : first && paylen > (uint32_t)RECV_MAX_SEGS * SEG_PAYLOAD ? IB_RMPP_STATUS_RESX
+										       : 0;
+	if (refused) {
 		log_info("sa: LID %u sent an RMPP request %s: aborted", from->slid,
-			 seg->rmpp_type != IB_RMPP_TYPE_DATA ? "of no data" : first && k != 1 ? "whose first segment is not 1"
-											: "longer than the SA takes");
-		answer_control(rr, seg, from, IB_RMPP_TYPE_ABORT,
-			       seg->rmpp_type != IB_RMPP_TYPE_DATA ? IB_RMPP_STATUS_BADT
-			       : k != 1			    ? IB_RMPP_STATUS_BAD_SEG
-							    : IB_RMPP_STATUS_RESX, 0);
+			 refused == IB_RMPP_STATUS_BADT ? "of no data"
+			 : refused == IB_RMPP_STATUS_BAD_SEG ? "whose first segment is not 1"
+							     : "longer than the SA takes");
+		answer_control(rr, seg, from, IB_RMPP_TYPE_ABORT, refused, 0);
 		if (r)
 			release(r);
 		return NULL;

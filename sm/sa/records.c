@@ -118,6 +118,7 @@ static bool port_info_matches(const ib_sa_mad_t *req, const ib_port_info_t *want
 static void port_info_records(const struct fabric *f, const ib_sa_mad_t *req, struct sa_answer *a)
 {
 	const ib_portinfo_record_t *q = (const ib_portinfo_record_t *)req->data;
+	ib_port_info_t asked = q->port_info;	/* the record is packed: no pointer into it */
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];
 		const struct sm_node *s = sm_node(n);
@@ -128,7 +129,6 @@ static void port_info_records(const struct fabric *f, const ib_sa_mad_t *req, st
 				continue;
 			ib_port_info_t pi = s->port_info[p];
 			pi.m_key = 0;	/* never hand out M_Keys */
-			ib_port_info_t asked = q->port_info;	/* the record is packed: no pointer into it */
 			if (!port_info_matches(req, &asked, &pi))
 				continue;
 			ib_portinfo_record_t *r = sa_answer_add(a);
