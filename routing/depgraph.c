@@ -6,9 +6,10 @@
  * node keeps a bit matrix of its turns: adding one is a bit set, however
  * many destinations repeat it (most do), and a multipath switch adds a
  * whole row of out-ports at once. The check turns the bits into a
- * sorted CSR adjacency; an iterative three-colour DFS finds a cycle and
- * reports it in order. A graph over VLs has nvl channels per port, and
- * its turn matrices a row and a bit per (port, VL).
+ * sorted CSR adjacency (a counting sort: the bits come in order); an
+ * iterative three-colour DFS finds a cycle and reports it in order. A
+ * graph over VLs has nvl channels per port, and its turn matrices a row
+ * and a bit per (port, VL).
  */
 #include "routing/depgraph.h"
 
@@ -116,14 +117,6 @@ int depgraph_add_turns(struct depgraph *g, const struct node *b, uint8_t in_port
 	return 0;
 }
 
-static int cmp_edge(const void *a, const void *b)
-{
-	const struct dep_edge *x = a, *y = b;
-	if (x->from != y->from)
-		return x->from < y->from ? -1 : 1;
-	return x->to < y->to ? -1 : x->to > y->to;
-}
-
 static struct cdg_channel channel_of(const struct depgraph *g, size_t id)
 {
 	size_t lo = 0, hi = g->f->nnodes, vl = id % g->nvl;
@@ -183,6 +176,69 @@ static int find_cycle(const struct depgraph *g, const size_t *start, struct cdg_
 	return 0;
 }
 
+/*
+ * Calls fn(from, to, arg) for every dependency, node by node, row by row,
+ * column by column: for one from channel (its turns are all at the node
+ * it leads to, in one row) the to channels come in increasing order.
+ */
+static void each_edge(const struct depgraph *g, void (*fn)(size_t from, size_t to, void *arg), void *arg)
+{
+	for (size_t i = 0; i < g->f->nnodes; i++) {
+		const struct node *b = g->f->nodes[i];
+		size_t rows = ((size_t)b->nports + 1) * g->nvl, words = row_words(g, b);
+		for (size_t row = 0; g->turns[i] && row < rows; row++) {
+			const struct port *p = &b->ports[row / g->nvl];
+			size_t from = 0;
+			bool known = false;
+			for (size_t w = 0; w < words; w++)
+				for (uint64_t bits = g->turns[i][row * words + w]; bits; bits &= bits - 1) {
+					if (!known) {
+						from = (g->base[p->remote->index] + p->remote_port) * g->nvl + row % g->nvl;
+						known = true;
+					}
+					fn(from, g->base[i] * g->nvl + w * 64 + (size_t)__builtin_ctzll(bits), arg);
+				}
+		}
+	}
+}
+
+static void count_edge(size_t from, size_t to, void *arg)
+{
+	(void)to;
+	((size_t *)arg)[from + 1]++;
+}
+
+struct fill {
+	struct dep_edge *e;
+	size_t *next;		/* per from channel: where its next edge goes */
+};
+
+static void fill_edge(size_t from, size_t to, void *arg)
+{
+	struct fill *fl = arg;
+	fl->e[fl->next[from]++] = (struct dep_edge){ (uint32_t)from, (uint32_t)to };
+}
+
+/*
+ * The edges sorted by (from, to) into g->e and the CSR index start[] by a
+ * counting sort: each from channel's edges come in increasing order.
+ */
+static int build_csr(struct depgraph *g, size_t *start)
+{
+	size_t *next = malloc((g->nch + 1) * sizeof(*next));
+	if (!next)
+		return -1;
+	each_edge(g, count_edge, start);
+	for (size_t c = 0; c < g->nch; c++)
+		start[c + 1] += start[c];
+	memcpy(next, start, (g->nch + 1) * sizeof(*next));
+	struct fill fl = { g->e, next };
+	each_edge(g, fill_edge, &fl);
+	g->ne = start[g->nch];
+	free(next);
+	return 0;
+}
+
 int depgraph_check(struct depgraph *g, struct cdg_report *r)
 {
 	size_t *start = NULL;
@@ -190,33 +246,15 @@ int depgraph_check(struct depgraph *g, struct cdg_report *r)
 	int rc = -1;
 	free(g->e);
 	g->ne = 0;
-	if (!(g->e = malloc((g->used + 1) * sizeof(*g->e))))
-		return -1;
-	for (size_t i = 0; i < g->f->nnodes; i++) {
-		const struct node *b = g->f->nodes[i];
-		size_t cols = ((size_t)b->nports + 1) * g->nvl, words = row_words(g, b);
-		for (size_t row = 0; g->turns[i] && row < cols; row++)
-			for (size_t col = 0; col < cols; col++) {
-				if (!(g->turns[i][row * words + col / 64] & (1ull << (col % 64))))
-					continue;
-				const struct port *p = &b->ports[row / g->nvl];
-				size_t from = (g->base[p->remote->index] + p->remote_port) * g->nvl + row % g->nvl;
-				g->e[g->ne++] = (struct dep_edge){ (uint32_t)from, (uint32_t)(g->base[i] * g->nvl + col) };
-			}
-	}
-	qsort(g->e, g->ne, sizeof(*g->e), cmp_edge);
-	r->dependencies = g->ne;
 	r->per_vl = g->nvl > 1;
 	r->channels = 0;
 	r->cycle_len = 0;
+	g->e = malloc((g->used + 1) * sizeof(*g->e));
 	start = calloc(g->nch + 1, sizeof(*start));
 	used = calloc(g->nch + 1, 1);
-	if (!start || !used)
+	if (!g->e || !start || !used || build_csr(g, start) < 0)
 		goto done;
-	for (size_t i = 0; i < g->ne; i++)
-		start[g->e[i].from + 1]++;
-	for (size_t c = 0; c < g->nch; c++)
-		start[c + 1] += start[c];
+	r->dependencies = g->ne;
 	/* a channel is in use if it has a dependency either way */
 	for (size_t i = 0; i < g->ne; i++)
 		used[g->e[i].from] = used[g->e[i].to] = 1;
