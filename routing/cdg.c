@@ -264,64 +264,142 @@ bool cdg_lid_uses(const struct routing_tables *t, uint16_t lid, const struct cdg
 	       routing_lft_entry(t, b->node, lid) == b->port;
 }
 
-/* Fills through[] (by node index): 1 where the path to lid passes switch a, 2 where it does not. */
-static void mark_through(const struct fabric *f, const struct routing_tables *t, uint16_t lid, const struct node *a,
-			 uint8_t *through, const struct node **path)
+/*
+ * The search for the LIDs that make one dependency a -> b. A source on
+ * the layer makes it by its answers if its path to some CA destination
+ * through a -> b passes switch a: a question asked of few switches (the
+ * entry switches of the layer's CA LIDs, and the switches whose LIDs are
+ * on it), each a short walk along its path, remembered per destination.
+ */
+struct users_search {
+	const struct routing_tables *t;
+	const struct node *a;
+	uint8_t *state;		/* per node, for the current destination: UNKNOWN, YES, NO, ON_WALK */
+	uint32_t *stamp;	/* per node: the destination count state[] belongs to */
+	uint32_t gen;
+	const struct node **path;
+	const struct node **ca_entry;	/* entry switches of the layer's CA LIDs */
+	size_t nca_entry;
+	const struct node **answering;	/* switches whose own LID is on the layer */
+	size_t nanswering;
+	bool *ca_above, *sw_above;	/* per switch: a CA behind it, or the switch itself, sends through a -> b */
+};
+
+enum { UNKNOWN, YES, NO, ON_WALK };
+
+/* Does the path from switch x to lid pass switch a? (for the current destination) */
+static bool passes_a(struct users_search *u, const struct node *x, uint16_t lid)
 {
-	enum { UNKNOWN, YES, NO, ON_WALK };
-	memset(through, UNKNOWN, f->nnodes);
-	through[a->index] = YES;
-	for (size_t i = 0; i < f->nnodes; i++) {
-		const struct node *x = f->nodes[i];
-		size_t len = 0;
-		while (x && x->type == NODE_SWITCH && through[x->index] == UNKNOWN) {
-			through[x->index] = ON_WALK;
-			path[len++] = x;
-			uint8_t out = routing_next_hop(t, x, lid);
-			x = routing_next_switch(x, out);
+	size_t len = 0;
+	while (x && x->type == NODE_SWITCH) {
+		if (u->stamp[x->index] != u->gen) {
+			u->stamp[x->index] = u->gen;
+			u->state[x->index] = x == u->a ? YES : UNKNOWN;
 		}
-		uint8_t verdict = x && x->type == NODE_SWITCH && through[x->index] == YES ? YES : NO;
-		while (len)
-			through[path[--len]->index] = verdict;
+		if (u->state[x->index] != UNKNOWN)
+			break;
+		u->state[x->index] = ON_WALK;
+		u->path[len++] = x;
+		x = routing_next_switch(x, routing_next_hop(u->t, x, lid));
 	}
+	uint8_t verdict = x && x->type == NODE_SWITCH && u->state[x->index] == YES ? YES : NO;
+	while (len)
+		u->state[u->path[--len]->index] = verdict;
+	return verdict == YES;
+}
+
+/*
+ * Marks the sources above a for destination lid; returns how many
+ * questions are still open (a source not yet known to send through a).
+ */
+static size_t mark_sources(struct users_search *u, unsigned layer, uint16_t lid)
+{
+	size_t open = 0;
+	u->gen++;
+	for (size_t i = 0; i < u->nca_entry; i++) {
+		const struct node *sw = u->ca_entry[i];
+		if (!u->ca_above[sw->index])
+			u->ca_above[sw->index] = passes_a(u, sw, lid);
+		open += !u->ca_above[sw->index];
+	}
+	for (size_t i = 0; i < u->nanswering; i++) {
+		const struct node *sw = u->answering[i];
+		if (u->sw_above[sw->index])
+			continue;
+		/* a switch's own first hop may be on VL 0: it sends on the layer from the next switch on */
+		const struct node *from =
+			cdg_own_hop_on_vl0(layer) ? routing_next_switch(sw, routing_next_hop(u->t, sw, lid)) : sw;
+		u->sw_above[sw->index] = from && passes_a(u, from, lid);
+		open += !u->sw_above[sw->index];
+	}
+	return open;
+}
+
+/* Lists the switches the search asks about: where the layer's LIDs send from. */
+static void find_questions(const struct fabric *f, const struct routing_tables *t, unsigned layer,
+			   struct users_search *u)
+{
+	for (size_t j = 0; j < f->nnodes; j++) {
+		const struct node *s = f->nodes[j];
+		for (unsigned q = 0; q <= s->nports; q++) {
+			uint16_t src = s->ports[q].lid;
+			const struct node *sw = cdg_entry_switch(s, q);
+			if (!src || src > t->max_lid || (s->type == NODE_SWITCH) != (q == 0) || !sw || t->sl[src] != layer)
+				continue;
+			if (s->type == NODE_SWITCH)
+				u->answering[u->nanswering++] = sw;
+			else if (u->stamp[sw->index] != 1) {
+				u->stamp[sw->index] = 1;
+				u->ca_entry[u->nca_entry++] = sw;
+			}
+		}
+	}
+	u->gen = 1;
+}
+
+static void users_search_free(struct users_search *u)
+{
+	free(u->state);
+	free(u->stamp);
+	free(u->path);
+	free(u->ca_entry);
+	free(u->answering);
+	free(u->ca_above);
+	free(u->sw_above);
 }
 
 int cdg_layer_users(const struct fabric *f, const struct routing_tables *t, unsigned layer, bool answers,
 		    const struct cdg_channel *a, const struct cdg_channel *b, bool *uses)
 {
-	uint8_t *through = malloc(f->nnodes + 1);
-	const struct node **path = malloc((f->nnodes + 1) * sizeof(*path));
-	/* per switch: a CA behind it, or the switch itself, sends from above a towards some such destination */
-	bool *ca_above = calloc(f->nnodes + 1, sizeof(*ca_above)), *sw_above = calloc(f->nnodes + 1, sizeof(*sw_above));
-	if (!through || !path || !ca_above || !sw_above) {
-		free(through);
-		free(path);
-		free(ca_above);
-		free(sw_above);
+	size_t n = f->nnodes + 1;
+	struct users_search u = {
+		.t = t,
+		.a = a->node,
+		.state = malloc(n),
+		.stamp = calloc(n, sizeof(*u.stamp)),
+		.path = malloc(n * sizeof(*u.path)),
+		.ca_entry = malloc(n * sizeof(*u.ca_entry)),
+		.answering = malloc(n * sizeof(*u.answering)),
+		.ca_above = calloc(n, sizeof(*u.ca_above)),
+		.sw_above = calloc(n, sizeof(*u.sw_above)),
+	};
+	if (!u.state || !u.stamp || !u.path || !u.ca_entry || !u.answering || !u.ca_above || !u.sw_above) {
+		users_search_free(&u);
 		return -1;
 	}
 	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
 		uses[lid] = t->sl[lid] == layer && cdg_lid_uses(t, (uint16_t)lid, a, b);
-	bool any = false;
-	for (size_t i = 0; answers && i < f->nnodes; i++) {	/* every CA destination whose path uses a -> b */
+	if (answers)
+		find_questions(f, t, layer, &u);
+	bool any = false, open = true;
+	for (size_t i = 0; answers && open && i < f->nnodes; i++) {	/* every CA destination whose path uses a -> b */
 		const struct node *d = f->nodes[i];
-		for (unsigned p = 1; p <= d->nports && d->type != NODE_SWITCH; p++) {
+		for (unsigned p = 1; open && p <= d->nports && d->type != NODE_SWITCH; p++) {
 			uint16_t lid = d->ports[p].lid;
 			if (!lid || lid > t->max_lid || !cdg_lid_uses(t, lid, a, b))
 				continue;
-			mark_through(f, t, lid, a->node, through, path);
 			any = true;
-			for (size_t j = 0; j < f->nnodes; j++) {
-				const struct node *sw = f->nodes[j];
-				if (sw->type != NODE_SWITCH)
-					continue;
-				ca_above[j] |= through[j] == 1;
-				/* a switch's own first hop may be on VL 0: it sends on the layer from the next switch on */
-				const struct node *from = cdg_own_hop_on_vl0(layer)
-								  ? routing_next_switch(sw, routing_next_hop(t, sw, lid))
-								  : sw;
-				sw_above[j] |= from && through[from->index] == 1;
-			}
+			open = mark_sources(&u, layer, lid) > 0;
 		}
 	}
 	for (size_t j = 0; any && j < f->nnodes; j++) {	/* the layer's LIDs that send from above a */
@@ -330,14 +408,11 @@ int cdg_layer_users(const struct fabric *f, const struct routing_tables *t, unsi
 			uint16_t src = s->ports[q].lid;
 			const struct node *sw = cdg_entry_switch(s, q);
 			if (src && src <= t->max_lid && (s->type == NODE_SWITCH) == (q == 0) && sw && t->sl[src] == layer &&
-			    (s->type == NODE_SWITCH ? sw_above[sw->index] : ca_above[sw->index]))
+			    (s->type == NODE_SWITCH ? u.sw_above[sw->index] : u.ca_above[sw->index]))
 				uses[src] = true;
 		}
 	}
-	free(through);
-	free(path);
-	free(ca_above);
-	free(sw_above);
+	users_search_free(&u);
 	return 0;
 }
 
