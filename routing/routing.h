@@ -40,9 +40,24 @@ uint16_t routing_max_lid(const struct fabric *f);
  * switch), out of range, or unconnected. routing_lft_entry gives the raw
  * entry (LFT_NO_PATH beyond the table) for callers that say which it was.
  */
-uint8_t routing_next_hop(const struct routing_tables *t, const struct node *sw, uint16_t lid);
+/* Inline: the deadlock proofs take these steps billions of times on the largest fabrics. */
+static inline uint8_t routing_lft_entry(const struct routing_tables *t, const struct node *sw, uint16_t lid)
+{
+	return lid <= t->max_lid && t->lft[sw->index] ? t->lft[sw->index][lid] : LFT_NO_PATH;
+}
+
+static inline uint8_t routing_next_hop(const struct routing_tables *t, const struct node *sw, uint16_t lid)
+{
+	uint8_t out = routing_lft_entry(t, sw, lid);
+	return out != LFT_NO_PATH && out && out <= sw->nports && sw->ports[out].remote ? out : 0;
+}
+
 /* The switch that port (n, port) leads to; NULL for port 0, nothing cabled, or a CA. */
-const struct node *routing_next_switch(const struct node *n, uint8_t port);
+static inline const struct node *routing_next_switch(const struct node *n, uint8_t port)
+{
+	const struct node *r = port && port <= n->nports ? n->ports[port].remote : NULL;
+	return r && r->type == NODE_SWITCH ? r : NULL;
+}
 /*
  * Switch-to-switch links from sw, along t, to the switch that delivers
  * lid (0: sw is lid's switch or hands it to its CA); ROUTING_HOPS_NONE
@@ -50,7 +65,6 @@ const struct node *routing_next_switch(const struct node *n, uint8_t port);
  */
 #define ROUTING_HOPS_NONE 255u
 unsigned routing_switch_hops(const struct routing_tables *t, const struct node *sw, uint16_t lid);
-uint8_t routing_lft_entry(const struct routing_tables *t, const struct node *sw, uint16_t lid);
 
 /*
  * Min-hop: every switch forwards each LID on a shortest path; among the

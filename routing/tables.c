@@ -9,23 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint8_t routing_lft_entry(const struct routing_tables *t, const struct node *sw, uint16_t lid)
-{
-	return lid <= t->max_lid && t->lft[sw->index] ? t->lft[sw->index][lid] : LFT_NO_PATH;
-}
-
-uint8_t routing_next_hop(const struct routing_tables *t, const struct node *sw, uint16_t lid)
-{
-	uint8_t out = routing_lft_entry(t, sw, lid);
-	return out != LFT_NO_PATH && out && out <= sw->nports && sw->ports[out].remote ? out : 0;
-}
-
-const struct node *routing_next_switch(const struct node *n, uint8_t port)
-{
-	const struct node *r = port && port <= n->nports ? n->ports[port].remote : NULL;
-	return r && r->type == NODE_SWITCH ? r : NULL;
-}
-
 unsigned routing_switch_hops(const struct routing_tables *t, const struct node *sw, uint16_t lid)
 {
 	const struct node *at = sw;
