@@ -18,9 +18,15 @@
  */
 #include "routing/cdg.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* Fabrics smaller than this are walked by one thread: starting more costs more than it saves. */
+#define CDG_SHARE_MIN_NODES 256
+#define CDG_MAX_SHARES 8
 
 struct graph {
 	const struct cdg_mix *m;
@@ -190,14 +196,15 @@ static void graph_free(struct graph *g)
 	free(g->answering);
 }
 
-int cdg_add_layer(const struct fabric *f, const struct cdg_mix *m, unsigned layer, const bool *lids,
-		  struct depgraph *dg)
+/* Adds the destinations among nodes [from, to) (lids: which ones; NULL all) to dg. */
+static int add_nodes(const struct fabric *f, const struct cdg_mix *m, unsigned layer, const bool *lids, size_t from,
+		     size_t to, struct depgraph *dg)
 {
 	struct graph g;
 	int rc = -1;
 	if (graph_init(&g, f, m, layer, dg) < 0)
 		goto done;
-	for (size_t i = 0; i < f->nnodes; i++) {
+	for (size_t i = from; i < to; i++) {
 		const struct node *n = f->nodes[i];
 		for (unsigned p = 0; p <= n->nports; p++) {
 			uint16_t lid = n->ports[p].lid;
@@ -209,6 +216,60 @@ int cdg_add_layer(const struct fabric *f, const struct cdg_mix *m, unsigned laye
 	rc = 0;
 done:
 	graph_free(&g);
+	return rc;
+}
+
+/* One thread's share of a layer's destinations, into its own graph. */
+struct share {
+	const struct fabric *f;
+	const struct cdg_mix *m;
+	unsigned layer;
+	const bool *lids;
+	size_t from, to;
+	struct depgraph g;
+	int rc;
+};
+
+static void *add_share(void *arg)
+{
+	struct share *s = arg;
+	s->rc = add_nodes(s->f, s->m, s->layer, s->lids, s->from, s->to, &s->g);
+	return NULL;
+}
+
+/*
+ * Each destination's walk is independent of the others', so the
+ * destinations are shared out among the CPUs, each filling its own graph,
+ * and the graphs are merged: the same bits, whatever the order.
+ */
+int cdg_add_layer(const struct fabric *f, const struct cdg_mix *m, unsigned layer, const bool *lids,
+		  struct depgraph *dg)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nshares = f->nnodes < CDG_SHARE_MIN_NODES || cpus < 2 ? 1
+			 : cpus > CDG_MAX_SHARES			 ? CDG_MAX_SHARES
+									 : (size_t)cpus;
+	struct share share[CDG_MAX_SHARES];
+	pthread_t thread[CDG_MAX_SHARES];
+	bool started[CDG_MAX_SHARES] = { false };
+	int rc = 0;
+	for (size_t k = 1; k < nshares; k++) {
+		share[k] = (struct share){ .f = f, .m = m, .layer = layer, .lids = lids,
+					    .from = f->nnodes * k / nshares, .to = f->nnodes * (k + 1) / nshares };
+		share[k].rc = depgraph_init(&share[k].g, f);
+		started[k] = share[k].rc == 0 && pthread_create(&thread[k], NULL, add_share, &share[k]) == 0;
+	}
+	if (add_nodes(f, m, layer, lids, 0, f->nnodes / nshares, dg) < 0)
+		rc = -1;
+	for (size_t k = 1; k < nshares; k++) {
+		if (started[k])
+			pthread_join(thread[k], NULL);
+		else if (share[k].rc == 0)	/* no thread to be had: this one does it */
+			add_share(&share[k]);
+		if (share[k].rc < 0 || depgraph_merge(dg, &share[k].g) < 0)
+			rc = -1;
+		depgraph_free(&share[k].g);
+	}
 	return rc;
 }
 

@@ -84,6 +84,23 @@ static uint64_t *turns_of(struct depgraph *g, const struct node *b)
 	return *t;
 }
 
+int depgraph_merge(struct depgraph *dst, const struct depgraph *src)
+{
+	for (size_t i = 0; i < src->f->nnodes; i++) {
+		const struct node *b = src->f->nodes[i];
+		if (!src->turns[i])
+			continue;
+		uint64_t *t = turns_of(dst, b);
+		if (!t)
+			return -1;
+		for (size_t w = 0; w < ((size_t)b->nports + 1) * src->nvl * row_words(src, b); w++) {
+			dst->used += (size_t)__builtin_popcountll(src->turns[i][w] & ~t[w]);
+			t[w] |= src->turns[i][w];
+		}
+	}
+	return 0;
+}
+
 int depgraph_add_vl(struct depgraph *g, const struct node *a, uint8_t pa, uint8_t va, const struct node *b,
 		    uint8_t pb, uint8_t vb)
 {

@@ -57,6 +57,8 @@ int depgraph_init_vls(struct depgraph *g, const struct fabric *f, unsigned nvl);
 void depgraph_free(struct depgraph *g);
 /* dst = a copy of src's dependencies (not its last check's edges); -1 on allocation failure. */
 int depgraph_copy(struct depgraph *dst, const struct depgraph *src);
+/* Adds every dependency of src (a graph of the same fabric and VLs) to dst; -1 on allocation failure. */
+int depgraph_merge(struct depgraph *dst, const struct depgraph *src);
 /*
  * Adds "channel (a, pa) waits for channel (b, pb)" once, where b is the
  * node that (a, pa) leads to; -1 on allocation failure.
