@@ -14,7 +14,9 @@
  * SL (in any of the mixture's SL sets) is the layer. A forwarding loop
  * met on the way closes a cycle too. Each switch is walked once per
  * destination; the dependencies go into a depgraph, which finds the
- * cycle. (Loops in entries no CA traffic uses: routing/loops.c.)
+ * cycle. (Loops in entries no CA traffic uses: routing/loops.c.) On a
+ * large fabric the destinations are shared out among the CPUs, one graph
+ * each, merged before the search.
  */
 #include "routing/cdg.h"
 
