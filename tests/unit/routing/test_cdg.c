@@ -4,12 +4,14 @@
  * tree has none, with the exact number of channels and dependencies; on a
  * degraded 3-level tree min-hop turns down and up again, and the checker
  * names that loop; VL layering splits the ring's routes over two acyclic
- * layers, and with one VL the result is refused.
+ * layers, and with one VL the result is refused. A graph built by
+ * threads is the merge of the graphs of its parts.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -109,6 +111,54 @@ static void test_cdg_layering_removes_the_ring_cycle(void **state)
 	fabric_free(&f);
 }
 
+/*
+ * On a fabric large enough to have its destinations shared out among
+ * threads (routing/cdg.c), the graph of all of them is the merge of the
+ * graphs of two disjoint halves: the same dependencies, edge for edge.
+ */
+static void test_cdg_shared_out_build_is_the_merge_of_its_parts(void **state)
+{
+	struct fabric f;
+	struct routing_tables t;
+	char err[256];
+	struct fattree_spec spec = { .levels = 3, .radix = 16, .remove_links = 24, .remove_switches = 4, .seed = 7 };
+	assert_int_equal(fattree_generate(&spec, &f, err), 0);
+	assert_true(f.nnodes > 1000);
+	number_lids(&f);
+	assert_int_equal(minhop_route(&f, &t), 0);
+	struct cdg_mix m = cdg_mix_of(&t);
+	bool *odd = calloc((size_t)t.max_lid + 1, sizeof(*odd)), *even = calloc((size_t)t.max_lid + 1, sizeof(*even));
+	assert_non_null(odd);
+	assert_non_null(even);
+	for (uint32_t lid = 1; lid <= t.max_lid; lid++)
+		(lid % 2 ? odd : even)[lid] = true;
+	struct depgraph all, half, other;
+	struct cdg_report ra, rh;
+	assert_int_equal(depgraph_init(&all, &f), 0);
+	assert_int_equal(depgraph_init(&half, &f), 0);
+	assert_int_equal(depgraph_init(&other, &f), 0);
+	assert_int_equal(cdg_add_layer(&f, &m, 0, NULL, &all), 0);
+	assert_int_equal(cdg_add_layer(&f, &m, 0, odd, &half), 0);
+	assert_int_equal(cdg_add_layer(&f, &m, 0, even, &other), 0);
+	assert_true(half.used < all.used);
+	assert_int_equal(depgraph_merge(&half, &other), 0);
+	assert_int_equal(depgraph_merge(&half, &other), 0);	/* merging again adds nothing */
+	assert_int_equal(half.used, all.used);
+	assert_int_equal(depgraph_check(&all, &ra), 0);
+	assert_int_equal(depgraph_check(&half, &rh), 0);
+	assert_int_equal(ra.dependencies, rh.dependencies);
+	assert_int_equal(ra.channels, rh.channels);
+	assert_true(ra.dependencies > 1000);
+	assert_memory_equal(all.e, half.e, all.ne * sizeof(*all.e));
+	depgraph_free(&all);
+	depgraph_free(&half);
+	depgraph_free(&other);
+	free(odd);
+	free(even);
+	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -116,6 +166,7 @@ int main(void)
 		cmocka_unit_test(test_cdg_minhop_fat_tree_is_acyclic),
 		cmocka_unit_test(test_cdg_minhop_degraded_three_level_tree_has_a_down_up_cycle),
 		cmocka_unit_test(test_cdg_layering_removes_the_ring_cycle),
+		cmocka_unit_test(test_cdg_shared_out_build_is_the_merge_of_its_parts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
