@@ -44,6 +44,12 @@ static size_t row_words(const struct depgraph *g, const struct node *b)
 	return (((size_t)b->nports + 1) * g->nvl + 63) / 64;
 }
 
+/* Words in b's whole turn matrix: a row per (port, VL). */
+static size_t matrix_words(const struct depgraph *g, const struct node *b)
+{
+	return ((size_t)b->nports + 1) * g->nvl * row_words(g, b);
+}
+
 void depgraph_free(struct depgraph *g)
 {
 	for (size_t i = 0; g->turns && i < g->f->nnodes; i++)
@@ -60,7 +66,7 @@ int depgraph_copy(struct depgraph *dst, const struct depgraph *src)
 		goto fail;
 	for (size_t i = 0; i < src->f->nnodes; i++) {
 		const struct node *b = src->f->nodes[i];
-		size_t words = ((size_t)b->nports + 1) * src->nvl * row_words(src, b);
+		size_t words = matrix_words(src, b);
 		if (!src->turns[i])
 			continue;
 		dst->turns[i] = malloc(words * sizeof(**dst->turns));
@@ -80,7 +86,7 @@ static uint64_t *turns_of(struct depgraph *g, const struct node *b)
 {
 	uint64_t **t = &g->turns[b->index];
 	if (!*t)
-		*t = calloc(((size_t)b->nports + 1) * g->nvl * row_words(g, b), sizeof(**t));
+		*t = calloc(matrix_words(g, b), sizeof(**t));
 	return *t;
 }
 
@@ -93,7 +99,7 @@ int depgraph_merge(struct depgraph *dst, const struct depgraph *src)
 		uint64_t *t = turns_of(dst, b);
 		if (!t)
 			return -1;
-		for (size_t w = 0; w < ((size_t)b->nports + 1) * src->nvl * row_words(src, b); w++) {
+		for (size_t w = 0; w < matrix_words(src, b); w++) {
 			dst->used += (size_t)__builtin_popcountll(src->turns[i][w] & ~t[w]);
 			t[w] |= src->turns[i][w];
 		}
@@ -205,16 +211,12 @@ static void each_edge(const struct depgraph *g, void (*fn)(size_t from, size_t t
 		size_t rows = ((size_t)b->nports + 1) * g->nvl, words = row_words(g, b);
 		for (size_t row = 0; g->turns[i] && row < rows; row++) {
 			const struct port *p = &b->ports[row / g->nvl];
-			size_t from = 0;
-			bool known = false;
+			if (!p->remote)	/* port 0 or nothing cabled: no turns come in there */
+				continue;
+			size_t from = (g->base[p->remote->index] + p->remote_port) * g->nvl + row % g->nvl;
 			for (size_t w = 0; w < words; w++)
-				for (uint64_t bits = g->turns[i][row * words + w]; bits; bits &= bits - 1) {
-					if (!known) {
-						from = (g->base[p->remote->index] + p->remote_port) * g->nvl + row % g->nvl;
-						known = true;
-					}
+				for (uint64_t bits = g->turns[i][row * words + w]; bits; bits &= bits - 1)
 					fn(from, g->base[i] * g->nvl + w * 64 + (size_t)__builtin_ctzll(bits), arg);
-				}
 		}
 	}
 }

@@ -39,8 +39,9 @@ uint16_t routing_max_lid(const struct fabric *f);
  * the entry is empty (LFT_NO_PATH), beyond the table, port 0 (sw is lid's
  * switch), out of range, or unconnected. routing_lft_entry gives the raw
  * entry (LFT_NO_PATH beyond the table) for callers that say which it was.
+ * Inline: the deadlock proofs take these steps billions of times on the
+ * largest fabrics.
  */
-/* Inline: the deadlock proofs take these steps billions of times on the largest fabrics. */
 static inline uint8_t routing_lft_entry(const struct routing_tables *t, const struct node *sw, uint16_t lid)
 {
 	return lid <= t->max_lid && t->lft[sw->index] ? t->lft[sw->index][lid] : LFT_NO_PATH;
