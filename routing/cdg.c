@@ -341,10 +341,14 @@ struct users_search {
 	uint32_t *stamp;	/* per node: the destination count state[] belongs to */
 	uint32_t gen;
 	const struct node **path;
-	const struct node **ca_entry;	/* entry switches of the layer's CA LIDs */
+	struct users_source {
+		uint16_t lid;
+		const struct node *sw;	/* its entry switch: its CA's, or the switch itself (own) */
+		bool own;
+	} *source;		/* the layer's LIDs */
+	size_t nsource;
+	const struct node **ca_entry;	/* the distinct entry switches of the layer's CA LIDs */
 	size_t nca_entry;
-	const struct node **answering;	/* switches whose own LID is on the layer */
-	size_t nanswering;
 	bool *ca_above, *sw_above;	/* per switch: a CA behind it, or the switch itself, sends through a -> b */
 };
 
@@ -385,9 +389,9 @@ static size_t mark_sources(struct users_search *u, unsigned layer, uint16_t lid)
 			u->ca_above[sw->index] = passes_a(u, sw, lid);
 		open += !u->ca_above[sw->index];
 	}
-	for (size_t i = 0; i < u->nanswering; i++) {
-		const struct node *sw = u->answering[i];
-		if (u->sw_above[sw->index])
+	for (size_t i = 0; i < u->nsource; i++) {
+		const struct node *sw = u->source[i].sw;
+		if (!u->source[i].own || u->sw_above[sw->index])
 			continue;
 		/* a switch's own first hop may be on VL 0: it sends on the layer from the next switch on */
 		const struct node *from =
@@ -398,7 +402,7 @@ static size_t mark_sources(struct users_search *u, unsigned layer, uint16_t lid)
 	return open;
 }
 
-/* Lists the switches the search asks about: where the layer's LIDs send from. */
+/* Lists the layer's LIDs and the switches the search asks about: where they send from. */
 static void find_questions(const struct fabric *f, const struct routing_tables *t, unsigned layer,
 			   struct users_search *u)
 {
@@ -409,9 +413,8 @@ static void find_questions(const struct fabric *f, const struct routing_tables *
 			const struct node *sw = cdg_entry_switch(s, q);
 			if (!src || src > t->max_lid || (s->type == NODE_SWITCH) != (q == 0) || !sw || t->sl[src] != layer)
 				continue;
-			if (s->type == NODE_SWITCH)
-				u->answering[u->nanswering++] = sw;
-			else if (u->stamp[sw->index] != 1) {
+			u->source[u->nsource++] = (struct users_source){ src, sw, s->type == NODE_SWITCH };
+			if (s->type != NODE_SWITCH && u->stamp[sw->index] != 1) {
 				u->stamp[sw->index] = 1;
 				u->ca_entry[u->nca_entry++] = sw;
 			}
@@ -425,8 +428,8 @@ static void users_search_free(struct users_search *u)
 	free(u->state);
 	free(u->stamp);
 	free(u->path);
+	free(u->source);
 	free(u->ca_entry);
-	free(u->answering);
 	free(u->ca_above);
 	free(u->sw_above);
 }
@@ -441,12 +444,12 @@ int cdg_layer_users(const struct fabric *f, const struct routing_tables *t, unsi
 		.state = malloc(n),
 		.stamp = calloc(n, sizeof(*u.stamp)),
 		.path = malloc(n * sizeof(*u.path)),
+		.source = malloc(((size_t)t->max_lid + 1) * sizeof(*u.source)),
 		.ca_entry = malloc(n * sizeof(*u.ca_entry)),
-		.answering = malloc(n * sizeof(*u.answering)),
 		.ca_above = calloc(n, sizeof(*u.ca_above)),
 		.sw_above = calloc(n, sizeof(*u.sw_above)),
 	};
-	if (!u.state || !u.stamp || !u.path || !u.ca_entry || !u.answering || !u.ca_above || !u.sw_above) {
+	if (!u.state || !u.stamp || !u.path || !u.source || !u.ca_entry || !u.ca_above || !u.sw_above) {
 		users_search_free(&u);
 		return -1;
 	}
@@ -465,15 +468,10 @@ int cdg_layer_users(const struct fabric *f, const struct routing_tables *t, unsi
 			open = mark_sources(&u, layer, lid) > 0;
 		}
 	}
-	for (size_t j = 0; any && j < f->nnodes; j++) {	/* the layer's LIDs that send from above a */
-		const struct node *s = f->nodes[j];
-		for (unsigned q = 0; q <= s->nports; q++) {
-			uint16_t src = s->ports[q].lid;
-			const struct node *sw = cdg_entry_switch(s, q);
-			if (src && src <= t->max_lid && (s->type == NODE_SWITCH) == (q == 0) && sw && t->sl[src] == layer &&
-			    (s->type == NODE_SWITCH ? u.sw_above[sw->index] : u.ca_above[sw->index]))
-				uses[src] = true;
-		}
+	for (size_t i = 0; any && i < u.nsource; i++) {	/* the layer's LIDs that send from above a */
+		const struct users_source *src = &u.source[i];
+		if ((src->own ? u.sw_above : u.ca_above)[src->sw->index])
+			uses[src->lid] = true;
 	}
 	users_search_free(&u);
 	return 0;
