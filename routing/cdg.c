@@ -133,27 +133,41 @@ const struct node *cdg_entry_switch(const struct node *n, unsigned port)
  * is on this layer may send to any CA on this layer's VL (answering
  * another host), and so may a switch whose LID is on it (answering a
  * host's PMA query). Switches do not talk to each other on data VLs: SMPs
- * and traps go on VL15.
+ * and traps go on VL15. Calls fn for each LID on the layer: a CA's with
+ * its entry switch, or a switch's own (own) with the switch.
  */
+static void each_layer_lid(const struct fabric *f, const struct cdg_mix *m, unsigned layer, uint16_t max_lid,
+			   void (*fn)(void *arg, uint16_t lid, const struct node *sw, bool own), void *arg)
+{
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		bool own = n->type == NODE_SWITCH;
+		for (unsigned p = own ? 0 : 1; p <= (own ? 0 : n->nports); p++) {
+			const struct node *sw = cdg_entry_switch(n, p);
+			uint16_t lid = n->ports[p].lid;
+			if (lid && sw && lid <= max_lid && on_layer(m, lid, layer))
+				fn(arg, lid, sw, own);
+		}
+	}
+}
+
+/* A source of the graph's layer: switches answering on their own LID, the distinct entry switches of CAs. */
+static void add_source(void *arg, uint16_t lid, const struct node *sw, bool own)
+{
+	struct graph *g = arg;
+	(void)lid;
+	if (own)
+		g->answering[g->nanswering++] = sw;
+	else if (g->mark[sw->index] != g->generation) {
+		g->mark[sw->index] = g->generation;
+		g->source[g->nsource++] = sw;
+	}
+}
+
 static void find_sources(struct graph *g, const struct fabric *f)
 {
 	g->generation++;
-	for (size_t i = 0; i < f->nnodes; i++) {
-		const struct node *n = f->nodes[i];
-		bool sw_lid = n->type == NODE_SWITCH;
-		for (unsigned p = sw_lid ? 0 : 1; p <= (sw_lid ? 0 : n->nports); p++) {
-			const struct node *sw = cdg_entry_switch(n, p);
-			uint16_t lid = n->ports[p].lid;
-			if (!lid || !sw || lid > g->max_lid || !on_layer(g->m, lid, g->layer))
-				continue;
-			if (sw_lid)
-				g->answering[g->nanswering++] = sw;
-			else if (g->mark[sw->index] != g->generation) {
-				g->mark[sw->index] = g->generation;
-				g->source[g->nsource++] = sw;
-			}
-		}
-	}
+	each_layer_lid(f, g->m, g->layer, g->max_lid, add_source, g);
 }
 
 static int graph_init(struct graph *g, const struct fabric *f, const struct cdg_mix *m, unsigned layer,
@@ -402,24 +416,22 @@ static size_t mark_sources(struct users_search *u, unsigned layer, uint16_t lid)
 	return open;
 }
 
+static void add_question(void *arg, uint16_t lid, const struct node *sw, bool own)
+{
+	struct users_search *u = arg;
+	u->source[u->nsource++] = (struct users_source){ lid, sw, own };
+	if (!own && u->stamp[sw->index] != 1) {
+		u->stamp[sw->index] = 1;
+		u->ca_entry[u->nca_entry++] = sw;
+	}
+}
+
 /* Lists the layer's LIDs and the switches the search asks about: where they send from. */
 static void find_questions(const struct fabric *f, const struct routing_tables *t, unsigned layer,
 			   struct users_search *u)
 {
-	for (size_t j = 0; j < f->nnodes; j++) {
-		const struct node *s = f->nodes[j];
-		for (unsigned q = 0; q <= s->nports; q++) {
-			uint16_t src = s->ports[q].lid;
-			const struct node *sw = cdg_entry_switch(s, q);
-			if (!src || src > t->max_lid || (s->type == NODE_SWITCH) != (q == 0) || !sw || t->sl[src] != layer)
-				continue;
-			u->source[u->nsource++] = (struct users_source){ src, sw, s->type == NODE_SWITCH };
-			if (s->type != NODE_SWITCH && u->stamp[sw->index] != 1) {
-				u->stamp[sw->index] = 1;
-				u->ca_entry[u->nca_entry++] = sw;
-			}
-		}
-	}
+	struct cdg_mix m = cdg_mix_of(t);
+	each_layer_lid(f, &m, layer, t->max_lid, add_question, u);
 	u->gen = 1;
 }
 
