@@ -55,12 +55,12 @@ first=$(( ((pid << 16) & 0xffffffff) + 1 + sent - 200 ))
 before=$(ups)
 attack replies "$first" 600 60 >"$WORK/replies.out" &
 spray=$!
-for _ in 1 2 3; do
-	sleep 0.2
+# one request per sweep: requests made while a sweep runs make one sweep after it
+for i in 1 2 3; do
 	"$FABRICCTL" -S "$SOCK" resweep >/dev/null || fail "resweep refused"
+	fd_wait_ups $((before + i))
 done
 wait "$spray" || fail "hostile replies: $(cat "$WORK/diag.err")"
-fd_wait_ups $((before + 3))
 still_master "forged replies"
 "$FABRICCTL" -d "$DB" events | grep -q node_removed && fail "forged replies removed nodes: $("$FABRICCTL" -d "$DB" events | grep -m3 node_removed)"
 for s in $(nodes_of_sweeps 4); do
