@@ -185,109 +185,6 @@ int db_load_lids(struct db *db, struct db_lid **out, size_t *n)
 
 
 
-static void path_text(const struct node *n, char *buf, size_t len)
-{
-	size_t off = (size_t)snprintf(buf, len, "0");
-	for (unsigned h = 1; h <= n->hops && off < len; h++)
-		off += (size_t)snprintf(buf + off, len - off, ",%u", n->path[h]);
-}
-
-static int save_fabric(struct db *db, const struct fabric *f)
-{
-	sqlite3_stmt *ins_node = NULL, *ins_port = NULL, *ins_link = NULL;
-	int rc = -1;
-	if (db_exec(db, "DELETE FROM links; DELETE FROM lfts; DELETE FROM routing; DELETE FROM ports; "
-		     "DELETE FROM nodes;") < 0)
-		return -1;
-	if (sqlite3_prepare_v2(db->h, "INSERT INTO nodes VALUES (?,?,?,?,?,?,?,?,?)", -1, &ins_node,
-			       NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db->h, "INSERT INTO ports VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &ins_port,
-			       NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db->h, "INSERT INTO links VALUES (?,?,?,?)", -1, &ins_link, NULL) !=
-		    SQLITE_OK) {
-		db_set_err(db, "storing the fabric");
-		goto done;
-	}
-	for (size_t i = 0; i < f->nnodes; i++) {
-		const struct node *n = f->nodes[i];
-		char path[4 * FABRIC_MAX_HOPS + 8];
-		path_text(n, path, sizeof(path));
-		sqlite3_bind_int64(ins_node, 1, (int64_t)n->guid);
-		sqlite3_bind_int(ins_node, 2, n->type);
-		sqlite3_bind_text(ins_node, 3, n->desc, -1, SQLITE_STATIC);
-		sqlite3_bind_int(ins_node, 4, n->nports);
-		sqlite3_bind_int64(ins_node, 5, (int64_t)n->sys_guid);
-		sqlite3_bind_int64(ins_node, 6, n->vendor_id);
-		sqlite3_bind_int(ins_node, 7, n->device_id);
-		sqlite3_bind_int(ins_node, 8, n->hops);
-		sqlite3_bind_text(ins_node, 9, path, -1, SQLITE_TRANSIENT);
-		if (db_step_done(db, ins_node, "storing nodes") < 0)
-			goto done;
-		for (unsigned p = 0; p <= n->nports; p++) {
-			const struct port *pt = &n->ports[p];
-			if (!pt->exists)
-				continue;
-			sqlite3_bind_int64(ins_port, 1, (int64_t)n->guid);
-			sqlite3_bind_int(ins_port, 2, (int)p);
-			sqlite3_bind_int64(ins_port, 3, (int64_t)pt->guid);
-			sqlite3_bind_int(ins_port, 4, pt->lid);
-			sqlite3_bind_int(ins_port, 5, pt->lmc);
-			sqlite3_bind_int(ins_port, 6, pt->state);
-			sqlite3_bind_int(ins_port, 7, pt->phys_state);
-			sqlite3_bind_int(ins_port, 8, pt->width_active);
-			sqlite3_bind_int(ins_port, 9, pt->speed_active);
-			sqlite3_bind_int(ins_port, 10, pt->speed_ext_active);
-			sqlite3_bind_int(ins_port, 11, pt->width_supported);
-			sqlite3_bind_int(ins_port, 12, pt->speed_supported);
-			sqlite3_bind_int(ins_port, 13, pt->speed_ext_supported);
-			sqlite3_bind_int(ins_port, 14, pt->ext_speeds);
-			if (db_step_done(db, ins_port, "storing ports") < 0)
-				goto done;
-			if (!pt->remote)
-				continue;
-			sqlite3_bind_int64(ins_link, 1, (int64_t)n->guid);
-			sqlite3_bind_int(ins_link, 2, (int)p);
-			sqlite3_bind_int64(ins_link, 3, (int64_t)pt->remote->guid);
-			sqlite3_bind_int(ins_link, 4, pt->remote_port);
-			if (db_step_done(db, ins_link, "storing links") < 0)
-				goto done;
-		}
-	}
-	rc = 0;
-done:
-	sqlite3_finalize(ins_node);
-	sqlite3_finalize(ins_port);
-	sqlite3_finalize(ins_link);
-	return rc;
-}
-
-static int save_tables(struct db *db, const struct fabric *f, const struct routing_tables *t)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db->h, "INSERT INTO lfts VALUES (?,?,?)", -1, &st, NULL) != SQLITE_OK)
-		return db_set_err(db, "storing forwarding tables");
-	int rc = 0;
-	for (size_t i = 0; i < t->nnodes && rc == 0; i++) {
-		if (!t->lft[i])
-			continue;
-		sqlite3_bind_int64(st, 1, (int64_t)f->nodes[i]->guid);
-		sqlite3_bind_int(st, 2, t->max_lid);
-		sqlite3_bind_blob(st, 3, t->lft[i], t->max_lid + 1, SQLITE_STATIC);
-		rc = db_step_done(db, st, "storing forwarding tables");
-	}
-	sqlite3_finalize(st);
-	if (rc < 0)
-		return rc;
-	if (sqlite3_prepare_v2(db->h, "INSERT INTO routing VALUES (1,?,?,?)", -1, &st, NULL) != SQLITE_OK)
-		return db_set_err(db, "storing VL layers");
-	sqlite3_bind_int(st, 1, (int)t->layers);
-	sqlite3_bind_blob(st, 2, t->sl, t->max_lid + 1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 3, t->vl_by_sl, sizeof(t->vl_by_sl), SQLITE_STATIC);
-	rc = db_step_done(db, st, "storing VL layers");
-	sqlite3_finalize(st);
-	return rc;
-}
-
 /* The VL layer of each LID into t (allocated); a database without them has one layer. */
 static int load_layers(struct db *db, struct routing_tables *t)
 {
@@ -454,16 +351,19 @@ int db_size(struct db *db, uint64_t *bytes, unsigned *sweeps, unsigned *events)
 int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
 		  const struct routing_tables *t, const struct db_partitions *parts,
 		  const struct db_lid *new_lids, size_t n_new, const struct db_new_event *events,
-		  size_t n_events)
+		  size_t n_events, const struct db_stored *held)
 {
 	double now = now_unix();
 	if (db_begin_write(db) < 0)
 		return -1;
+	/* the database holds what held says only if no sweep was stored since (by another writer, say) */
+	if (held && (held->sweep <= 0 || one_integer(db, "SELECT max(id) FROM sweeps") != held->sweep))
+		held = NULL;
 	char detail[128];
 	snprintf(detail, sizeof(detail), "%s sweep: %s, %u nodes, %u links, %llu MADs", sw->kind,
 		 sw->result, sw->nodes, sw->links, (unsigned long long)sw->mads);
 	if (insert_sweep(db, sw) < 0 || save_lids(db, new_lids, n_new, now) < 0 ||
-	    touch_lids(db, f, now) < 0 || save_fabric(db, f) < 0 || (t && save_tables(db, f, t) < 0) ||
+	    touch_lids(db, f, now) < 0 || db_store_fabric(db, f, t, held) < 0 ||
 	    (parts && db_save_partitions(db, parts) < 0) ||
 	    insert_events(db, now, events, n_events) < 0 || insert_event(db, now, "sweep", detail) < 0 ||
 	    prune(db, now) < 0 || db_exec(db, "COMMIT") < 0) {

@@ -109,16 +109,30 @@ void db_set_retention(struct db *db, const struct db_retention *keep);
 /* The database's size in bytes (its pages; the WAL aside) and how many sweeps and events it holds. */
 int db_size(struct db *db, uint64_t *bytes, unsigned *sweeps, unsigned *events);
 /*
- * Stores a finished sweep in one transaction: the sweep record, the new
- * LIDs, the fabric and its tables (t may be NULL), the partitions as
- * programmed (parts may be NULL: left as stored), the events it found,
- * and a "sweep" event summing it up; then prunes the history beyond the
- * retention.
+ * What a sweep stored: its fabric, its tables (NULL: none) and the id
+ * db_save_sweep gave its record. Handed to the next save, it lets that
+ * one write only the rows that differ.
+ */
+struct db_stored {
+	const struct fabric *f;
+	const struct routing_tables *t;
+	int64_t sweep;
+};
+
+/*
+ * Stores a finished sweep in one transaction: the sweep record (sw->id
+ * set), the new LIDs, the fabric and its tables (t may be NULL), the
+ * partitions as programmed (parts may be NULL: left as stored), the
+ * events it found, and a "sweep" event summing it up; then prunes the
+ * history beyond the retention. held (or NULL) is what an earlier save
+ * stored, unchanged since: the fabric's rows are then written only where
+ * they differ from it, if that save's record is still the newest (else
+ * whole).
  */
 int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
 		  const struct routing_tables *t, const struct db_partitions *parts,
 		  const struct db_lid *new_lids, size_t n_new, const struct db_new_event *events,
-		  size_t n_events);
+		  size_t n_events, const struct db_stored *held);
 /* Every stored M_Key; *out is malloc'ed. */
 int db_load_mkeys(struct db *db, struct db_mkey **out, size_t *n);
 /* Stores M_Keys in their own transaction (before any port is given one). */

@@ -36,6 +36,14 @@ int db_exec(struct db *db, const char *sql);
 /* Steps a statement that returns no rows and resets it; -1 with "what" on failure. */
 int db_step_done(struct db *db, sqlite3_stmt *st, const char *what);
 
+/*
+ * Stores the fabric and its tables (t NULL: none) inside the caller's
+ * transaction: every row, or (held not NULL: what the database holds)
+ * only the rows that differ from held's.
+ */
+int db_store_fabric(struct db *db, const struct fabric *f, const struct routing_tables *t,
+		    const struct db_stored *held);
+
 /* Replaces the stored partitions (inside the caller's transaction). */
 int db_save_partitions(struct db *db, const struct db_partitions *parts);
 

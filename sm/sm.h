@@ -41,6 +41,7 @@ struct sm_snapshot {
 	struct qos_tables qos;		/* the VL tables */
 	struct partitions parts;	/* the partitions */
 	char engine[16];		/* the routing engine that made the tables (ftree may fall back) */
+	int64_t stored;			/* the id of its record in the database, 0 if it was not stored */
 };
 
 struct sm {

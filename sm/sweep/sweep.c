@@ -145,6 +145,7 @@ static bool publish(struct sweep *s)
 	snap->qos = s->qos;
 	snap->parts = s->parts;
 	memcpy(snap->engine, s->engine, sizeof(snap->engine));
+	snap->stored = s->recorded ? s->rec.id : 0;
 	fabric_move(&snap->fabric, &s->f);
 	if (fabric_index_end_ports(&snap->fabric) < 0)	/* for the SA, which looks up ends per query */
 		log_warn("out of memory indexing the fabric's ports: the SA scans instead");
@@ -811,8 +812,10 @@ static void start_store(struct sweep *s)
 		sweep_end(s, "out of memory", false);
 		return;
 	}
+	const struct sm_snapshot *pub = sm_published(sm);	/* what the database holds, if stored */
+	struct db_stored held = { pub ? &pub->fabric : NULL, pub ? &pub->tables : NULL, pub ? pub->stored : 0 };
 	int rc = db_save_sweep(sm->db, r, &s->f, &s->tables, &parts, s->lids.assigned, s->lids.n_assigned, events,
-			       nevents);
+			       nevents, held.sweep ? &held : NULL);
 	free(events);
 	pkeys_membership_free(&parts);
 	if (rc < 0) {	/* programmed: published all the same */

@@ -1,8 +1,9 @@
 /*
  * The state database: a new file is created at the latest schema, a sweep
  * round-trips (fabric, LIDs, tables, partitions, M_Keys), a newer schema or a corrupt file is
- * refused with a one-line reason, and a failed sweep leaves the previous
- * one intact.
+ * refused with a one-line reason, a failed sweep leaves the previous
+ * one intact, and a sweep that writes only what changed leaves the same
+ * rows as one written whole.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -75,7 +76,7 @@ static void test_db_sweep_round_trips(void **state)
 	struct db_partition parts[] = { { 0x0a01, "tenant-a" }, { 0x7fff, "default" } };
 	struct db_pkey_member members[] = { { 0x0a01, 0x100001, 1, true }, { 0x7fff, 0x100001, 1, false } };
 	struct db_partitions pt = { parts, 2, members, 2 };
-	assert_int_equal(db_save_sweep(db, &s, &f, &t, &pt, lids, 2, NULL, 0), 0);
+	assert_int_equal(db_save_sweep(db, &s, &f, &t, &pt, lids, 2, NULL, 0, NULL), 0);
 	struct db_mkey key = { 0x200000, 0xfedcba9876543210ULL };	/* the top bit survives SQLite's signed integers */
 	assert_int_equal(db_save_mkeys(db, &key, 1), 0);
 	db_close(db);
@@ -204,7 +205,7 @@ static void test_db_history_is_pruned(void **state)
 	struct db_sweep s;
 	for (int i = 0; i < 5; i++) {
 		s = sweep_record("ok");
-		assert_int_equal(db_save_sweep(db, &s, &f, NULL, NULL, NULL, 0, ev, 2), 0);
+		assert_int_equal(db_save_sweep(db, &s, &f, NULL, NULL, NULL, 0, ev, 2, NULL), 0);
 	}
 	uint64_t bytes;
 	unsigned sweeps, events;
@@ -218,7 +219,7 @@ static void test_db_history_is_pruned(void **state)
 	/* 1 day, and sweeps that say they started in 1970: only the newest is left */
 	db_set_retention(db, &(struct db_retention){ .days = 1 });
 	s = sweep_record("ok");
-	assert_int_equal(db_save_sweep(db, &s, &f, NULL, NULL, NULL, 0, NULL, 0), 0);
+	assert_int_equal(db_save_sweep(db, &s, &f, NULL, NULL, NULL, 0, NULL, 0, NULL), 0);
 	assert_int_equal(db_size(db, &bytes, &sweeps, &events), 0);
 	assert_int_equal(sweeps, 1);
 	assert_int_equal(db_last_sweep(db, &last), 1);
@@ -295,11 +296,11 @@ static void test_db_failed_sweep_keeps_previous(void **state)
 	struct db *db = db_open(path, DB_READ_WRITE, err);
 	tree(&f);
 	struct db_sweep s = sweep_record("ok");
-	assert_int_equal(db_save_sweep(db, &s, &f, NULL, NULL, NULL, 0, NULL, 0), 0);
+	assert_int_equal(db_save_sweep(db, &s, &f, NULL, NULL, NULL, 0, NULL, 0, NULL), 0);
 	/* two GUIDs claiming one LID violate the UNIQUE constraint mid-transaction */
 	struct db_lid clash[] = { { 0x1, 500 }, { 0x2, 500 } };
 	struct db_sweep bad = sweep_record("ok");
-	assert_int_equal(db_save_sweep(db, &bad, &f, NULL, NULL, clash, 2, NULL, 0), -1);
+	assert_int_equal(db_save_sweep(db, &bad, &f, NULL, NULL, clash, 2, NULL, 0, NULL), -1);
 	assert_non_null(strstr(db_last_error(db), "UNIQUE"));
 	struct db_sweep last;
 	assert_int_equal(db_last_sweep(db, &last), 1);
@@ -307,6 +308,124 @@ static void test_db_failed_sweep_keeps_previous(void **state)
 	assert_int_equal(db_load_fabric(db, &g), 0);
 	assert_int_equal(g.nnodes, f.nnodes);
 	db_close(db);
+	fabric_free(&f);
+	fabric_free(&g);
+}
+
+/* Every row of the stored fabric and tables, in key order, as text: what two files hold, compared. */
+static char *fabric_rows(const char *file)
+{
+	static const char *const queries[] = {
+		"SELECT * FROM nodes ORDER BY guid",
+		"SELECT * FROM ports ORDER BY node_guid, port",
+		"SELECT * FROM links ORDER BY node_a, port_a",
+		"SELECT switch_guid, max_lid, hex(ports) FROM lfts ORDER BY switch_guid",
+		"SELECT layers, hex(sl), hex(vl_by_sl) FROM routing",
+	};
+	sqlite3 *h;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	assert_int_equal(sqlite3_open_v2(file, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	for (size_t q = 0; q < sizeof(queries) / sizeof(queries[0]); q++) {
+		sqlite3_stmt *st;
+		assert_int_equal(sqlite3_prepare_v2(h, queries[q], -1, &st, NULL), SQLITE_OK);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			for (int c = 0; c < sqlite3_column_count(st); c++)
+				fprintf(out, "%s|", (const char *)sqlite3_column_text(st, c));
+			fputc('\n', out);
+		}
+		sqlite3_finalize(st);
+		fputs("--\n", out);
+	}
+	sqlite3_close(h);
+	fclose(out);
+	return text;
+}
+
+/* Saves f and t whole into a new file at file. */
+static void save_whole(const char *file, const struct fabric *f, const struct routing_tables *t)
+{
+	char err[DB_ERR_LEN];
+	struct db *db = db_open(file, DB_READ_WRITE, err);
+	assert_non_null(db);
+	struct db_sweep s = sweep_record("ok");
+	assert_int_equal(db_save_sweep(db, &s, f, t, NULL, NULL, 0, NULL, 0, NULL), 0);
+	db_close(db);
+}
+
+/*
+ * A save told what the database holds writes only what differs, and the
+ * file then holds the same rows as the new sweep stored whole: a host
+ * gone and another in its place, a cable moved, a port's state, a name,
+ * the routes of the new fabric. Told wrongly (a sweep stored since), it
+ * notices and writes everything.
+ */
+static void test_db_stores_only_what_changed(void **state)
+{
+	char err[DB_ERR_LEN], whole[80];
+	struct fabric f, g;
+	struct routing_tables t, u;
+	tree(&f);
+	assert_int_equal(minhop_route(&f, &t), 0);
+	assert_int_equal(fabric_copy(&g, &f), 0);
+	struct node *gone = NULL, *sw = NULL;
+	for (size_t i = 0; i < g.nnodes; i++) {
+		struct node *n = g.nodes[i];
+		if (n->type != NODE_SWITCH && !gone)
+			gone = n;
+		if (n->type == NODE_SWITCH && !sw && n->ports[1].remote && n->ports[2].remote)
+			sw = n;
+	}
+	assert_true(gone && sw);
+	uint16_t lid = gone->ports[1].lid;
+	struct node *leaf = gone->ports[1].remote;
+	uint8_t leaf_port = gone->ports[1].remote_port;
+	fabric_remove_node(&g, gone);
+	struct node *added = fabric_add_node(&g, NODE_CA, 0xabc000, 1, "new host");
+	assert_non_null(added);
+	added->ports[1].lid = lid;	/* the same LID range: tables compared switch by switch */
+	added->ports[1].guid = 0xabc001;
+	added->ports[1].state = 4;
+	assert_int_equal(fabric_link(added, 1, leaf, leaf_port), 0);
+	struct node *far = sw->ports[1].remote;
+	uint8_t far_port = sw->ports[1].remote_port;
+	fabric_unlink(sw, 1);
+	fabric_unlink(sw, 2);
+	assert_int_equal(fabric_link(sw, 2, far, far_port), 0);	/* the cable moved to port 2 */
+	sw->ports[3].state = 1;
+	snprintf(g.nodes[0]->desc, sizeof(g.nodes[0]->desc), "renamed");
+	assert_int_equal(minhop_route(&g, &u), 0);
+	assert_int_equal(u.max_lid, t.max_lid);
+
+	struct db *db = db_open(path, DB_READ_WRITE, err);
+	assert_non_null(db);
+	struct db_sweep s = sweep_record("ok");
+	assert_int_equal(db_save_sweep(db, &s, &f, &t, NULL, NULL, 0, NULL, 0, NULL), 0);
+	struct db_stored held = { &f, &t, s.id };
+	assert_int_equal(db_save_sweep(db, &s, &g, &u, NULL, NULL, 0, NULL, 0, &held), 0);
+	db_close(db);
+	snprintf(whole, sizeof(whole), "%s-whole", path);
+	save_whole(whole, &g, &u);
+	char *changed = fabric_rows(path), *expected = fabric_rows(whole);
+	assert_string_equal(changed, expected);
+
+	/* another sweep stored meanwhile: the held one is not what the file holds */
+	struct db_stored stale = { &g, &u, s.id };
+	db = db_open(path, DB_READ_WRITE, err);
+	assert_non_null(db);
+	assert_int_equal(db_save_sweep(db, &s, &f, &t, NULL, NULL, 0, NULL, 0, NULL), 0);
+	assert_int_equal(db_save_sweep(db, &s, &g, &u, NULL, NULL, 0, NULL, 0, &stale), 0);
+	db_close(db);
+	char *again = fabric_rows(path);
+	assert_string_equal(again, expected);
+
+	free(changed);
+	free(expected);
+	free(again);
+	unlink(whole);
+	routing_tables_free(&t);
+	routing_tables_free(&u);
 	fabric_free(&f);
 	fabric_free(&g);
 }
@@ -319,6 +438,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_db_services, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_db_refuses_corrupt_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_db_failed_sweep_keeps_previous, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_db_stores_only_what_changed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_db_history_is_pruned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_db_perf_counters, setup, teardown),
 	};
