@@ -132,17 +132,23 @@ done:
 	return rc;
 }
 
-/* transition_check_step from -> to (states of b's plan, with SLs of old and to), from b. */
-static int check_step_from(const struct fabric *f, const struct step_base *b, const struct routing_tables *from,
-			   const struct routing_tables *to, const struct routing_tables *old, struct cdg_report *r)
+/*
+ * transition_check_step from -> to (states of b's plan, with SLs of old
+ * and to), from graphs (one per layer: the dependencies of every LID but
+ * those in lids, the same in from and to) with the mixture of the LIDs
+ * in lids added.
+ */
+static int check_step_from(const struct fabric *f, const struct step_base *b, const struct depgraph *graphs,
+			   const bool *lids, const struct routing_tables *from, const struct routing_tables *to,
+			   const struct routing_tables *old, struct cdg_report *r)
 {
 	struct cdg_mix m = { .lft = { from, to }, .nlft = 2, .sl = { old, to }, .nsl = 2, .no_answers = true };
 	struct cdg_report sum = { 0 };
 	for (unsigned l = 0; l < b->layers; l++) {
 		struct depgraph g;
-		int rc = depgraph_copy(&g, &b->g[l]);
+		int rc = depgraph_copy(&g, &graphs[l]);
 		if (rc == 0)
-			rc = cdg_add_layer(f, &m, l, b->moving, &g);
+			rc = cdg_add_layer(f, &m, l, lids, &g);
 		if (rc == 0)
 			rc = depgraph_check(&g, r);
 		depgraph_free(&g);
@@ -156,6 +162,48 @@ static int check_step_from(const struct fabric *f, const struct step_base *b, co
 	}
 	*r = sum;
 	return 0;
+}
+
+/*
+ * The graphs of the state a stage starts from, cur: b's, plus every
+ * moving LID on cur's entries alone (with its old and new SL). A step
+ * from cur changes the entries of a few LIDs; every other LID has cur's
+ * entries in both states, so the step's graph is this one with the
+ * changed LIDs' mixture added: the halving checks of one stage share it.
+ */
+struct state_graphs {
+	bool built;
+	struct depgraph *g;	/* [layer] */
+	bool *changed;		/* [lid]: an entry of the batch checked is this LID's */
+};
+
+static void state_graphs_drop(struct state_graphs *sg, const struct step_base *b)
+{
+	for (unsigned l = 0; sg->built && l < b->layers; l++)
+		depgraph_free(&sg->g[l]);
+	sg->built = false;
+}
+
+static int state_graphs_build(struct state_graphs *sg, const struct fabric *f, const struct step_base *b,
+			      const struct routing_tables *cur, const struct routing_tables *old,
+			      const struct routing_tables *new)
+{
+	struct cdg_mix m = { .lft = { cur }, .nlft = 1, .sl = { old, new }, .nsl = 2, .no_answers = true };
+	unsigned l;
+	for (l = 0; l < b->layers; l++)
+		if (depgraph_copy(&sg->g[l], &b->g[l]) < 0)
+			break;
+		else if (cdg_add_layer(f, &m, l, b->moving, &sg->g[l]) < 0) {
+			depgraph_free(&sg->g[l]);
+			break;
+		}
+	if (l == b->layers) {
+		sg->built = true;
+		return 0;
+	}
+	while (l--)
+		depgraph_free(&sg->g[l]);
+	return -1;
 }
 
 /* Adds t as a stage before the last (which is new itself): p->between keeps nstages - 1 states. */
@@ -209,16 +257,26 @@ static void apply(const struct routing_tables *cur, const struct routing_tables 
 /*
  * The largest leading batch of item[0..n) whose step from cur is
  * acyclic, halving from all; 0 when not even the first entry's is (r then
- * holds that cycle). -1 on allocation failure.
+ * holds that cycle). The first check starts from b's graphs; the smaller
+ * batches from cur's (sg, built once per state). -1 on allocation failure.
  */
-static long proven_batch(const struct fabric *f, const struct step_base *b, const struct routing_tables *cur,
-			 const struct routing_tables *new, const struct routing_tables *old, const struct entry *item,
-			 size_t n, struct routing_tables *next, struct cdg_report *r, size_t *checks)
+static long proven_batch(const struct fabric *f, const struct step_base *b, struct state_graphs *sg,
+			 const struct routing_tables *cur, const struct routing_tables *new,
+			 const struct routing_tables *old, const struct entry *item, size_t n,
+			 struct routing_tables *next, struct cdg_report *r, size_t *checks)
 {
-	for (;; n /= 2) {
+	for (bool first = true;; n /= 2, first = false) {
 		apply(cur, new, item, n, next);
 		++*checks;
-		if (check_step_from(f, b, cur, next, old, r) < 0)
+		if (!first && !sg->built && state_graphs_build(sg, f, b, cur, old, new) < 0)
+			return -1;
+		for (size_t k = 0; !first && k < n; k++)
+			sg->changed[item[k].lid] = true;
+		int rc = first ? check_step_from(f, b, b->g, b->moving, cur, next, old, r)
+			       : check_step_from(f, b, sg->g, sg->changed, cur, next, old, r);
+		for (size_t k = 0; !first && k < n; k++)
+			sg->changed[item[k].lid] = false;
+		if (rc < 0)
 			return -1;
 		if (!r->cycle_len)
 			return (long)n;
@@ -241,14 +299,18 @@ static int stage_by_entries(const struct fabric *f, const struct step_base *b, c
 {
 	struct routing_tables cur, next;
 	struct cdg_report r;
+	struct state_graphs sg = { .g = calloc(b->layers, sizeof(*sg.g)),
+				   .changed = calloc((size_t)new->max_lid + 1, sizeof(*sg.changed)) };
 	size_t checks = 0, stuck = 0;
 	int rc = -1;
-	if (copy_tables(f, old, &cur) < 0)
-		return -1;
+	if (!sg.g || !sg.changed || copy_tables(f, old, &cur) < 0)
+		goto no_tables;
 	if (copy_tables(f, old, &next) < 0)
 		goto done;
 	while (n) {
-		long k = stuck < n && checks < STAGE_CHECKS ? proven_batch(f, b, &cur, new, old, item, n, &next, &r, &checks) : 0;
+		long k = stuck < n && checks < STAGE_CHECKS
+				 ? proven_batch(f, b, &sg, &cur, new, old, item, n, &next, &r, &checks)
+				 : 0;
 		if (k < 0)
 			goto done;
 		if (k == 0 && stuck < n && checks < STAGE_CHECKS) {	/* this entry waits: try the next first */
@@ -261,7 +323,7 @@ static int stage_by_entries(const struct fabric *f, const struct step_base *b, c
 		if (k == 0) {	/* nothing can move alone: the rest in one unproven stage, its cycle named */
 			k = (long)n;
 			apply(&cur, new, item, n, &next);
-			if (check_step_from(f, b, &cur, &next, old, &r) < 0)
+			if (check_step_from(f, b, b->g, b->moving, &cur, &next, old, &r) < 0)
 				goto done;
 			p->proven = false;
 			p->cycle = r;
@@ -272,6 +334,7 @@ static int stage_by_entries(const struct fabric *f, const struct step_base *b, c
 		struct routing_tables swap = cur;
 		cur = next;
 		next = swap;
+		state_graphs_drop(&sg, b);
 		memmove(item, item + k, (n - (size_t)k) * sizeof(*item));
 		n -= (size_t)k;
 		stuck = 0;
@@ -280,6 +343,10 @@ static int stage_by_entries(const struct fabric *f, const struct step_base *b, c
 done:
 	routing_tables_free(&cur);
 	routing_tables_free(&next);
+no_tables:
+	state_graphs_drop(&sg, b);
+	free(sg.g);
+	free(sg.changed);
 	return rc;
 }
 
@@ -312,7 +379,8 @@ int transition_plan(const struct fabric *f, const struct routing_tables *old, co
 		}
 		p->switches += n > before;
 	}
-	if (step_base_init(&base, f, old, new, item, n) < 0 || check_step_from(f, &base, old, new, old, &r) < 0)
+	if (step_base_init(&base, f, old, new, item, n) < 0 ||
+	    check_step_from(f, &base, base.g, base.moving, old, new, old, &r) < 0)
 		goto done;
 	rc = 0;
 	if (r.cycle_len) {
