@@ -5,14 +5,16 @@
  * (b, pb) is the turn "in on the port facing a, out on pb" at b, so each
  * node keeps a bit matrix of its turns: adding one is a bit set, however
  * many destinations repeat it (most do), and a multipath switch adds a
- * whole row of out-ports at once. The check turns the bits into a
- * sorted CSR adjacency (a counting sort: the bits come in order); an
- * iterative three-colour DFS finds a cycle and reports it in order. A
+ * whole row of out-ports at once. The check reads the bits as they are:
+ * a channel's successors are one row of the node it leads to, in
+ * increasing order; an iterative three-colour DFS over them finds a cycle
+ * and reports it in order. A
  * graph over VLs has nvl channels per port, and its turn matrices a row
  * and a bit per (port, VL).
  */
 #include "routing/depgraph.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,7 +58,6 @@ void depgraph_free(struct depgraph *g)
 		free(g->turns[i]);
 	free(g->turns);
 	free(g->base);
-	free(g->e);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -154,134 +155,135 @@ static struct cdg_channel channel_of(const struct depgraph *g, size_t id)
 	return (struct cdg_channel){ g->f->nodes[lo], (uint8_t)(id - g->base[lo]), (uint8_t)vl };
 }
 
-/* Iterative DFS over the CSR graph; fills r->cycle with the first cycle found. */
-static int find_cycle(const struct depgraph *g, const size_t *start, struct cdg_report *r)
+/* Where one channel's dependencies are: a row of the turn matrix of the node it leads to. */
+struct succ {
+	const uint64_t *row;	/* NULL: it leads nowhere, or nothing turns at that node */
+	uint32_t node;		/* that node's index */
+};
+
+/* A channel on the DFS stack and how far through its row the search is. */
+struct frame {
+	size_t v;
+	size_t w;		/* the row's word being read */
+	uint64_t bits;		/* what is left of it */
+};
+
+/* The next channel v waits for (in increasing order), or false when none is left. */
+static bool next_succ(const struct depgraph *g, const struct succ *s, struct frame *fr, size_t *to)
+{
+	const struct succ *c = &s[fr->v];
+	size_t words = row_words(g, g->f->nodes[c->node]);
+	while (!fr->bits) {
+		if (++fr->w >= words)
+			return false;
+		fr->bits = c->row[fr->w];
+	}
+	*to = g->base[c->node] * g->nvl + fr->w * 64 + (size_t)__builtin_ctzll(fr->bits);
+	fr->bits &= fr->bits - 1;
+	return true;
+}
+
+static bool has_succ(const struct depgraph *g, const struct succ *c)
+{
+	for (size_t w = 0; c->row && w < row_words(g, g->f->nodes[c->node]); w++)
+		if (c->row[w])
+			return true;
+	return false;
+}
+
+static struct frame frame_of(const struct succ *s, size_t v)
+{
+	return (struct frame){ v, 0, s[v].row[0] };
+}
+
+/* Iterative three-colour DFS over the turn bits; fills r->cycle with the first cycle found. */
+static int find_cycle(const struct depgraph *g, const struct succ *s, struct cdg_report *r)
 {
 	uint8_t *colour = calloc(g->nch, 1);	/* 0 new, 1 on stack, 2 done */
-	size_t *stack = malloc(g->nch * sizeof(*stack)), *next = malloc(g->nch * sizeof(*next));
-	if (!colour || !stack || !next) {
+	struct frame *stack = malloc(g->nch * sizeof(*stack));
+	if (!colour || !stack) {
 		free(colour);
 		free(stack);
-		free(next);
 		return -1;
 	}
 	for (size_t root = 0; root < g->nch && !r->cycle_len; root++) {
-		if (colour[root] || start[root] == start[root + 1])
+		if (colour[root] || !has_succ(g, &s[root]))
 			continue;
 		size_t depth = 0;
-		stack[depth] = root;
-		next[depth++] = start[root];
+		stack[depth++] = frame_of(s, root);
 		colour[root] = 1;
 		while (depth && !r->cycle_len) {
-			size_t v = stack[depth - 1];
-			if (next[depth - 1] == start[v + 1]) {
-				colour[v] = 2;
+			struct frame *top = &stack[depth - 1];
+			size_t w;
+			if (!s[top->v].row || !next_succ(g, s, top, &w)) {
+				colour[top->v] = 2;
 				depth--;
 				continue;
 			}
-			size_t w = g->e[next[depth - 1]++].to;
-			if (colour[w] == 1) {	/* back edge: the stack from w to v is a cycle */
+			if (colour[w] == 1) {	/* back edge: the stack from w to the top is a cycle */
 				size_t from = depth;
-				while (stack[from - 1] != w)
+				while (stack[from - 1].v != w)
 					from--;
 				for (size_t k = from - 1; k < depth && r->cycle_len < CDG_MAX_CYCLE; k++)
-					r->cycle[r->cycle_len++] = channel_of(g, stack[k]);
+					r->cycle[r->cycle_len++] = channel_of(g, stack[k].v);
 			} else if (!colour[w]) {
 				colour[w] = 1;
-				stack[depth] = w;
-				next[depth++] = start[w];
+				stack[depth++] = s[w].row ? frame_of(s, w) : (struct frame){ w, 0, 0 };
 			}
 		}
 	}
 	free(colour);
 	free(stack);
-	free(next);
 	return 0;
 }
 
 /*
- * Calls fn(from, to, arg) for every dependency, node by node, row by row,
- * column by column: for one from channel (its turns are all at the node
- * it leads to, in one row) the to channels come in increasing order.
+ * Each channel's row of successors, and the counts: a channel is in use
+ * if it has a dependency either way (used[]), each set bit of a row that
+ * a channel leads into is one dependency.
  */
-static void each_edge(const struct depgraph *g, void (*fn)(size_t from, size_t to, void *arg), void *arg)
+static void index_succ(const struct depgraph *g, struct succ *s, uint8_t *used, struct cdg_report *r)
 {
 	for (size_t i = 0; i < g->f->nnodes; i++) {
-		const struct node *b = g->f->nodes[i];
-		size_t rows = ((size_t)b->nports + 1) * g->nvl, words = row_words(g, b);
-		for (size_t row = 0; g->turns[i] && row < rows; row++) {
-			const struct port *p = &b->ports[row / g->nvl];
-			if (!p->remote)	/* port 0 or nothing cabled: no turns come in there */
+		const struct node *a = g->f->nodes[i];
+		for (unsigned pa = 0; pa <= a->nports; pa++) {
+			const struct port *p = &a->ports[pa];
+			const struct node *b = p->remote;
+			if (!b || !g->turns[b->index])
 				continue;
-			size_t from = (g->base[p->remote->index] + p->remote_port) * g->nvl + row % g->nvl;
-			for (size_t w = 0; w < words; w++)
-				for (uint64_t bits = g->turns[i][row * words + w]; bits; bits &= bits - 1)
-					fn(from, g->base[i] * g->nvl + w * 64 + (size_t)__builtin_ctzll(bits), arg);
+			size_t words = row_words(g, b);
+			for (unsigned vl = 0; vl < g->nvl; vl++) {
+				size_t c = (g->base[i] + pa) * g->nvl + vl;
+				const uint64_t *row = g->turns[b->index] + ((size_t)p->remote_port * g->nvl + vl) * words;
+				s[c] = (struct succ){ row, (uint32_t)b->index };
+				for (size_t w = 0; w < words; w++) {
+					r->dependencies += (size_t)__builtin_popcountll(row[w]);
+					used[c] |= row[w] != 0;
+					for (uint64_t bits = row[w]; bits; bits &= bits - 1)
+						used[g->base[b->index] * g->nvl + w * 64 + (size_t)__builtin_ctzll(bits)] = 1;
+				}
+			}
 		}
 	}
 }
 
-static void count_edge(size_t from, size_t to, void *arg)
-{
-	(void)to;
-	((size_t *)arg)[from + 1]++;
-}
-
-struct fill {
-	struct dep_edge *e;
-	size_t *next;		/* per from channel: where its next edge goes */
-};
-
-static void fill_edge(size_t from, size_t to, void *arg)
-{
-	struct fill *fl = arg;
-	fl->e[fl->next[from]++] = (struct dep_edge){ (uint32_t)from, (uint32_t)to };
-}
-
-/*
- * The edges sorted by (from, to) into g->e and the CSR index start[] by a
- * counting sort: each from channel's edges come in increasing order.
- */
-static int build_csr(struct depgraph *g, size_t *start)
-{
-	size_t *next = malloc((g->nch + 1) * sizeof(*next));
-	if (!next)
-		return -1;
-	each_edge(g, count_edge, start);
-	for (size_t c = 0; c < g->nch; c++)
-		start[c + 1] += start[c];
-	memcpy(next, start, (g->nch + 1) * sizeof(*next));
-	struct fill fl = { g->e, next };
-	each_edge(g, fill_edge, &fl);
-	g->ne = start[g->nch];
-	free(next);
-	return 0;
-}
-
 int depgraph_check(struct depgraph *g, struct cdg_report *r)
 {
-	size_t *start = NULL;
-	uint8_t *used = NULL;
+	struct succ *s = calloc(g->nch + 1, sizeof(*s));
+	uint8_t *used = calloc(g->nch + 1, 1);
 	int rc = -1;
-	free(g->e);
-	g->ne = 0;
 	r->per_vl = g->nvl > 1;
 	r->channels = 0;
+	r->dependencies = 0;
 	r->cycle_len = 0;
-	g->e = malloc((g->used + 1) * sizeof(*g->e));
-	start = calloc(g->nch + 1, sizeof(*start));
-	used = calloc(g->nch + 1, 1);
-	if (!g->e || !start || !used || build_csr(g, start) < 0)
+	if (!s || !used)
 		goto done;
-	r->dependencies = g->ne;
-	/* a channel is in use if it has a dependency either way */
-	for (size_t i = 0; i < g->ne; i++)
-		used[g->e[i].from] = used[g->e[i].to] = 1;
+	index_succ(g, s, used, r);
 	for (size_t c = 0; c < g->nch; c++)
 		r->channels += used[c];
-	rc = find_cycle(g, start, r);
+	rc = find_cycle(g, s, r);
 done:
 	free(used);
-	free(start);
+	free(s);
 	return rc;
 }

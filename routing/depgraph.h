@@ -31,10 +31,6 @@ struct cdg_report {
 	struct cdg_channel cycle[CDG_MAX_CYCLE];	/* the first cycle found, in order */
 };
 
-struct dep_edge {
-	uint32_t from, to;
-};
-
 struct depgraph {
 	const struct fabric *f;
 	unsigned nvl;		/* VLs per port: 1 unless made by depgraph_init_vls */
@@ -46,8 +42,6 @@ struct depgraph {
 	 */
 	uint64_t **turns;
 	size_t used;		/* distinct dependencies */
-	struct dep_edge *e;	/* the edges, sorted, after depgraph_check */
-	size_t ne;
 };
 
 /* An empty graph over every port of f; -1 on allocation failure. */
