@@ -74,14 +74,18 @@ static int walk(struct graph *g, uint16_t lid, size_t top)
 	const struct cdg_mix *m = g->m;
 	while (top) {
 		const struct node *sw = g->stack[--top];
+		uint8_t outs[CDG_MAX_SETS];
 		for (unsigned k = 0; k < m->nlft; k++) {
-			uint8_t out = routing_next_hop(m->lft[k], sw, lid);
+			uint8_t out = outs[k] = routing_next_hop(m->lft[k], sw, lid);
 			const struct node *next = routing_next_switch(sw, out);
-			if (!next)
+			/* in a mixture most switches have one entry in every table: the same hop once */
+			if (!next || (k && memchr(outs, out, k)))
 				continue;
+			uint8_t next_outs[CDG_MAX_SETS];
 			for (unsigned j = 0; j < m->nlft; j++) {
-				uint8_t next_out = routing_next_hop(m->lft[j], next, lid);
-				if (next_out && depgraph_add(g->dg, sw, out, next, next_out) < 0)
+				uint8_t next_out = next_outs[j] = routing_next_hop(m->lft[j], next, lid);
+				if (next_out && !(j && memchr(next_outs, next_out, j)) &&
+				    depgraph_add(g->dg, sw, out, next, next_out) < 0)
 					return -1;
 			}
 			visit(g, next, &top);
