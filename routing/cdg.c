@@ -59,6 +59,15 @@ static bool on_layer(const struct cdg_mix *m, uint16_t lid, unsigned layer)
 	return false;
 }
 
+/* Whether v is among a[0..n): a mixture's tables mostly agree, and an entry they share is taken once. */
+static inline bool among(const uint8_t *a, unsigned n, uint8_t v)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (a[i] == v)
+			return true;
+	return false;
+}
+
 /* Pushes sw unless this destination's walk has passed it already. */
 static void visit(struct graph *g, const struct node *sw, size_t *top)
 {
@@ -78,13 +87,12 @@ static int walk(struct graph *g, uint16_t lid, size_t top)
 		for (unsigned k = 0; k < m->nlft; k++) {
 			uint8_t out = outs[k] = routing_next_hop(m->lft[k], sw, lid);
 			const struct node *next = routing_next_switch(sw, out);
-			/* in a mixture most switches have one entry in every table: the same hop once */
-			if (!next || (k && memchr(outs, out, k)))
+			if (!next || among(outs, k, out))
 				continue;
 			uint8_t next_outs[CDG_MAX_SETS];
 			for (unsigned j = 0; j < m->nlft; j++) {
 				uint8_t next_out = next_outs[j] = routing_next_hop(m->lft[j], next, lid);
-				if (next_out && !(j && memchr(next_outs, next_out, j)) &&
+				if (next_out && !among(next_outs, j, next_out) &&
 				    depgraph_add(g->dg, sw, out, next, next_out) < 0)
 					return -1;
 			}

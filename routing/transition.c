@@ -241,24 +241,21 @@ static void order_by_hops(const struct fabric *f, const struct routing_tables *n
 	qsort(item, n, sizeof(*item), by_hops);
 }
 
-/* cur with the entries item[0..n) set to new's, into next (same shape as cur). */
-static void apply(const struct routing_tables *cur, const struct routing_tables *new, const struct entry *item,
-		  size_t n, struct routing_tables *next)
+/* The entries item[0..n) of t set to from's: new's to take a batch, cur's to take it back. */
+static void set_entries(struct routing_tables *t, const struct routing_tables *from, const struct entry *item,
+			size_t n)
 {
-	for (size_t i = 0; i < cur->nnodes; i++)
-		if (cur->lft[i])
-			memcpy(next->lft[i], cur->lft[i], (size_t)cur->max_lid + 1);
 	for (size_t k = 0; k < n; k++)
-		next->lft[item[k].node][item[k].lid] = new->lft[item[k].node][item[k].lid];
-	memcpy(next->sl, new->sl, (size_t)cur->max_lid + 1);
-	next->layers = new->layers > cur->layers ? new->layers : cur->layers;
+		t->lft[item[k].node][item[k].lid] = from->lft[item[k].node][item[k].lid];
 }
 
 /*
  * The largest leading batch of item[0..n) whose step from cur is
  * acyclic, halving from all; 0 when not even the first entry's is (r then
- * holds that cycle). The first check starts from b's graphs; the smaller
- * batches from cur's (sg, built once per state). -1 on allocation failure.
+ * holds that cycle). next holds cur's entries and new's SLs; it is left
+ * with the batch found set. The first check starts from b's graphs; the
+ * smaller batches from cur's (sg, built once per state). -1 on allocation
+ * failure.
  */
 static long proven_batch(const struct fabric *f, const struct step_base *b, struct state_graphs *sg,
 			 const struct routing_tables *cur, const struct routing_tables *new,
@@ -266,7 +263,7 @@ static long proven_batch(const struct fabric *f, const struct step_base *b, stru
 			 struct routing_tables *next, struct cdg_report *r, size_t *checks)
 {
 	for (bool first = true;; n /= 2, first = false) {
-		apply(cur, new, item, n, next);
+		set_entries(next, new, item, n);
 		++*checks;
 		if (!first && !sg->built && state_graphs_build(sg, f, b, cur, old, new) < 0)
 			return -1;
@@ -280,6 +277,7 @@ static long proven_batch(const struct fabric *f, const struct step_base *b, stru
 			return -1;
 		if (!r->cycle_len)
 			return (long)n;
+		set_entries(next, cur, item, n);
 		if (n == 1)
 			return 0;
 	}
@@ -307,6 +305,8 @@ static int stage_by_entries(const struct fabric *f, const struct step_base *b, c
 		goto no_tables;
 	if (copy_tables(f, old, &next) < 0)
 		goto done;
+	memcpy(next.sl, new->sl, (size_t)new->max_lid + 1);	/* each state a step leads to has new's SLs */
+	next.layers = new->layers > old->layers ? new->layers : old->layers;
 	while (n) {
 		long k = stuck < n && checks < STAGE_CHECKS
 				 ? proven_batch(f, b, &sg, &cur, new, old, item, n, &next, &r, &checks)
@@ -322,7 +322,7 @@ static int stage_by_entries(const struct fabric *f, const struct step_base *b, c
 		}
 		if (k == 0) {	/* nothing can move alone: the rest in one unproven stage, its cycle named */
 			k = (long)n;
-			apply(&cur, new, item, n, &next);
+			set_entries(&next, new, item, n);
 			if (check_step_from(f, b, b->g, b->moving, &cur, &next, old, &r) < 0)
 				goto done;
 			p->proven = false;
@@ -334,6 +334,9 @@ static int stage_by_entries(const struct fabric *f, const struct step_base *b, c
 		struct routing_tables swap = cur;
 		cur = next;
 		next = swap;
+		set_entries(&next, new, item, (size_t)k);	/* the old state's buffer brought up to the new one */
+		memcpy(next.sl, new->sl, (size_t)new->max_lid + 1);
+		next.layers = cur.layers;
 		state_graphs_drop(&sg, b);
 		memmove(item, item + k, (n - (size_t)k) * sizeof(*item));
 		n -= (size_t)k;
