@@ -15,6 +15,10 @@
  * a packet arrived going up or down, and sending a descending packet up
  * would break the rule.
  *
+ * The candidates depend on D alone; on fabrics of AHEAD_MIN_SWITCHES or
+ * more they are computed on a second CPU ahead of their use (ahead.h),
+ * while this one chooses ports, which depends on the destinations before.
+ *
  * Among candidates: the D-mod-K port if the plan has one and it is a
  * candidate, else the port that carries the fewest CA LIDs so far. Where
  * that leaves a switch's ports more than one CA LID apart (a degraded
@@ -33,11 +37,23 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "routing/ahead.h"
 #include "routing/hostorder.h"
 
 #define DIST_INF UINT16_MAX
 #define BALANCE_PASSES 16	/* a safety bound: degraded trees seen here need 2-4 */
+
+/* What one destination switch D gives every switch: distances and candidate ports. */
+struct towards {
+	uint16_t *down, *dist;	/* per switch */
+	uint16_t *hops;		/* escape distance, for switches without a legal path */
+	size_t *queue;
+	uint8_t *cand;		/* candidate ports, at base[] like load[] */
+	uint8_t *ncand;
+	size_t stranded;	/* leaves without a legal path to D */
+};
 
 /* A switch-to-switch link as seen from one end. */
 struct nbr {
@@ -53,15 +69,12 @@ struct ud {
 	const struct rank *r;
 	size_t *desc;		/* ranked switches, top of the order first */
 	size_t ndesc;
-	uint16_t *down, *dist;	/* per switch, for the current D */
-	uint16_t *hops;		/* escape distance, for switches without a legal path */
 	bool *leaf;		/* per switch: has hosts */
-	size_t *queue;
 	size_t *adj_start;	/* per switch: its links to ranked switches in adj[] */
 	struct nbr *adj;
 	size_t *base;		/* per switch: offset of its ports in cand[] and load[] */
-	uint8_t *cand;		/* candidate ports, for the current D */
-	uint8_t *ncand;
+	struct towards *s;	/* the current D's: one of sets[], swapped with those filled ahead */
+	struct towards sets[1 + AHEAD_SLOTS];
 	uint32_t *load;		/* CA LIDs routed per (switch, port) */
 	uint32_t *jpos;		/* per LID: number in host order, or UINT32_MAX */
 };
@@ -85,13 +98,13 @@ static void down_distances(struct ud *u, size_t d, uint16_t *dist)
 	for (size_t s = 0; s < u->x->nsw; s++)
 		dist[s] = DIST_INF;
 	dist[d] = 0;
-	u->queue[tail++] = d;
+	u->s->queue[tail++] = d;
 	while (head < tail) {
-		size_t v = u->queue[head++];
+		size_t v = u->s->queue[head++];
 		for (const struct nbr *a = u->adj + u->adj_start[v]; a < u->adj + u->adj_start[v + 1]; a++)
 			if (a->up && dist[a->sw] == DIST_INF) {
 				dist[a->sw] = (uint16_t)(dist[v] + 1);
-				u->queue[tail++] = a->sw;
+				u->s->queue[tail++] = a->sw;
 			}
 	}
 }
@@ -101,25 +114,25 @@ static void updown_distances(struct ud *u)
 {
 	for (size_t i = 0; i < u->ndesc; i++) {
 		size_t s = u->desc[i];
-		uint16_t best = u->down[s];
+		uint16_t best = u->s->down[s];
 		bool going_up = best == DIST_INF;	/* down-reachable switches must go down */
 		for (const struct nbr *a = u->adj + u->adj_start[s]; going_up && a < u->adj + u->adj_start[s + 1]; a++)
-			if (a->up && u->dist[a->sw] != DIST_INF && u->dist[a->sw] + 1 < best)
-				best = (uint16_t)(u->dist[a->sw] + 1);
-		u->dist[s] = best;
+			if (a->up && u->s->dist[a->sw] != DIST_INF && u->s->dist[a->sw] + 1 < best)
+				best = (uint16_t)(u->s->dist[a->sw] + 1);
+		u->s->dist[s] = best;
 	}
 }
 
 static bool legal_step(const struct ud *u, size_t s, const struct nbr *a)
 {
-	if (u->down[s] != DIST_INF)
-		return !a->up && u->down[a->sw] != DIST_INF && u->down[a->sw] + 1 == u->down[s];
-	return a->up && u->dist[a->sw] != DIST_INF && u->dist[a->sw] + 1 == u->dist[s];
+	if (u->s->down[s] != DIST_INF)
+		return !a->up && u->s->down[a->sw] != DIST_INF && u->s->down[a->sw] + 1 == u->s->down[s];
+	return a->up && u->s->dist[a->sw] != DIST_INF && u->s->dist[a->sw] + 1 == u->s->dist[s];
 }
 
 static bool escape_step(const struct ud *u, size_t s, const struct nbr *a)
 {
-	return u->hops[a->sw] != DIST_INF && u->hops[a->sw] + 1 == u->hops[s];
+	return u->s->hops[a->sw] != DIST_INF && u->s->hops[a->sw] + 1 == u->s->hops[s];
 }
 
 /*
@@ -133,16 +146,16 @@ static bool escape_step(const struct ud *u, size_t s, const struct nbr *a)
 static void escape_distances(struct ud *u)
 {
 	for (size_t i = 0; i < u->ndesc; i++)
-		u->hops[u->desc[i]] = u->dist[u->desc[i]];
+		u->s->hops[u->desc[i]] = u->s->dist[u->desc[i]];
 	for (bool changed = true; changed;) {
 		changed = false;
 		for (size_t i = 0; i < u->ndesc; i++) {
 			size_t s = u->desc[i];
-			if (u->dist[s] != DIST_INF)
+			if (u->s->dist[s] != DIST_INF)
 				continue;
 			for (const struct nbr *a = u->adj + u->adj_start[s]; a < u->adj + u->adj_start[s + 1]; a++)
-				if (u->hops[a->sw] != DIST_INF && u->hops[a->sw] + 1 < u->hops[s]) {
-					u->hops[s] = (uint16_t)(u->hops[a->sw] + 1);
+				if (u->s->hops[a->sw] != DIST_INF && u->s->hops[a->sw] + 1 < u->s->hops[s]) {
+					u->s->hops[s] = (uint16_t)(u->s->hops[a->sw] + 1);
 					changed = true;
 				}
 		}
@@ -156,8 +169,8 @@ static size_t candidates(struct ud *u, size_t d)
 	bool have_escapes = false;
 	for (size_t i = 0; i < u->ndesc; i++) {
 		size_t s = u->desc[i];
-		uint8_t *c = u->cand + u->base[s], k = 0;
-		bool legal = u->dist[s] != DIST_INF;
+		uint8_t *c = u->s->cand + u->base[s], k = 0;
+		bool legal = u->s->dist[s] != DIST_INF;
 		if (!legal) {
 			stranded += u->leaf[s];
 			if (!have_escapes) {
@@ -168,17 +181,17 @@ static size_t candidates(struct ud *u, size_t d)
 		for (const struct nbr *a = u->adj + u->adj_start[s]; a < u->adj + u->adj_start[s + 1] && s != d; a++)
 			if (legal ? legal_step(u, s, a) : escape_step(u, s, a))
 				c[k++] = a->port;
-		u->ncand[s] = k;
+		u->s->ncand[s] = k;
 	}
 	return stranded;
 }
 
 static uint8_t least_loaded(const struct ud *u, size_t s)
 {
-	const uint8_t *c = u->cand + u->base[s];
+	const uint8_t *c = u->s->cand + u->base[s];
 	const uint32_t *load = u->load + u->base[s];
 	uint8_t best = c[0];
-	for (unsigned i = 1; i < u->ncand[s]; i++)
+	for (unsigned i = 1; i < u->s->ncand[s]; i++)
 		if (load[c[i]] < load[best])
 			best = c[i];
 	return best;
@@ -189,15 +202,15 @@ static uint8_t dmodk_port(const struct ud *u, size_t s, uint16_t lid)
 	const struct updown_plan *p = u->p;
 	uint32_t j = u->jpos[lid];
 	/* only a switch that goes up legally: an escape route's candidates may be down-ports */
-	if (!p->up_order || j == UINT32_MAX || u->down[s] != DIST_INF || u->dist[s] == DIST_INF || !p->n_up[s])
+	if (!p->up_order || j == UINT32_MAX || u->s->down[s] != DIST_INF || u->s->dist[s] == DIST_INF || !p->n_up[s])
 		return 0;
 	uint8_t port = p->up_order[s][(j / p->stride[u->r->level[s]]) % p->n_up[s]];
 	if (!port)	/* a hole: this switch lacks that link */
 		return 0;
-	if (u->ncand[s] == p->n_up[s])	/* every up-port is a candidate */
+	if (u->s->ncand[s] == p->n_up[s])	/* every up-port is a candidate */
 		return port;
-	const uint8_t *c = u->cand + u->base[s];
-	for (unsigned i = 0; i < u->ncand[s]; i++)
+	const uint8_t *c = u->s->cand + u->base[s];
+	for (unsigned i = 0; i < u->s->ncand[s]; i++)
 		if (c[i] == port)
 			return port;
 	return 0;
@@ -214,7 +227,7 @@ static void route_lids(struct ud *u, struct routing_tables *t, size_t d, const u
 	for (size_t i = 0; i < u->ndesc; i++) {
 		size_t s = u->desc[i];
 		uint8_t *lft = t->lft[u->x->sw[s]->index];
-		if (s != d && !u->ncand[s])
+		if (s != d && !u->s->ncand[s])
 			continue;
 		for (unsigned k = 0; k < n; k++) {
 			uint8_t port;
@@ -260,9 +273,37 @@ static unsigned attached_lids(const struct ud *u, const struct routing_tables *t
 /* Distances and every switch's candidate ports towards d; returns the leaves without a legal path. */
 static size_t towards(struct ud *u, size_t d)
 {
-	down_distances(u, d, u->down);
+	down_distances(u, d, u->s->down);
 	updown_distances(u);
 	return candidates(u, d);
+}
+
+/* towards() into set buf, for ahead.h: ctx is a copy of the ud whose shared parts it reads. */
+static void fill_towards(const void *ctx, void *buf, size_t d)
+{
+	struct ud v = *(const struct ud *)ctx;
+	v.s = buf;
+	v.s->stranded = towards(&v, d);
+}
+
+/* Fabrics with fewer switches compute each destination's candidates in turn: a thread costs more. */
+#define AHEAD_MIN_SWITCHES 256
+
+/*
+ * Visits the destinations d[0..n) in order, u->s holding each one's
+ * candidates in turn (computed on another CPU ahead of time on large
+ * fabrics; frozen is a copy of u made for it). Call ahead_next for each,
+ * then ahead_end.
+ */
+static void towards_each(struct ahead *a, const struct ud *u, const struct ud *frozen, const size_t *d, size_t n)
+{
+	void *spare[AHEAD_SLOTS];
+	size_t k = 0;
+	for (size_t i = 0; i <= AHEAD_SLOTS && k < AHEAD_SLOTS; i++)
+		if (&u->sets[i] != u->s)
+			spare[k++] = (void *)&u->sets[i];
+	ahead_start(a, fill_towards, frozen, d, n, spare,
+		    u->x->nsw >= AHEAD_MIN_SWITCHES && sysconf(_SC_NPROCESSORS_ONLN) > 1);
 }
 
 static int route_destination(struct ud *u, struct routing_tables *t, size_t d, struct updown_gaps *gaps)
@@ -270,7 +311,7 @@ static int route_destination(struct ud *u, struct routing_tables *t, size_t d, s
 	uint16_t lids[FABRIC_MAX_PORTS + 1];
 	uint8_t at_port[FABRIC_MAX_PORTS + 1];
 	unsigned cas;
-	size_t stranded = towards(u, d);
+	size_t stranded = u->s->stranded;
 	unsigned n = attached_lids(u, t, d, lids, at_port, &cas);
 	route_lids(u, t, d, lids, at_port, n);
 	gaps->ca_pairs += stranded * cas;
@@ -318,11 +359,10 @@ static size_t balance_destination(struct ud *u, struct routing_tables *t, size_t
 	uint8_t at_port[FABRIC_MAX_PORTS + 1];
 	unsigned cas;
 	size_t moved = 0;
-	towards(u, d);
 	attached_lids(u, t, d, lids, at_port, &cas);
 	for (size_t i = 0; i < u->ndesc; i++) {
 		size_t s = u->desc[i];
-		if (!want[s] || s == d || u->ncand[s] < 2)
+		if (!want[s] || s == d || u->s->ncand[s] < 2)
 			continue;
 		uint8_t *lft = t->lft[u->x->sw[s]->index];
 		uint32_t *load = u->load + u->base[s];
@@ -415,12 +455,20 @@ static int balance(struct ud *u, struct routing_tables *t)
 	int rc = -1;
 	if (!want || !leaves || (n = spread_leaves(u, t, leaves)) == SIZE_MAX)
 		goto done;
+	struct ud frozen = *u;
 	for (unsigned pass = 0; pass < BALANCE_PASSES; pass++) {
 		size_t moved = 0, left = 0;
+		struct ahead a;
 		for (size_t i = 0; i < u->ndesc; i++)
 			left += want[u->desc[i]] = unbalanced(u, u->desc[i]);
-		for (size_t i = 0; i < n && left; i++)
+		if (!left)
+			break;
+		towards_each(&a, u, &frozen, leaves, n);
+		for (size_t i = 0; i < n; i++) {
+			ahead_next(&a, (void **)&u->s);
 			moved += balance_destination(u, t, leaves[i], want, pass == 0);
+		}
+		ahead_end(&a);
 		if (!moved)
 			break;
 	}
@@ -437,19 +485,36 @@ void updown_gaps_free(struct updown_gaps *g)
 	memset(g, 0, sizeof(*g));
 }
 
+static void towards_free(struct towards *t)
+{
+	free(t->down);
+	free(t->dist);
+	free(t->hops);
+	free(t->queue);
+	free(t->cand);
+	free(t->ncand);
+}
+
+static int towards_alloc(struct towards *t, size_t nsw, size_t ports)
+{
+	t->down = malloc(nsw * sizeof(*t->down));
+	t->dist = malloc(nsw * sizeof(*t->dist));
+	t->hops = malloc(nsw * sizeof(*t->hops));
+	t->queue = malloc(nsw * sizeof(*t->queue));
+	t->cand = malloc(ports + 1);
+	t->ncand = calloc(nsw, 1);
+	return t->down && t->dist && t->hops && t->queue && t->cand && t->ncand ? 0 : -1;
+}
+
 static void ud_free(struct ud *u)
 {
 	free(u->desc);
-	free(u->down);
-	free(u->dist);
-	free(u->hops);
 	free(u->leaf);
-	free(u->queue);
 	free(u->adj_start);
 	free(u->adj);
 	free(u->base);
-	free(u->cand);
-	free(u->ncand);
+	for (size_t k = 0; k <= AHEAD_SLOTS; k++)
+		towards_free(&u->sets[k]);
 	free(u->load);
 	free(u->jpos);
 }
@@ -462,17 +527,12 @@ static int ud_setup(struct ud *u, const struct fabric *f, const struct updown_pl
 	u->p = p;
 	u->x = p->x;
 	u->r = p->r;
+	u->s = &u->sets[0];
 	u->desc = malloc(nsw * sizeof(*u->desc));
-	u->down = malloc(nsw * sizeof(*u->down));
-	u->dist = malloc(nsw * sizeof(*u->dist));
-	u->hops = malloc(nsw * sizeof(*u->hops));
 	u->leaf = calloc(nsw, sizeof(*u->leaf));
-	u->queue = malloc(nsw * sizeof(*u->queue));
 	u->base = malloc(nsw * sizeof(*u->base));
-	u->ncand = calloc(nsw, 1);
 	u->jpos = malloc(((size_t)max_lid + 1) * sizeof(*u->jpos));
-	if (!u->desc || !u->down || !u->dist || !u->hops || !u->leaf || !u->queue || !u->base || !u->ncand ||
-	    !u->jpos)
+	if (!u->desc || !u->leaf || !u->base || !u->jpos)
 		return -1;
 	for (size_t s = 0; s < u->x->nsw; s++) {
 		u->base[s] = ports;
@@ -480,11 +540,13 @@ static int ud_setup(struct ud *u, const struct fabric *f, const struct updown_pl
 		if (ranked(u, s))
 			u->desc[u->ndesc++] = s;
 	}
-	u->cand = malloc(ports + 1);
+	for (size_t k = 0; k <= AHEAD_SLOTS; k++)
+		if (towards_alloc(&u->sets[k], nsw, ports) < 0)
+			return -1;
 	u->load = calloc(ports + 1, sizeof(*u->load));
 	u->adj = malloc((ports + 1) * sizeof(*u->adj));
 	u->adj_start = malloc(nsw * sizeof(*u->adj_start));
-	if (!u->cand || !u->load || !u->adj || !u->adj_start)
+	if (!u->load || !u->adj || !u->adj_start)
 		return -1;
 	size_t na = 0;
 	for (size_t s = 0; s < u->x->nsw; s++) {
@@ -517,6 +579,7 @@ int updown_fill(const struct fabric *f, const struct updown_plan *plan, struct r
 		struct updown_gaps *gaps)
 {
 	struct ud u;
+	size_t *bottom_up = NULL;
 	int rc = -1;
 	memset(gaps, 0, sizeof(*gaps));
 	memset(out, 0, sizeof(*out));
@@ -524,15 +587,29 @@ int updown_fill(const struct fabric *f, const struct updown_plan *plan, struct r
 	if (ud_setup(&u, f, plan, max_lid) < 0 || routing_tables_alloc(out, f, max_lid) < 0)
 		goto done;
 	/* bottom of the order first: leaves, in GUID order, take the balance */
-	for (size_t i = u.ndesc; i-- > 0;)
-		if (route_destination(&u, out, u.desc[i], gaps) < 0)
-			goto done;
+	bottom_up = malloc((u.ndesc + 1) * sizeof(*bottom_up));
+	if (!bottom_up)
+		goto done;
+	for (size_t i = 0; i < u.ndesc; i++)
+		bottom_up[i] = u.desc[u.ndesc - 1 - i];
+	struct ud frozen = u;
+	struct ahead a;
+	towards_each(&a, &u, &frozen, bottom_up, u.ndesc);
+	int failed = 0;
+	for (size_t i = 0; i < u.ndesc && !failed; i++) {
+		ahead_next(&a, (void **)&u.s);
+		failed = route_destination(&u, out, bottom_up[i], gaps);
+	}
+	ahead_end(&a);
+	if (failed)
+		goto done;
 	rc = plan->skip_balance ? 0 : balance(&u, out);
 done:
 	if (rc < 0) {
 		updown_gaps_free(gaps);
 		routing_tables_free(out);
 	}
+	free(bottom_up);
 	ud_free(&u);
 	return rc;
 }
@@ -543,7 +620,7 @@ int updown_each_destination(const struct fabric *f, const struct updown_plan *pl
 	struct ud u;
 	int rc = -1;
 	if (ud_setup(&u, f, plan, routing_max_lid(f)) == 0) {
-		struct updown_next next = { u.base, u.cand, u.ncand, u.dist };
+		struct updown_next next = { u.base, u.s->cand, u.s->ncand, u.s->dist };
 		rc = 0;
 		for (size_t i = 0; i < u.ndesc && rc == 0; i++) {
 			size_t d = u.desc[i];
