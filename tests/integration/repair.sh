@@ -83,7 +83,8 @@ event() {
 	full_mads=$(grep "SUBNET UP" "$WORK/fabricd.log" | tail -1 | mads_of)
 	full_reads=$(grep "sweep: discover" "$WORK/fabricd.log" | tail -1 | mads_of)
 	(( repair_reads * 4 < full_reads )) ||
-		fail "$what: the first repair's discovery sent $repair_reads SMPs, a full one $full_reads"
+		fail "$what: the first repair's discovery sent $repair_reads SMPs, a full one $full_reads: $(tail -n \
+			+$((lines0 + 1)) "$WORK/fabricd.log" | grep -E 'sweep: (discover|repair of)|light sweep|trap' | head -8)"
 	note "$what: ${route_line##*VLs, }"
 	note "$what: repaired in $repair_mads MADs ($repair_reads to discover; first $(grep 'sweep: discover' \
 		"$WORK/fabricd.log" | tail -n +$((ups0 + 1)) | head -1 | sed 's/.*duplicate GUIDs; //')), then a full sweep" \
