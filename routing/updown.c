@@ -217,9 +217,34 @@ static uint8_t dmodk_port(const struct ud *u, size_t s, uint16_t lid)
 }
 
 /*
+ * Gives the CA LIDs lids[0..n) at switch s the least loaded candidate each,
+ * in turn, every one adding to its port's load: what n calls of
+ * least_loaded with an increment after each give, in one pass per load
+ * level instead of a scan per LID. The first candidate (in candidate
+ * order) at the lowest load is taken, so at level L the picks go through
+ * the candidates at load L in candidate order, each rising to L + 1; when
+ * none is left at L, the same from the first candidate at L + 1.
+ */
+static void fill_least_loaded(struct ud *u, size_t s, uint8_t *lft, const uint16_t *lids, unsigned n)
+{
+	const uint8_t *c = u->s->cand + u->base[s];
+	uint32_t *load = u->load + u->base[s], level = UINT32_MAX;
+	for (unsigned i = 0; i < u->s->ncand[s]; i++)
+		if (load[c[i]] < level)
+			level = load[c[i]];
+	for (unsigned k = 0; k < n && u->s->ncand[s]; level++)
+		for (unsigned i = 0; i < u->s->ncand[s] && k < n; i++)
+			if (load[c[i]] == level) {
+				lft[lids[k++]] = c[i];
+				load[c[i]]++;
+			}
+}
+
+/*
  * Routes the LIDs attached to D (at_port[i]: the port of D they hang off,
  * 0 for D's own LID) on every switch, switch by switch so each table is
- * written in one run.
+ * written in one run. Consecutive CA LIDs without a D-mod-K port are
+ * given the least loaded ports in one fill.
  */
 static void route_lids(struct ud *u, struct routing_tables *t, size_t d, const uint16_t *lids,
 		       const uint8_t *at_port, unsigned n)
@@ -229,15 +254,24 @@ static void route_lids(struct ud *u, struct routing_tables *t, size_t d, const u
 		uint8_t *lft = t->lft[u->x->sw[s]->index];
 		if (s != d && !u->s->ncand[s])
 			continue;
-		for (unsigned k = 0; k < n; k++) {
+		for (unsigned k = 0; k < n;) {
 			uint8_t port;
 			if (s == d)
 				port = at_port[k];
-			else if (!(port = dmodk_port(u, s, lids[k])))
+			else if (!(port = dmodk_port(u, s, lids[k])) && at_port[k]) {
+				unsigned end = k + 1;
+				while (end < n && at_port[end] && !dmodk_port(u, s, lids[end]))
+					end++;
+				fill_least_loaded(u, s, lft, lids + k, end - k);
+				k = end;
+				continue;
+			} else if (!port) {
 				port = least_loaded(u, s);
+			}
 			lft[lids[k]] = port;
 			if (at_port[k] && port)	/* CA LIDs carry the traffic: they count for balance */
 				u->load[u->base[s] + port]++;
+			k++;
 		}
 	}
 }
