@@ -128,13 +128,27 @@ static bool link_is_new(const struct merge *m, size_t k, uint8_t p)
 	return o->ports[p].remote->guid != now->remote->guid || o->ports[p].remote_port != now->remote_port;
 }
 
-/* Whether fresh routes lid over a link new at a switch the old tables know. */
-static bool fresh_uses_new_link(const struct merge *m, uint16_t lid)
+/*
+ * Whether fresh routes some LID that has an owner over a link new at a
+ * switch the old tables know. Switch by switch, each table read as it
+ * lies in memory, and only at switches that have a new link at all (after
+ * a loss, none has).
+ */
+static bool fresh_uses_new_link(const struct merge *m, const struct lid_owner *own)
 {
+	bool new_port[256];	/* by LFT entry, LFT_NO_PATH included */
 	for (size_t k = 0; k < m->nsw; k++) {
-		uint8_t p = routing_next_hop(m->fresh, m->sw[k], lid);
-		if (m->oldof[k] && p && link_is_new(m, k, p))
-			return true;
+		const struct node *sw = m->sw[k];
+		bool any = false;
+		for (unsigned p = 0; p < 256; p++) {	/* the ports routing_next_hop would step out of */
+			new_port[p] = m->oldof[k] && p && p != LFT_NO_PATH && p <= sw->nports && sw->ports[p].remote &&
+				      link_is_new(m, k, (uint8_t)p);
+			any |= new_port[p];
+		}
+		const uint8_t *lft = m->fresh->lft[sw->index];
+		for (uint32_t lid = 1; any && lid <= m->fresh->max_lid; lid++)
+			if (new_port[lft[lid]] && own[lid].node)
+				return true;
 	}
 	return false;
 }
@@ -209,8 +223,7 @@ int stable_merge(const struct fabric *old_f, const struct routing_tables *old, c
 		goto done;
 	match_switches(&m, old_f, old, f);
 	find_owners(f, fresh->max_lid, own);
-	for (uint32_t lid = 1; lid <= fresh->max_lid && !r->grew; lid++)
-		r->grew = own[lid].node && fresh_uses_new_link(&m, (uint16_t)lid);
+	r->grew = fresh_uses_new_link(&m, own);
 	unsigned layers = 1;
 	for (uint32_t lid = 1; lid <= fresh->max_lid && !r->grew; lid++) {
 		int how = settle(&m, (uint16_t)lid, &own[lid]);
