@@ -400,8 +400,9 @@ static size_t balance_destination(struct ud *u, struct routing_tables *t, size_t
 			continue;
 		uint8_t *lft = t->lft[u->x->sw[s]->index];
 		uint32_t *load = u->load + u->base[s];
+		uint8_t to = least_loaded(u, s);	/* changes only when a move changes the loads */
 		for (unsigned k = 0; k < cas; k++) {
-			uint8_t from = lft[lids[k]], to = least_loaded(u, s);
+			uint8_t from = lft[lids[k]];
 			if (load[from] >= load[to] + 2) {
 				lft[lids[k]] = to;
 				load[from]--;
@@ -409,6 +410,7 @@ static size_t balance_destination(struct ud *u, struct routing_tables *t, size_t
 				moved++;
 				if (one)
 					break;
+				to = least_loaded(u, s);
 			}
 		}
 	}
