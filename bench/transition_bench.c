@@ -1,0 +1,152 @@
+/*
+ * transition-bench - the transitions of single failures, without a
+ * simulator: for seeds 1..N of the degraded radix-8 3-level tree
+ * (fabric-gen --remove-links 6 --remove-switches 1), route it, lose each
+ * leaf's first up-link in turn, route again keeping the routes the loss
+ * left whole (as a repair does), and plan the transition from the old
+ * tables to the new: how many plans are proven at every step, their
+ * stages, the unproven ones' cycles, and the time the routing and the
+ * plans took.
+ *
+ *   transition-bench [--seeds N] [--radix K] [--verbose]
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "routing/engine.h"
+#include "routing/transition.h"
+#include "topology/fattree_gen.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+struct totals {
+	size_t cases, proven, stages, switches, refused;
+	double route_ms, plan_ms;
+};
+
+/* The first port of sw that leads to another switch, or 0. */
+static unsigned first_uplink(const struct node *sw)
+{
+	for (unsigned p = 1; p <= sw->nports; p++)
+		if (sw->ports[p].remote && sw->ports[p].remote->type == NODE_SWITCH)
+			return p;
+	return 0;
+}
+
+/* Loses leaf's first up-link on a copy of f (routed as t) and plans the repair's transition. */
+static int one_case(const struct fabric *f, const struct routing_tables *t, const struct node *leaf, uint64_t seed,
+		    bool verbose, struct totals *sum)
+{
+	struct fabric g;
+	unsigned up = first_uplink(leaf);
+	if (!up || fabric_copy(&g, f) < 0)
+		return up ? -1 : 0;
+	fabric_unlink(fabric_find_guid(&g, leaf->guid), (uint8_t)up);
+	struct routing_request rq = { .engine = ENGINE_FTREE, .max_layers = 8, .keep_fabric = f, .keep = t };
+	struct routing_tables n, held;
+	struct routing_result res;
+	struct transition_plan p;
+	double t0 = now_ms();
+	int rc = routing_compute(&g, &rq, &n, &res);
+	double t1 = now_ms();
+	if (rc == 0 && transition_remap(f, t, &g, &n, &held) < 0)
+		rc = -1;
+	if (rc == 0 && transition_plan(&g, &held, &n, &p) < 0)
+		rc = -1;
+	double t2 = now_ms();
+	if (rc == 0) {
+		sum->cases++;
+		sum->proven += p.proven;
+		sum->stages += p.nstages;
+		sum->switches += p.switches;
+		sum->refused += res.kept_refused;
+		sum->route_ms += t1 - t0;
+		sum->plan_ms += t2 - t1;
+		if (verbose && !p.proven) {
+			char cycle[512];
+			cdg_cycle_text(&p.cycle, cycle, sizeof(cycle));
+			printf("seed %llu, %s[%u] lost: %zu switches, step %zu of %zu NOT proven, VL %u: %s\n",
+			       (unsigned long long)seed, leaf->desc, up, p.switches, p.failed_step, p.nstages, p.cycle.vl,
+			       cycle);
+		}
+		transition_plan_free(&p);
+		routing_tables_free(&held);
+		routing_tables_free(&n);
+	}
+	fabric_free(&g);
+	return rc;
+}
+
+static unsigned number(const char *s)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 0);
+	if (*s == '\0' || *end || v == 0 || v > 1000) {
+		fprintf(stderr, "transition-bench: '%s' is not a number from 1 to 1000\n", s);
+		exit(2);
+	}
+	return (unsigned)v;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned seeds = 20, radix = 8;
+	bool verbose = false;
+	static const struct option opts[] = {
+		{ "seeds", required_argument, NULL, 's' }, { "radix", required_argument, NULL, 'r' },
+		{ "verbose", no_argument, NULL, 'v' }, { NULL, 0, NULL, 0 },
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': seeds = number(optarg); break;
+		case 'r': radix = number(optarg); break;
+		case 'v': verbose = true; break;
+		default: return 2;
+		}
+	}
+	struct totals sum = { 0 };
+	for (uint64_t seed = 1; seed <= seeds; seed++) {
+		struct fattree_spec spec = { .levels = 3, .radix = radix, .remove_links = 6, .remove_switches = 1,
+					     .seed = seed };
+		struct fabric f;
+		struct routing_tables t;
+		struct routing_result res;
+		char err[256];
+		if (fattree_generate(&spec, &f, err) < 0) {
+			fprintf(stderr, "transition-bench: %s\n", err);
+			return 2;
+		}
+		uint16_t lid = 1;
+		for (size_t i = 0; i < f.nnodes; i++)
+			f.nodes[i]->ports[f.nodes[i]->type == NODE_SWITCH ? 0 : 1].lid = lid++;
+		if (routing_compute(&f, &(struct routing_request){ .engine = ENGINE_FTREE, .max_layers = 8 }, &t, &res) < 0) {
+			fprintf(stderr, "transition-bench: out of memory\n");
+			return 1;
+		}
+		for (size_t i = 0; i < f.nnodes; i++)
+			if (f.nodes[i]->type == NODE_SWITCH && f.nodes[i]->desc[0] == 'L' &&
+			    one_case(&f, &t, f.nodes[i], seed, verbose, &sum) < 0) {
+				fprintf(stderr, "transition-bench: out of memory\n");
+				return 1;
+			}
+		routing_tables_free(&t);
+		fabric_free(&f);
+	}
+	if (!sum.cases) {
+		fprintf(stderr, "transition-bench: no leaf with an up-link\n");
+		return 1;
+	}
+	printf("%zu lost leaf up-links (radix %u, seeds 1-%u): %zu transitions proven at every step, %.2f stages and "
+	       "%.1f switches changed on average, %zu kept-route merges refused; routing %.1f ms, plan %.1f ms a case\n",
+	       sum.cases, radix, seeds, sum.proven, (double)sum.stages / sum.cases, (double)sum.switches / sum.cases,
+	       sum.refused, sum.route_ms / sum.cases, sum.plan_ms / sum.cases);
+	return 0;
+}
