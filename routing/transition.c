@@ -206,22 +206,81 @@ static int state_graphs_build(struct state_graphs *sg, const struct fabric *f, c
 	return -1;
 }
 
-/* Adds t as a stage before the last (which is new itself): p->between keeps nstages - 1 states. */
-static int push_between(struct transition_plan *p, const struct fabric *f, const struct routing_tables *t)
+/* An entry a stage changes, and what it was. */
+struct transition_change {
+	uint32_t node;
+	uint16_t lid;
+	uint8_t old;
+};
+
+/*
+ * Ends stage p->nstages - 1 with the entries item[0..k) (old: what they
+ * were), and opens the next unless it is the last (new itself, whose
+ * changes are kept too: a stage is made from a copy of new).
+ */
+static int add_stage(struct transition_plan *p, const struct routing_tables *old, const struct entry *item,
+		     size_t k, bool last)
 {
-	struct routing_tables *more = realloc(p->between, p->nstages * sizeof(*more));
+	struct transition_change *more = realloc(p->change, (p->nchange + k + 1) * sizeof(*more));
 	if (!more)
 		return -1;
-	p->between = more;
-	if (copy_tables(f, t, &p->between[p->nstages - 1]) < 0)
+	p->change = more;
+	size_t *upto = realloc(p->upto, p->nstages * sizeof(*upto));
+	if (!upto)
 		return -1;
-	p->nstages++;
+	p->upto = upto;
+	for (size_t i = 0; i < k; i++)
+		p->change[p->nchange++] = (struct transition_change){ item[i].node, item[i].lid,
+								      old->lft[item[i].node][item[i].lid] };
+	p->upto[p->nstages - 1] = p->nchange;
+	p->nstages += !last;
 	return 0;
 }
 
-const struct routing_tables *transition_stage(const struct transition_plan *p, size_t i)
+/* dst = a copy of src (its tables, SLs and layers); -1 on allocation failure. */
+static int clone_tables(const struct routing_tables *src, struct routing_tables *dst)
 {
-	return i + 1 < p->nstages ? &p->between[i] : p->last;
+	*dst = (struct routing_tables){ .max_lid = src->max_lid, .nnodes = src->nnodes, .layers = src->layers };
+	memcpy(dst->vl_by_sl, src->vl_by_sl, sizeof(dst->vl_by_sl));
+	dst->lft = calloc(src->nnodes ? src->nnodes : 1, sizeof(*dst->lft));
+	dst->sl = malloc((size_t)src->max_lid + 1);
+	if (!dst->lft || !dst->sl)
+		goto fail;
+	memcpy(dst->sl, src->sl, (size_t)src->max_lid + 1);
+	for (size_t i = 0; i < src->nnodes; i++) {
+		if (!src->lft[i])
+			continue;
+		if (!(dst->lft[i] = malloc((size_t)src->max_lid + 1)))
+			goto fail;
+		memcpy(dst->lft[i], src->lft[i], (size_t)src->max_lid + 1);
+	}
+	return 0;
+fail:
+	routing_tables_free(dst);
+	return -1;
+}
+
+const struct routing_tables *transition_stage(struct transition_plan *p, size_t i)
+{
+	if (i + 1 >= p->nstages)
+		return p->last;
+	size_t want = p->upto[i], b = p->made;
+	if (!p->state[b].lft || p->applied[b] != want) {
+		b = !p->made;	/* the one made before stays as it is: the caller's step from it */
+		if (!p->state[b].lft) {
+			if (clone_tables(p->last, &p->state[b]) < 0)
+				return NULL;
+			p->applied[b] = p->nchange;
+		}
+		struct routing_tables *t = &p->state[b];
+		for (size_t c = want; c < p->applied[b]; c++)	/* back to what they were */
+			t->lft[p->change[c].node][p->change[c].lid] = p->change[c].old;
+		for (size_t c = p->applied[b]; c < want; c++)
+			t->lft[p->change[c].node][p->change[c].lid] = p->last->lft[p->change[c].node][p->change[c].lid];
+		p->applied[b] = want;
+	}
+	p->made = b;
+	return &p->state[b];
 }
 
 /* Nearest the destination first: a switch moves after the switch its new entry points at. */
@@ -329,7 +388,7 @@ static int stage_by_entries(const struct fabric *f, const struct step_base *b, c
 			p->cycle = r;
 			p->failed_step = p->nstages;
 		}
-		if (n > (size_t)k && push_between(p, f, &next) < 0)	/* the last state is new itself */
+		if (add_stage(p, old, item, (size_t)k, n == (size_t)k) < 0)
 			goto done;
 		struct routing_tables swap = cur;
 		cur = next;
@@ -400,8 +459,9 @@ done:
 
 void transition_plan_free(struct transition_plan *p)
 {
-	for (size_t i = 0; p->between && i + 1 < p->nstages; i++)
-		routing_tables_free(&p->between[i]);
-	free(p->between);
+	routing_tables_free(&p->state[0]);
+	routing_tables_free(&p->state[1]);
+	free(p->change);
+	free(p->upto);
 	memset(p, 0, sizeof(*p));
 }

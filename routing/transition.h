@@ -14,14 +14,28 @@
 
 #include "routing/cdg.h"
 
+struct transition_change;
+
 struct transition_plan {
 	size_t nstages;			/* tables to program, in order: transition_stage() */
-	struct routing_tables *between;	/* the nstages - 1 states before the last */
 	const struct routing_tables *last;	/* the new tables (the caller's, not copied) */
 	size_t switches;		/* switches whose tables change */
 	bool proven;			/* every step's mixture is acyclic */
 	struct cdg_report cycle;	/* not proven: the cycle of the step that is not */
 	size_t failed_step;		/* not proven: which step (1 = into stage 0) */
+	/*
+	 * The stages as the entries they change, in stage order: stage i has
+	 * last's entries for change[0 .. upto[i]) and the old ones for the
+	 * rest. transition_stage makes the tables of a stage, two at a time,
+	 * in state[] (applied: how many changes each holds), not a copy of
+	 * the whole tables per stage.
+	 */
+	struct transition_change *change;
+	size_t nchange;
+	size_t *upto;			/* [stage] */
+	struct routing_tables state[2];
+	size_t applied[2];
+	size_t made;			/* which of state[] was made last */
 };
 
 /*
@@ -43,8 +57,12 @@ int transition_remap(const struct fabric *from_f, const struct routing_tables *f
  */
 int transition_plan(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
 		    struct transition_plan *p);
-/* Stage i (0 .. nstages - 1) of p. */
-const struct routing_tables *transition_stage(const struct transition_plan *p, size_t i);
+/*
+ * Stage i (0 .. nstages - 1) of p; NULL on allocation failure. The tables
+ * of the stage asked for before stay as they are (a step's from and to),
+ * those of earlier ones may be remade.
+ */
+const struct routing_tables *transition_stage(struct transition_plan *p, size_t i);
 void transition_plan_free(struct transition_plan *p);
 /* Proves one step: from -> to, with SLs of sl_old and to. 0, or -1 on allocation failure. */
 int transition_check_step(const struct fabric *f, const struct routing_tables *from, const struct routing_tables *to,

@@ -41,7 +41,7 @@ static void updown_from(unsigned root, struct fabric *f, struct routing_tables *
 
 /* Each stage of p, from old, proven by the CDG code on its own: the step and the state it reaches. */
 static void assert_stages_proven(const struct fabric *f, const struct routing_tables *old,
-				 const struct transition_plan *p)
+				 struct transition_plan *p)
 {
 	struct cdg_report r;
 	const struct routing_tables *from = old;
