@@ -136,15 +136,15 @@ static bool link_is_new(const struct merge *m, size_t k, uint8_t p)
  */
 static bool fresh_uses_new_link(const struct merge *m, const struct lid_owner *own)
 {
-	bool new_port[256];	/* by LFT entry, LFT_NO_PATH included */
+	bool new_port[256];	/* by LFT entry: port 0, LFT_NO_PATH and unlinked ports stay false */
 	for (size_t k = 0; k < m->nsw; k++) {
 		const struct node *sw = m->sw[k];
 		bool any = false;
-		for (unsigned p = 0; p < 256; p++) {	/* the ports routing_next_hop would step out of */
-			new_port[p] = m->oldof[k] && p && p != LFT_NO_PATH && p <= sw->nports && sw->ports[p].remote &&
-				      link_is_new(m, k, (uint8_t)p);
-			any |= new_port[p];
-		}
+		if (!m->oldof[k])
+			continue;
+		memset(new_port, 0, sizeof(new_port));
+		for (unsigned p = 1; p <= sw->nports; p++)
+			any |= new_port[p] = sw->ports[p].remote && link_is_new(m, k, (uint8_t)p);
 		const uint8_t *lft = m->fresh->lft[sw->index];
 		for (uint32_t lid = 1; any && lid <= m->fresh->max_lid; lid++)
 			if (new_port[lft[lid]] && own[lid].node)
