@@ -172,6 +172,8 @@ struct frame {
 static bool next_succ(const struct depgraph *g, const struct succ *s, struct frame *fr, size_t *to)
 {
 	const struct succ *c = &s[fr->v];
+	if (!c->row)
+		return false;
 	size_t words = row_words(g, g->f->nodes[c->node]);
 	while (!fr->bits) {
 		if (++fr->w >= words)
@@ -193,7 +195,7 @@ static bool has_succ(const struct depgraph *g, const struct succ *c)
 
 static struct frame frame_of(const struct succ *s, size_t v)
 {
-	return (struct frame){ v, 0, s[v].row[0] };
+	return (struct frame){ v, 0, s[v].row ? s[v].row[0] : 0 };
 }
 
 /* Iterative three-colour DFS over the turn bits; fills r->cycle with the first cycle found. */
@@ -215,7 +217,7 @@ static int find_cycle(const struct depgraph *g, const struct succ *s, struct cdg
 		while (depth && !r->cycle_len) {
 			struct frame *top = &stack[depth - 1];
 			size_t w;
-			if (!s[top->v].row || !next_succ(g, s, top, &w)) {
+			if (!next_succ(g, s, top, &w)) {
 				colour[top->v] = 2;
 				depth--;
 				continue;
@@ -228,7 +230,7 @@ static int find_cycle(const struct depgraph *g, const struct succ *s, struct cdg
 					r->cycle[r->cycle_len++] = channel_of(g, stack[k].v);
 			} else if (!colour[w]) {
 				colour[w] = 1;
-				stack[depth++] = s[w].row ? frame_of(s, w) : (struct frame){ w, 0, 0 };
+				stack[depth++] = frame_of(s, w);
 			}
 		}
 	}
