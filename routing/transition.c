@@ -28,33 +28,44 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int copy_tables(const struct fabric *f, const struct routing_tables *src, struct routing_tables *dst)
+/* dst = a copy of src (its tables, SLs and layers); -1 on allocation failure. */
+static int clone_tables(const struct routing_tables *src, struct routing_tables *dst)
 {
-	if (routing_tables_alloc(dst, f, src->max_lid) < 0)
-		return -1;
-	for (size_t i = 0; i < f->nnodes; i++)
-		if (dst->lft[i] && src->lft[i])
-			memcpy(dst->lft[i], src->lft[i], (size_t)src->max_lid + 1);
-	memcpy(dst->sl, src->sl, (size_t)src->max_lid + 1);
+	*dst = (struct routing_tables){ .max_lid = src->max_lid, .nnodes = src->nnodes, .layers = src->layers };
 	memcpy(dst->vl_by_sl, src->vl_by_sl, sizeof(dst->vl_by_sl));
-	dst->layers = src->layers;
+	dst->lft = calloc(src->nnodes ? src->nnodes : 1, sizeof(*dst->lft));
+	dst->sl = malloc((size_t)src->max_lid + 1);
+	if (!dst->lft || !dst->sl)
+		goto fail;
+	memcpy(dst->sl, src->sl, (size_t)src->max_lid + 1);
+	for (size_t i = 0; i < src->nnodes; i++) {
+		if (!src->lft[i])
+			continue;
+		if (!(dst->lft[i] = malloc((size_t)src->max_lid + 1)))
+			goto fail;
+		memcpy(dst->lft[i], src->lft[i], (size_t)src->max_lid + 1);
+	}
 	return 0;
+fail:
+	routing_tables_free(dst);
+	return -1;
 }
 
 int transition_remap(const struct fabric *from_f, const struct routing_tables *from, const struct fabric *f,
 		     const struct routing_tables *like, struct routing_tables *out)
 {
-	if (copy_tables(f, like, out) < 0)
+	/* f's switches, every entry LFT_NO_PATH; like gives the size and the SLs */
+	if (routing_tables_alloc(out, f, like->max_lid) < 0)
 		return -1;
+	memcpy(out->sl, like->sl, (size_t)like->max_lid + 1);
+	memcpy(out->vl_by_sl, like->vl_by_sl, sizeof(out->vl_by_sl));
+	out->layers = like->layers;
 	uint16_t max = from && from->lft ? from->max_lid : 0;
 	if (max > like->max_lid)
 		max = like->max_lid;
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *o = from && from->lft ? fabric_find_guid(from_f, f->nodes[i]->guid) : NULL;
-		if (!out->lft[i])
-			continue;
-		memset(out->lft[i], LFT_NO_PATH, (size_t)like->max_lid + 1);
-		if (o && from->lft[o->index])
+		if (out->lft[i] && o && from->lft[o->index])
 			memcpy(out->lft[i], from->lft[o->index], (size_t)max + 1);
 	}
 	if (from && from->sl) {
@@ -237,29 +248,6 @@ static int add_stage(struct transition_plan *p, const struct routing_tables *old
 	return 0;
 }
 
-/* dst = a copy of src (its tables, SLs and layers); -1 on allocation failure. */
-static int clone_tables(const struct routing_tables *src, struct routing_tables *dst)
-{
-	*dst = (struct routing_tables){ .max_lid = src->max_lid, .nnodes = src->nnodes, .layers = src->layers };
-	memcpy(dst->vl_by_sl, src->vl_by_sl, sizeof(dst->vl_by_sl));
-	dst->lft = calloc(src->nnodes ? src->nnodes : 1, sizeof(*dst->lft));
-	dst->sl = malloc((size_t)src->max_lid + 1);
-	if (!dst->lft || !dst->sl)
-		goto fail;
-	memcpy(dst->sl, src->sl, (size_t)src->max_lid + 1);
-	for (size_t i = 0; i < src->nnodes; i++) {
-		if (!src->lft[i])
-			continue;
-		if (!(dst->lft[i] = malloc((size_t)src->max_lid + 1)))
-			goto fail;
-		memcpy(dst->lft[i], src->lft[i], (size_t)src->max_lid + 1);
-	}
-	return 0;
-fail:
-	routing_tables_free(dst);
-	return -1;
-}
-
 const struct routing_tables *transition_stage(struct transition_plan *p, size_t i)
 {
 	if (i + 1 >= p->nstages)
@@ -360,9 +348,9 @@ static int stage_by_entries(const struct fabric *f, const struct step_base *b, c
 				   .changed = calloc((size_t)new->max_lid + 1, sizeof(*sg.changed)) };
 	size_t checks = 0, stuck = 0;
 	int rc = -1;
-	if (!sg.g || !sg.changed || copy_tables(f, old, &cur) < 0)
+	if (!sg.g || !sg.changed || clone_tables(old, &cur) < 0)
 		goto no_tables;
-	if (copy_tables(f, old, &next) < 0)
+	if (clone_tables(old, &next) < 0)
 		goto done;
 	memcpy(next.sl, new->sl, (size_t)new->max_lid + 1);	/* each state a step leads to has new's SLs */
 	next.layers = new->layers > old->layers ? new->layers : old->layers;
