@@ -8,7 +8,8 @@
  * whole row of out-ports at once. The check reads the bits as they are:
  * a channel's successors are one row of the node it leads to, in
  * increasing order; an iterative three-colour DFS over them finds a cycle
- * and reports it in order. A
+ * and reports it in order, or hands each cycle it meets to a caller that
+ * breaks it and lets the search go on (VL layering). A
  * graph over VLs has nvl channels per port, and its turn matrices a row
  * and a bit per (port, VL).
  */
@@ -198,23 +199,43 @@ static struct frame frame_of(const struct succ *s, size_t v)
 	return (struct frame){ v, 0, s[v].row ? s[v].row[0] : 0 };
 }
 
-/* Iterative three-colour DFS over the turn bits; fills r->cycle with the first cycle found. */
-static int find_cycle(const struct depgraph *g, const struct succ *s, struct cdg_report *r)
+void depgraph_remove_turn(struct depgraph *g, const struct node *b, uint8_t in_port, uint8_t out_port)
+{
+	uint64_t *t = g->turns[b->index];
+	uint64_t *word = t ? t + in_port * DEPGRAPH_WORDS(b) + out_port / 64 : NULL, bit = 1ull << (out_port % 64);
+	if (word && (*word & bit)) {
+		*word &= ~bit;
+		g->used--;
+	}
+}
+
+/*
+ * The search of depgraph_cut_cycles: an iterative three-colour DFS over
+ * the turn bits. A cycle is the stack from the back edge's target to the
+ * top. When cut has removed dependencies, the channels on the stack go
+ * back to new (their path may be gone) and the search starts again at the
+ * same root. Channels already done stay done: no cycle was reachable from
+ * them, and removing dependencies makes none, so the search meets the
+ * cycle a fresh search of the smaller graph would meet first.
+ */
+static int find_cycles(struct depgraph *g, const struct succ *s, depgraph_cut_fn *cut, void *arg,
+		       struct cdg_report *r)
 {
 	uint8_t *colour = calloc(g->nch, 1);	/* 0 new, 1 on stack, 2 done */
 	struct frame *stack = malloc(g->nch * sizeof(*stack));
-	if (!colour || !stack) {
-		free(colour);
-		free(stack);
-		return -1;
-	}
-	for (size_t root = 0; root < g->nch && !r->cycle_len; root++) {
-		if (colour[root] || !has_succ(g, &s[root]))
+	struct cdg_channel *cycle = cut ? malloc(g->nch * sizeof(*cycle)) : NULL;
+	int rc = -1;
+	if (!colour || !stack || (cut && !cycle))
+		goto done;
+	for (size_t root = 0; root < g->nch && !r->cycle_len;) {
+		if (colour[root] || !has_succ(g, &s[root])) {
+			root++;
 			continue;
+		}
 		size_t depth = 0;
 		stack[depth++] = frame_of(s, root);
 		colour[root] = 1;
-		while (depth && !r->cycle_len) {
+		while (depth) {
 			struct frame *top = &stack[depth - 1];
 			size_t w;
 			if (!next_succ(g, s, top, &w)) {
@@ -222,21 +243,37 @@ static int find_cycle(const struct depgraph *g, const struct succ *s, struct cdg
 				depth--;
 				continue;
 			}
-			if (colour[w] == 1) {	/* back edge: the stack from w to the top is a cycle */
-				size_t from = depth;
-				while (stack[from - 1].v != w)
-					from--;
-				for (size_t k = from - 1; k < depth && r->cycle_len < CDG_MAX_CYCLE; k++)
-					r->cycle[r->cycle_len++] = channel_of(g, stack[k].v);
-			} else if (!colour[w]) {
+			if (!colour[w]) {
 				colour[w] = 1;
 				stack[depth++] = frame_of(s, w);
+				continue;
 			}
+			if (colour[w] != 1)
+				continue;
+			size_t from = depth - 1;	/* back edge: the stack from w to the top is a cycle */
+			while (stack[from].v != w)
+				from--;
+			size_t len = depth - from;
+			for (size_t k = 0; cut && k < len; k++)
+				cycle[k] = channel_of(g, stack[from + k].v);
+			int cut_rc = cut ? cut(arg, cycle, len) : -1;
+			if (cut_rc < -1)
+				goto done;
+			if (cut_rc < 0) {
+				for (size_t k = 0; k < len && k < CDG_MAX_CYCLE; k++)
+					r->cycle[r->cycle_len++] = channel_of(g, stack[from + k].v);
+				break;
+			}
+			while (depth)
+				colour[stack[--depth].v] = 0;
 		}
 	}
+	rc = 0;
+done:
 	free(colour);
 	free(stack);
-	return 0;
+	free(cycle);
+	return rc;
 }
 
 /*
@@ -269,7 +306,7 @@ static void index_succ(const struct depgraph *g, struct succ *s, uint8_t *used, 
 	}
 }
 
-int depgraph_check(struct depgraph *g, struct cdg_report *r)
+int depgraph_cut_cycles(struct depgraph *g, depgraph_cut_fn *cut, void *arg, struct cdg_report *r)
 {
 	struct succ *s = calloc(g->nch + 1, sizeof(*s));
 	uint8_t *used = calloc(g->nch + 1, 1);
@@ -283,9 +320,14 @@ int depgraph_check(struct depgraph *g, struct cdg_report *r)
 	index_succ(g, s, used, r);
 	for (size_t c = 0; c < g->nch; c++)
 		r->channels += used[c];
-	rc = find_cycle(g, s, r);
+	rc = find_cycles(g, s, cut, arg, r);
 done:
 	free(used);
 	free(s);
 	return rc;
+}
+
+int depgraph_check(struct depgraph *g, struct cdg_report *r)
+{
+	return depgraph_cut_cycles(g, NULL, NULL, r);
 }

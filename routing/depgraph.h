@@ -77,4 +77,23 @@ int depgraph_add_turns(struct depgraph *g, const struct node *b, uint8_t in_port
  */
 int depgraph_check(struct depgraph *g, struct cdg_report *r);
 
+/* Removes "what enters b on in_port waits for out_port" (a graph of one VL), if there. */
+void depgraph_remove_turn(struct depgraph *g, const struct node *b, uint8_t in_port, uint8_t out_port);
+
+/*
+ * Told a cycle (len channels, each waiting for the next, the last for the
+ * first): returns 0 when it has removed dependencies from the graph so
+ * that the cycle is gone, -1 to stop at this cycle, -2 on failure.
+ */
+typedef int depgraph_cut_fn(void *arg, const struct cdg_channel *cycle, size_t len);
+/*
+ * depgraph_check that hands every cycle it meets to cut, and goes on
+ * searching the graph cut leaves (which may only lose dependencies): one
+ * search breaks many cycles, and meets them in the order fresh searches
+ * of each smaller graph would. r->cycle is the cycle cut stopped at
+ * (cycle_len 0: none is left); the counts are g's before any removal. -1
+ * on allocation failure or when cut fails.
+ */
+int depgraph_cut_cycles(struct depgraph *g, depgraph_cut_fn *cut, void *arg, struct cdg_report *r);
+
 #endif

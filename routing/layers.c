@@ -16,50 +16,92 @@
  * reported beside a routing that is still accepted.
  */
 #include "routing/layers.h"
+#include "routing/layer_graph.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* What breaks the cycles of layer l as the search meets them (depgraph_cut_fn). */
+struct cutter {
+	const struct fabric *f;
+	struct routing_tables *t;
+	unsigned l;
+	bool answers;
+	bool *uses, *chosen;	/* max_lid + 1 each */
+	unsigned on_layer;	/* LIDs on l */
+	unsigned moved;
+	struct depgraph *g;	/* the layer's graph */
+	struct layer_graph lg;	/* its paths, counted from the first move on */
+	bool counted;
+};
+
 /*
  * Moves to layer l + 1 the LIDs on layer l whose traffic makes one
  * dependency of the cycle: of the cycle's dependencies, the one used by
- * the fewest, as long as they are not all of the layer's LIDs. How many
- * moved (0: every dependency is made by all of them), -1 on allocation
- * failure.
+ * the fewest, as long as they are not all of the layer's LIDs, and takes
+ * their paths out of the layer's graph. 0, or -1 when no move breaks the
+ * cycle (every dependency made by all of the layer's LIDs), -2 on failure.
  */
-static int move_users(const struct fabric *f, struct routing_tables *t, unsigned l, bool answers,
-		      const struct cdg_report *c)
+static int cut(void *arg, const struct cdg_channel *cycle, size_t len)
 {
-	size_t n = (size_t)t->max_lid + 1;
-	unsigned on_layer = 0, best = 0;
-	bool *uses = malloc(n * sizeof(*uses)), *chosen = calloc(n, sizeof(*chosen));
-	int rc = -1;
-	if (!uses || !chosen)
-		goto done;
-	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
-		on_layer += t->sl[lid] == l;
-	for (size_t i = 0; i < c->cycle_len; i++) {
+	struct cutter *c = arg;
+	size_t n = (size_t)c->t->max_lid + 1;
+	unsigned best = 0;
+	for (size_t i = 0; i < len; i++) {
 		unsigned users = 0;
-		if (cdg_layer_users(f, t, l, answers, &c->cycle[i], &c->cycle[(i + 1) % c->cycle_len], uses) < 0)
-			goto done;
-		for (uint32_t lid = 1; lid <= t->max_lid; lid++)
-			users += uses[lid];
-		if (users && users < on_layer && (!best || users < best)) {
+		if (cdg_layer_users(c->f, c->t, c->l, c->answers, &cycle[i], &cycle[(i + 1) % len], c->uses) < 0)
+			return -2;
+		for (size_t lid = 1; lid < n; lid++)
+			users += c->uses[lid];
+		if (users && users < c->on_layer && (!best || users < best)) {
 			best = users;
-			memcpy(chosen, uses, n * sizeof(*uses));
+			memcpy(c->chosen, c->uses, n * sizeof(*c->uses));
 		}
 	}
+	if (!best)
+		return -1;
+	if (!c->counted && layer_graph_init(&c->lg, c->f, c->t, c->l, c->answers, c->g) < 0)
+		return -2;
+	c->counted = true;
+	for (size_t lid = 1; lid < n; lid++) {
+		if (!c->chosen[lid])
+			continue;
+		layer_graph_remove_lid(&c->lg, (uint16_t)lid);
+		c->t->sl[lid] = (uint8_t)(c->l + 1);
+	}
+	c->on_layer -= best;
+	c->moved += best;
+	return 0;
+}
+
+/*
+ * Breaks the cycles of layer l (last: no layer above it) with one graph
+ * search that moves LIDs up as it meets cycles. 0 with the figures of the
+ * acyclic layer in r, 1 with the cycle no move breaks, -1 on failure.
+ */
+static int split_layer(const struct fabric *f, struct routing_tables *t, unsigned l, bool last,
+		       const struct cdg_mix *m, unsigned *moved, struct cdg_report *r)
+{
+	struct depgraph g;
+	struct cutter c = { .f = f, .t = t, .l = l, .answers = !m->no_answers, .g = &g,
+			    .uses = malloc((size_t)t->max_lid + 1), .chosen = malloc((size_t)t->max_lid + 1) };
+	int rc = -1;
 	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
-		if (chosen[lid])
-			t->sl[lid] = (uint8_t)(l + 1);
-	rc = (int)best;
-done:
-	free(uses);
-	free(chosen);
+		c.on_layer += t->sl[lid] == l;
+	if (c.uses && c.chosen && depgraph_init(&g, f) == 0 && cdg_add_layer(f, m, l, NULL, &g) == 0 &&
+	    depgraph_cut_cycles(&g, last ? NULL : cut, &c, r) == 0)
+		rc = r->cycle_len ? 1 : c.moved && depgraph_check(&g, r) < 0 ? -1 : 0;
+	r->vl = l;
+	*moved = c.moved;
+	if (c.counted)
+		layer_graph_free(&c.lg);
+	depgraph_free(&g);
+	free(c.uses);
+	free(c.chosen);
 	return rc;
 }
 
-/* The layering loop over t's SLs; answers: with what LIDs send on their own SL. 0, 1 (cyclic) or -1. */
+/* The layering over t's SLs; answers: with what LIDs send on their own SL. 0, 1 (cyclic) or -1. */
 static int assign(const struct fabric *f, struct routing_tables *t, unsigned max_layers, bool answers,
 		  struct layers_report *r)
 {
@@ -68,21 +110,14 @@ static int assign(const struct fabric *f, struct routing_tables *t, unsigned max
 	r->moved = 0;
 	for (unsigned l = 0; l < max_layers; l++) {
 		struct cdg_mix m = cdg_mix_of(t);
+		unsigned moved;
 		m.no_answers = !answers;
 		t->layers = l + 1 > engine_layers ? l + 1 : engine_layers;
-		for (;;) {
-			if (cdg_check_layer_with(f, &m, l, NULL, NULL, &r->cdg) < 0)
-				return -1;
-			if (!r->cdg.cycle_len)
-				break;
-			int moved = l + 1 < max_layers ? move_users(f, t, l, answers, &r->cdg) : 0;
-			if (moved < 0)
-				return -1;
-			if (!moved) {
-				r->layers = t->layers;
-				return 1;
-			}
-			r->moved += (unsigned)moved;
+		int rc = split_layer(f, t, l, l + 1 >= max_layers, &m, &moved, &r->cdg);
+		r->moved += moved;
+		if (rc) {
+			r->layers = t->layers;
+			return rc;
 		}
 		sum.channels += r->cdg.channels;
 		sum.dependencies += r->cdg.dependencies;

@@ -5,7 +5,9 @@
  * degraded 3-level tree min-hop turns down and up again, and the checker
  * names that loop; VL layering splits the ring's routes over two acyclic
  * layers, and with one VL the result is refused. A graph built by
- * threads is the merge of the graphs of its parts.
+ * threads is the merge of the graphs of its parts. A search that hands
+ * its cycles to a cutter meets each of the ring's two; a layer's counted
+ * graph, after LIDs leave the layer, is the graph built afresh.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 
 #include "routing/cdg.h"
 #include "routing/engine.h"
+#include "routing/layer_graph.h"
 #include "topology/fattree_gen.h"
 #include "fixtures.h"
 
@@ -164,6 +167,102 @@ static void test_cdg_shared_out_build_is_the_merge_of_its_parts(void **state)
 	fabric_free(&f);
 }
 
+/* A cutter that removes the cycle's first dependency and counts the cycles it met. */
+struct ring_cutter {
+	struct depgraph *g;
+	unsigned calls;
+};
+
+static int cut_first(void *arg, const struct cdg_channel *cycle, size_t len)
+{
+	struct ring_cutter *c = arg;
+	const struct cdg_channel *a = &cycle[0], *b = &cycle[1 % len];
+	c->calls++;
+	depgraph_remove_turn(c->g, b->node, a->node->ports[a->port].remote_port, b->port);
+	return 0;
+}
+
+static void test_cdg_cut_search_meets_each_ring_direction_once(void **state)
+{
+	struct fabric f;
+	struct routing_tables t;
+	struct cdg_report first, r;
+	struct depgraph g;
+	ring(&f);
+	assert_int_equal(minhop_route(&f, &t), 0);
+	struct cdg_mix m = cdg_mix_of(&t);
+	assert_int_equal(depgraph_init(&g, &f), 0);
+	assert_int_equal(cdg_add_layer(&f, &m, 0, NULL, &g), 0);
+	assert_int_equal(depgraph_cut_cycles(&g, NULL, NULL, &first), 0);	/* no cutter: depgraph_check */
+	assert_int_equal(first.cycle_len, 5);
+	size_t before = g.used;
+	struct ring_cutter c = { &g, 0 };
+	assert_int_equal(depgraph_cut_cycles(&g, cut_first, &c, &r), 0);
+	assert_int_equal(r.cycle_len, 0);
+	assert_int_equal(c.calls, 2);	/* clockwise and counter-clockwise */
+	assert_int_equal(g.used, before - 2);
+	assert_int_equal(depgraph_check(&g, &r), 0);
+	assert_int_equal(r.cycle_len, 0);
+	depgraph_free(&g);
+	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
+/* Whether g and h hold the same turns (a matrix never allocated is all zeros). */
+static bool same_turns(const struct fabric *f, const struct depgraph *g, const struct depgraph *h)
+{
+	for (size_t i = 0; i < f->nnodes; i++) {
+		size_t words = (f->nodes[i]->nports + 1u) * DEPGRAPH_WORDS(f->nodes[i]);
+		for (size_t w = 0; w < words; w++)
+			if ((g->turns[i] ? g->turns[i][w] : 0) != (h->turns[i] ? h->turns[i][w] : 0))
+				return false;
+	}
+	return g->used == h->used;
+}
+
+static void test_cdg_layer_graph_after_lids_leave_is_the_graph_built_afresh(void **state)
+{
+	struct fabric f;
+	struct routing_tables t;
+	char err[256];
+	struct fattree_spec spec = { .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1, .seed = 1 };
+	assert_int_equal(fattree_generate(&spec, &f, err), 0);
+	number_lids(&f);
+	assert_int_equal(minhop_route(&f, &t), 0);
+	for (uint32_t lid = 1; lid <= t.max_lid; lid++)	/* two layers of mixed CA and switch LIDs */
+		t.sl[lid] = lid % 3 == 0;
+	t.layers = 3;
+	for (unsigned layer = 0; layer < 2; layer++) {
+		for (int answers = 0; answers < 2; answers++) {
+			struct cdg_mix m = cdg_mix_of(&t);
+			struct depgraph g, fresh;
+			struct layer_graph lg;
+			m.no_answers = !answers;
+			assert_int_equal(depgraph_init(&g, &f), 0);
+			assert_int_equal(cdg_add_layer(&f, &m, layer, NULL, &g), 0);
+			assert_int_equal(layer_graph_init(&lg, &f, &t, layer, answers, &g), 0);
+			size_t all = g.used;
+			for (uint32_t lid = 1; lid <= t.max_lid; lid++)	/* most of the layer leaves */
+				if (t.sl[lid] == layer && lid % 4) {
+					layer_graph_remove_lid(&lg, (uint16_t)lid);
+					t.sl[lid] = 2;
+				}
+			assert_int_equal(depgraph_init(&fresh, &f), 0);
+			assert_int_equal(cdg_add_layer(&f, &m, layer, NULL, &fresh), 0);
+			assert_true(fresh.used > 0 && fresh.used < all);
+			assert_true(same_turns(&f, &g, &fresh));
+			for (uint32_t lid = 1; lid <= t.max_lid; lid++)	/* and comes back for the next round */
+				if (t.sl[lid] == 2)
+					t.sl[lid] = (uint8_t)layer;
+			layer_graph_free(&lg);
+			depgraph_free(&g);
+			depgraph_free(&fresh);
+		}
+	}
+	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +271,8 @@ int main(void)
 		cmocka_unit_test(test_cdg_minhop_degraded_three_level_tree_has_a_down_up_cycle),
 		cmocka_unit_test(test_cdg_layering_removes_the_ring_cycle),
 		cmocka_unit_test(test_cdg_shared_out_build_is_the_merge_of_its_parts),
+		cmocka_unit_test(test_cdg_cut_search_meets_each_ring_direction_once),
+		cmocka_unit_test(test_cdg_layer_graph_after_lids_leave_is_the_graph_built_afresh),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,43 @@
+/*
+ * layer_graph.h - one layer's channel dependency graph kept exact while
+ * VL layering moves LIDs off the layer, without building it again.
+ */
+#ifndef ROUTING_LAYER_GRAPH_H
+#define ROUTING_LAYER_GRAPH_H
+
+#include "routing/cdg.h"
+
+enum { LID_NONE, LID_CA, LID_OWN };
+
+struct layer_graph {
+	const struct fabric *f;
+	const struct routing_tables *t;
+	unsigned layer;
+	bool answers;		/* the layer carries what its LIDs send on their own SL */
+	struct depgraph *g;	/* the caller's graph of the layer */
+	uint32_t **count;	/* per switch: per (in-port, out-port), the paths making that turn */
+	uint32_t *cas_on_layer;	/* per switch: the layer's CA LIDs entering the fabric there */
+	const struct node **lid_node;	/* per LID: its switch, or its CA's entry switch (NULL: none) */
+	uint8_t *lid_kind;	/* per LID: LID_NONE, LID_CA or LID_OWN (a switch's) */
+	const struct node **entry;	/* switches with CAs */
+	size_t nentry;
+	uint16_t *ca_lids;	/* every CA LID: where answers go */
+	size_t nca;
+};
+
+/*
+ * Counts the paths behind g, the graph cdg_add_layer built for the layer
+ * of t (cdg_mix_of(t), no_answers = !answers), as t->sl stands now.
+ * -1 on allocation failure.
+ */
+int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struct routing_tables *t,
+		     unsigned layer, bool answers, struct depgraph *g);
+/*
+ * Takes lid's paths out of the graph (call it while t->sl[lid] is still
+ * the layer, then change the SL): g then holds exactly what cdg_add_layer
+ * would build without lid on the layer.
+ */
+void layer_graph_remove_lid(struct layer_graph *lg, uint16_t lid);
+void layer_graph_free(struct layer_graph *lg);
+
+#endif
