@@ -359,13 +359,20 @@ bool cdg_lid_uses(const struct routing_tables *t, uint16_t lid, const struct cdg
  * through a -> b passes switch a: a question asked of few switches (the
  * entry switches of the layer's CA LIDs, and the switches whose LIDs are
  * on it), each a short walk along its path, remembered per destination.
+ * The questions are listed once per state of the layer's SLs and asked
+ * of each dependency of a cycle.
  */
-struct users_search {
+struct cdg_users {
+	const struct fabric *f;
 	const struct routing_tables *t;
+	unsigned layer;
+	bool answers;
 	const struct node *a;
 	uint8_t *state;		/* per node, for the current destination: UNKNOWN, YES, NO, ON_WALK */
 	uint32_t *stamp;	/* per node: the destination count state[] belongs to */
 	uint32_t gen;
+	uint32_t *listed;	/* per node: the listing that took it as a CA entry switch */
+	uint32_t listing;
 	const struct node **path;
 	struct users_source {
 		uint16_t lid;
@@ -381,7 +388,7 @@ struct users_search {
 enum { UNKNOWN, YES, NO, ON_WALK };
 
 /* Does the path from switch x to lid pass switch a? (for the current destination) */
-static bool passes_a(struct users_search *u, const struct node *x, uint16_t lid)
+static bool passes_a(struct cdg_users *u, const struct node *x, uint16_t lid)
 {
 	size_t len = 0;
 	while (x && x->type == NODE_SWITCH) {
@@ -405,7 +412,7 @@ static bool passes_a(struct users_search *u, const struct node *x, uint16_t lid)
  * Marks the sources above a for destination lid; returns how many
  * questions are still open (a source not yet known to send through a).
  */
-static size_t mark_sources(struct users_search *u, unsigned layer, uint16_t lid)
+static size_t mark_sources(struct cdg_users *u, uint16_t lid)
 {
 	size_t open = 0;
 	u->gen++;
@@ -420,8 +427,9 @@ static size_t mark_sources(struct users_search *u, unsigned layer, uint16_t lid)
 		if (!u->source[i].own || u->sw_above[sw->index])
 			continue;
 		/* a switch's own first hop may be on VL 0: it sends on the layer from the next switch on */
-		const struct node *from =
-			cdg_own_hop_on_vl0(layer) ? routing_next_switch(sw, routing_next_hop(u->t, sw, lid)) : sw;
+		const struct node *from = cdg_own_hop_on_vl0(u->layer)
+						  ? routing_next_switch(sw, routing_next_hop(u->t, sw, lid))
+						  : sw;
 		u->sw_above[sw->index] = from && passes_a(u, from, lid);
 		open += !u->sw_above[sw->index];
 	}
@@ -430,75 +438,91 @@ static size_t mark_sources(struct users_search *u, unsigned layer, uint16_t lid)
 
 static void add_question(void *arg, uint16_t lid, const struct node *sw, bool own)
 {
-	struct users_search *u = arg;
+	struct cdg_users *u = arg;
 	u->source[u->nsource++] = (struct users_source){ lid, sw, own };
-	if (!own && u->stamp[sw->index] != 1) {
-		u->stamp[sw->index] = 1;
+	if (!own && u->listed[sw->index] != u->listing) {
+		u->listed[sw->index] = u->listing;
 		u->ca_entry[u->nca_entry++] = sw;
 	}
 }
 
-/* Lists the layer's LIDs and the switches the search asks about: where they send from. */
-static void find_questions(const struct fabric *f, const struct routing_tables *t, unsigned layer,
-			   struct users_search *u)
+void cdg_users_free(struct cdg_users *u)
 {
-	struct cdg_mix m = cdg_mix_of(t);
-	each_layer_lid(f, &m, layer, t->max_lid, add_question, u);
-	u->gen = 1;
-}
-
-static void users_search_free(struct users_search *u)
-{
+	if (!u)
+		return;
 	free(u->state);
 	free(u->stamp);
+	free(u->listed);
 	free(u->path);
 	free(u->source);
 	free(u->ca_entry);
 	free(u->ca_above);
 	free(u->sw_above);
+	free(u);
 }
 
-int cdg_layer_users(const struct fabric *f, const struct routing_tables *t, unsigned layer, bool answers,
-		    const struct cdg_channel *a, const struct cdg_channel *b, bool *uses)
+struct cdg_users *cdg_users_new(const struct fabric *f, const struct routing_tables *t, unsigned layer,
+				bool answers)
 {
 	size_t n = f->nnodes + 1;
-	struct users_search u = {
+	struct cdg_users *u = malloc(sizeof(*u));
+	if (!u)
+		return NULL;
+	*u = (struct cdg_users){
+		.f = f,
 		.t = t,
-		.a = a->node,
+		.layer = layer,
+		.answers = answers,
 		.state = malloc(n),
-		.stamp = calloc(n, sizeof(*u.stamp)),
-		.path = malloc(n * sizeof(*u.path)),
-		.source = malloc(((size_t)t->max_lid + 1) * sizeof(*u.source)),
-		.ca_entry = malloc(n * sizeof(*u.ca_entry)),
-		.ca_above = calloc(n, sizeof(*u.ca_above)),
-		.sw_above = calloc(n, sizeof(*u.sw_above)),
+		.stamp = calloc(n, sizeof(*u->stamp)),
+		.listed = calloc(n, sizeof(*u->listed)),
+		.path = malloc(n * sizeof(*u->path)),
+		.source = malloc(((size_t)t->max_lid + 1) * sizeof(*u->source)),
+		.ca_entry = malloc(n * sizeof(*u->ca_entry)),
+		.ca_above = calloc(n, sizeof(*u->ca_above)),
+		.sw_above = calloc(n, sizeof(*u->sw_above)),
 	};
-	if (!u.state || !u.stamp || !u.path || !u.source || !u.ca_entry || !u.ca_above || !u.sw_above) {
-		users_search_free(&u);
-		return -1;
+	if (!u->state || !u->stamp || !u->listed || !u->path || !u->source || !u->ca_entry || !u->ca_above ||
+	    !u->sw_above) {
+		cdg_users_free(u);
+		return NULL;
 	}
+	return u;
+}
+
+void cdg_users_list(struct cdg_users *u)
+{
+	struct cdg_mix m = cdg_mix_of(u->t);
+	u->nsource = u->nca_entry = 0;
+	u->listing++;
+	if (u->answers)
+		each_layer_lid(u->f, &m, u->layer, u->t->max_lid, add_question, u);
+}
+
+void cdg_users_of(struct cdg_users *u, const struct cdg_channel *a, const struct cdg_channel *b, bool *uses)
+{
+	const struct routing_tables *t = u->t;
+	u->a = a->node;
+	for (size_t i = 0; i < u->nsource; i++)	/* no source known above a yet */
+		u->ca_above[u->source[i].sw->index] = u->sw_above[u->source[i].sw->index] = false;
 	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
-		uses[lid] = t->sl[lid] == layer && cdg_lid_uses(t, (uint16_t)lid, a, b);
-	if (answers)
-		find_questions(f, t, layer, &u);
+		uses[lid] = t->sl[lid] == u->layer && cdg_lid_uses(t, (uint16_t)lid, a, b);
 	bool any = false, open = true;
-	for (size_t i = 0; answers && open && i < f->nnodes; i++) {	/* every CA destination whose path uses a -> b */
-		const struct node *d = f->nodes[i];
+	for (size_t i = 0; u->answers && open && i < u->f->nnodes; i++) {	/* every CA destination using a -> b */
+		const struct node *d = u->f->nodes[i];
 		for (unsigned p = 1; open && p <= d->nports && d->type != NODE_SWITCH; p++) {
 			uint16_t lid = d->ports[p].lid;
 			if (!lid || lid > t->max_lid || !cdg_lid_uses(t, lid, a, b))
 				continue;
 			any = true;
-			open = mark_sources(&u, layer, lid) > 0;
+			open = mark_sources(u, lid) > 0;
 		}
 	}
-	for (size_t i = 0; any && i < u.nsource; i++) {	/* the layer's LIDs that send from above a */
-		const struct users_source *src = &u.source[i];
-		if ((src->own ? u.sw_above : u.ca_above)[src->sw->index])
+	for (size_t i = 0; any && i < u->nsource; i++) {	/* the layer's LIDs that send from above a */
+		const struct users_source *src = &u->source[i];
+		if ((src->own ? u->sw_above : u->ca_above)[src->sw->index])
 			uses[src->lid] = true;
 	}
-	users_search_free(&u);
-	return 0;
 }
 
 void cdg_cycle_text(const struct cdg_report *r, char *buf, size_t len)

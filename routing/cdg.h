@@ -61,12 +61,19 @@ int cdg_add_layer(const struct fabric *f, const struct cdg_mix *m, unsigned laye
 bool cdg_lid_uses(const struct routing_tables *t, uint16_t lid, const struct cdg_channel *a,
 		  const struct cdg_channel *b);
 /*
- * Marks in uses[lid] (max_lid + 1 entries) the LIDs on the layer whose
- * traffic makes channel a depend on b: as a destination of the CAs, or
- * (with answers) as a source answering CAs. -1 on allocation failure.
+ * The search for the LIDs on a layer of t whose traffic makes one
+ * dependency: as a destination of the CAs, or (with answers) as a source
+ * answering CAs. cdg_users_new allocates it (NULL on failure);
+ * cdg_users_list lists the layer's LIDs as t->sl stands (again after any
+ * change); cdg_users_of marks in uses[lid] (max_lid + 1 entries) the LIDs
+ * making channel a depend on b.
  */
-int cdg_layer_users(const struct fabric *f, const struct routing_tables *t, unsigned layer, bool answers,
-		    const struct cdg_channel *a, const struct cdg_channel *b, bool *uses);
+struct cdg_users;
+struct cdg_users *cdg_users_new(const struct fabric *f, const struct routing_tables *t, unsigned layer,
+				bool answers);
+void cdg_users_list(struct cdg_users *u);
+void cdg_users_of(struct cdg_users *u, const struct cdg_channel *a, const struct cdg_channel *b, bool *uses);
+void cdg_users_free(struct cdg_users *u);
 /*
  * A switch's own packets (answers from its port 0) leave on VL 0 whatever
  * their SL: sm/sweep/qos.c maps every SL of input port 0 to VL 0. On a

@@ -27,6 +27,7 @@ struct cutter {
 	struct routing_tables *t;
 	unsigned l;
 	bool answers;
+	struct cdg_users *users;	/* who makes a dependency */
 	bool *uses, *chosen;	/* max_lid + 1 each */
 	unsigned on_layer;	/* LIDs on l */
 	unsigned moved;
@@ -47,10 +48,10 @@ static int cut(void *arg, const struct cdg_channel *cycle, size_t len)
 	struct cutter *c = arg;
 	size_t n = (size_t)c->t->max_lid + 1;
 	unsigned best = 0;
+	cdg_users_list(c->users);
 	for (size_t i = 0; i < len; i++) {
 		unsigned users = 0;
-		if (cdg_layer_users(c->f, c->t, c->l, c->answers, &cycle[i], &cycle[(i + 1) % len], c->uses) < 0)
-			return -2;
+		cdg_users_of(c->users, &cycle[i], &cycle[(i + 1) % len], c->uses);
 		for (size_t lid = 1; lid < n; lid++)
 			users += c->uses[lid];
 		if (users && users < c->on_layer && (!best || users < best)) {
@@ -84,11 +85,12 @@ static int split_layer(const struct fabric *f, struct routing_tables *t, unsigne
 {
 	struct depgraph g;
 	struct cutter c = { .f = f, .t = t, .l = l, .answers = !m->no_answers, .g = &g,
-			    .uses = malloc((size_t)t->max_lid + 1), .chosen = malloc((size_t)t->max_lid + 1) };
+			    .uses = malloc((size_t)t->max_lid + 1), .chosen = malloc((size_t)t->max_lid + 1),
+			    .users = last ? NULL : cdg_users_new(f, t, l, !m->no_answers) };
 	int rc = -1;
 	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
 		c.on_layer += t->sl[lid] == l;
-	if (c.uses && c.chosen && depgraph_init(&g, f) == 0 && cdg_add_layer(f, m, l, NULL, &g) == 0 &&
+	if (c.uses && c.chosen && (last || c.users) && depgraph_init(&g, f) == 0 && cdg_add_layer(f, m, l, NULL, &g) == 0 &&
 	    depgraph_cut_cycles(&g, last ? NULL : cut, &c, r) == 0)
 		rc = r->cycle_len ? 1 : c.moved && depgraph_check(&g, r) < 0 ? -1 : 0;
 	r->vl = l;
@@ -96,6 +98,7 @@ static int split_layer(const struct fabric *f, struct routing_tables *t, unsigne
 	if (c.counted)
 		layer_graph_free(&c.lg);
 	depgraph_free(&g);
+	cdg_users_free(c.users);
 	free(c.uses);
 	free(c.chosen);
 	return rc;
