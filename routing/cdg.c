@@ -382,7 +382,10 @@ struct cdg_users {
 	size_t nsource;
 	const struct node **ca_entry;	/* the distinct entry switches of the layer's CA LIDs */
 	size_t nca_entry;
+	size_t *first_ca, *next_ca;	/* per switch and per source, + 1: the CA sources entering there */
 	bool *ca_above, *sw_above;	/* per switch: a CA behind it, or the switch itself, sends through a -> b */
+	bool *uses;		/* the answer being made */
+	unsigned users;		/* how many it marks */
 };
 
 enum { UNKNOWN, YES, NO, ON_WALK };
@@ -408,9 +411,18 @@ static bool passes_a(struct cdg_users *u, const struct node *x, uint16_t lid)
 	return verdict == YES;
 }
 
+static void mark(struct cdg_users *u, uint16_t lid)
+{
+	if (!u->uses[lid]) {
+		u->uses[lid] = true;
+		u->users++;
+	}
+}
+
 /*
- * Marks the sources above a for destination lid; returns how many
- * questions are still open (a source not yet known to send through a).
+ * Marks the sources above a for destination lid, and their LIDs; returns
+ * how many questions are still open (a source not yet known to send
+ * through a).
  */
 static size_t mark_sources(struct cdg_users *u, uint16_t lid)
 {
@@ -418,8 +430,9 @@ static size_t mark_sources(struct cdg_users *u, uint16_t lid)
 	u->gen++;
 	for (size_t i = 0; i < u->nca_entry; i++) {
 		const struct node *sw = u->ca_entry[i];
-		if (!u->ca_above[sw->index])
-			u->ca_above[sw->index] = passes_a(u, sw, lid);
+		if (!u->ca_above[sw->index] && (u->ca_above[sw->index] = passes_a(u, sw, lid)))
+			for (size_t k = u->first_ca[sw->index]; k; k = u->next_ca[k - 1])
+				mark(u, u->source[k - 1].lid);
 		open += !u->ca_above[sw->index];
 	}
 	for (size_t i = 0; i < u->nsource; i++) {
@@ -431,6 +444,8 @@ static size_t mark_sources(struct cdg_users *u, uint16_t lid)
 						  ? routing_next_switch(sw, routing_next_hop(u->t, sw, lid))
 						  : sw;
 		u->sw_above[sw->index] = from && passes_a(u, from, lid);
+		if (u->sw_above[sw->index])
+			mark(u, u->source[i].lid);
 		open += !u->sw_above[sw->index];
 	}
 	return open;
@@ -439,11 +454,17 @@ static size_t mark_sources(struct cdg_users *u, uint16_t lid)
 static void add_question(void *arg, uint16_t lid, const struct node *sw, bool own)
 {
 	struct cdg_users *u = arg;
-	u->source[u->nsource++] = (struct users_source){ lid, sw, own };
-	if (!own && u->listed[sw->index] != u->listing) {
+	size_t k = u->nsource++;
+	u->source[k] = (struct users_source){ lid, sw, own };
+	if (own)
+		return;
+	if (u->listed[sw->index] != u->listing) {
 		u->listed[sw->index] = u->listing;
 		u->ca_entry[u->nca_entry++] = sw;
+		u->first_ca[sw->index] = 0;
 	}
+	u->next_ca[k] = u->first_ca[sw->index];
+	u->first_ca[sw->index] = k + 1;
 }
 
 void cdg_users_free(struct cdg_users *u)
@@ -456,6 +477,8 @@ void cdg_users_free(struct cdg_users *u)
 	free(u->path);
 	free(u->source);
 	free(u->ca_entry);
+	free(u->first_ca);
+	free(u->next_ca);
 	free(u->ca_above);
 	free(u->sw_above);
 	free(u);
@@ -479,10 +502,13 @@ struct cdg_users *cdg_users_new(const struct fabric *f, const struct routing_tab
 		.path = malloc(n * sizeof(*u->path)),
 		.source = malloc(((size_t)t->max_lid + 1) * sizeof(*u->source)),
 		.ca_entry = malloc(n * sizeof(*u->ca_entry)),
+		.first_ca = malloc(n * sizeof(*u->first_ca)),
+		.next_ca = malloc(((size_t)t->max_lid + 1) * sizeof(*u->next_ca)),
 		.ca_above = calloc(n, sizeof(*u->ca_above)),
 		.sw_above = calloc(n, sizeof(*u->sw_above)),
 	};
-	if (!u->state || !u->stamp || !u->listed || !u->path || !u->source || !u->ca_entry || !u->ca_above ||
+	if (!u->state || !u->stamp || !u->listed || !u->path || !u->source || !u->ca_entry || !u->first_ca ||
+	    !u->next_ca || !u->ca_above ||
 	    !u->sw_above) {
 		cdg_users_free(u);
 		return NULL;
@@ -499,30 +525,29 @@ void cdg_users_list(struct cdg_users *u)
 		each_layer_lid(u->f, &m, u->layer, u->t->max_lid, add_question, u);
 }
 
-void cdg_users_of(struct cdg_users *u, const struct cdg_channel *a, const struct cdg_channel *b, bool *uses)
+unsigned cdg_users_of(struct cdg_users *u, const struct cdg_channel *a, const struct cdg_channel *b, bool *uses,
+		      unsigned limit)
 {
 	const struct routing_tables *t = u->t;
 	u->a = a->node;
+	u->uses = uses;
+	u->users = 0;
 	for (size_t i = 0; i < u->nsource; i++)	/* no source known above a yet */
 		u->ca_above[u->source[i].sw->index] = u->sw_above[u->source[i].sw->index] = false;
-	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
+	for (uint32_t lid = 1; lid <= t->max_lid; lid++) {
 		uses[lid] = t->sl[lid] == u->layer && cdg_lid_uses(t, (uint16_t)lid, a, b);
-	bool any = false, open = true;
-	for (size_t i = 0; u->answers && open && i < u->f->nnodes; i++) {	/* every CA destination using a -> b */
-		const struct node *d = u->f->nodes[i];
-		for (unsigned p = 1; open && p <= d->nports && d->type != NODE_SWITCH; p++) {
+		u->users += uses[lid];
+	}
+	bool open = true;
+	for (size_t i = 0; u->answers && open && u->users < limit && i < u->f->nnodes; i++) {
+		const struct node *d = u->f->nodes[i];	/* every CA destination using a -> b */
+		for (unsigned p = 1; open && u->users < limit && p <= d->nports && d->type != NODE_SWITCH; p++) {
 			uint16_t lid = d->ports[p].lid;
-			if (!lid || lid > t->max_lid || !cdg_lid_uses(t, lid, a, b))
-				continue;
-			any = true;
-			open = mark_sources(u, lid) > 0;
+			if (lid && lid <= t->max_lid && cdg_lid_uses(t, lid, a, b))
+				open = mark_sources(u, lid) > 0;
 		}
 	}
-	for (size_t i = 0; any && i < u->nsource; i++) {	/* the layer's LIDs that send from above a */
-		const struct users_source *src = &u->source[i];
-		if ((src->own ? u->sw_above : u->ca_above)[src->sw->index])
-			uses[src->lid] = true;
-	}
+	return u->users;
 }
 
 void cdg_cycle_text(const struct cdg_report *r, char *buf, size_t len)

@@ -66,13 +66,15 @@ bool cdg_lid_uses(const struct routing_tables *t, uint16_t lid, const struct cdg
  * answering CAs. cdg_users_new allocates it (NULL on failure);
  * cdg_users_list lists the layer's LIDs as t->sl stands (again after any
  * change); cdg_users_of marks in uses[lid] (max_lid + 1 entries) the LIDs
- * making channel a depend on b.
+ * making channel a depend on b and returns how many, or stops at limit
+ * when there are at least that many (uses then partly marked).
  */
 struct cdg_users;
 struct cdg_users *cdg_users_new(const struct fabric *f, const struct routing_tables *t, unsigned layer,
 				bool answers);
 void cdg_users_list(struct cdg_users *u);
-void cdg_users_of(struct cdg_users *u, const struct cdg_channel *a, const struct cdg_channel *b, bool *uses);
+unsigned cdg_users_of(struct cdg_users *u, const struct cdg_channel *a, const struct cdg_channel *b, bool *uses,
+		      unsigned limit);
 void cdg_users_free(struct cdg_users *u);
 /*
  * A switch's own packets (answers from its port 0) leave on VL 0 whatever

@@ -49,12 +49,10 @@ static int cut(void *arg, const struct cdg_channel *cycle, size_t len)
 	size_t n = (size_t)c->t->max_lid + 1;
 	unsigned best = 0;
 	cdg_users_list(c->users);
-	for (size_t i = 0; i < len; i++) {
-		unsigned users = 0;
-		cdg_users_of(c->users, &cycle[i], &cycle[(i + 1) % len], c->uses);
-		for (size_t lid = 1; lid < n; lid++)
-			users += c->uses[lid];
-		if (users && users < c->on_layer && (!best || users < best)) {
+	for (size_t i = 0; i < len; i++) {	/* a dependency with as many users as the best so far is no better */
+		unsigned users = cdg_users_of(c->users, &cycle[i], &cycle[(i + 1) % len], c->uses,
+					      best ? best : c->on_layer);
+		if (users && users < (best ? best : c->on_layer)) {
 			best = users;
 			memcpy(c->chosen, c->uses, n * sizeof(*c->uses));
 		}
