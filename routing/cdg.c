@@ -384,6 +384,8 @@ struct cdg_users {
 	size_t nca_entry;
 	size_t *first_ca, *next_ca;	/* per switch and per source, + 1: the CA sources entering there */
 	bool *ca_above, *sw_above;	/* per switch: a CA behind it, or the switch itself, sends through a -> b */
+	bool *ca_lid;		/* per LID: a CA's (answers go to it) */
+	uint16_t *ca_using;	/* the CA LIDs whose traffic makes a -> b */
 	bool *uses;		/* the answer being made */
 	unsigned users;		/* how many it marks */
 };
@@ -481,6 +483,8 @@ void cdg_users_free(struct cdg_users *u)
 	free(u->next_ca);
 	free(u->ca_above);
 	free(u->sw_above);
+	free(u->ca_lid);
+	free(u->ca_using);
 	free(u);
 }
 
@@ -506,13 +510,20 @@ struct cdg_users *cdg_users_new(const struct fabric *f, const struct routing_tab
 		.next_ca = malloc(((size_t)t->max_lid + 1) * sizeof(*u->next_ca)),
 		.ca_above = calloc(n, sizeof(*u->ca_above)),
 		.sw_above = calloc(n, sizeof(*u->sw_above)),
+		.ca_lid = calloc((size_t)t->max_lid + 1, sizeof(*u->ca_lid)),
+		.ca_using = malloc(((size_t)t->max_lid + 1) * sizeof(*u->ca_using)),
 	};
 	if (!u->state || !u->stamp || !u->listed || !u->path || !u->source || !u->ca_entry || !u->first_ca ||
-	    !u->next_ca || !u->ca_above ||
+	    !u->next_ca || !u->ca_above || !u->ca_lid || !u->ca_using ||
 	    !u->sw_above) {
 		cdg_users_free(u);
 		return NULL;
 	}
+	for (size_t i = 0; i < f->nnodes; i++)
+		for (unsigned p = 1; p <= f->nodes[i]->nports && f->nodes[i]->type != NODE_SWITCH; p++)
+			if (f->nodes[i]->ports[p].lid <= t->max_lid)
+				u->ca_lid[f->nodes[i]->ports[p].lid] = true;
+	u->ca_lid[0] = false;
 	return u;
 }
 
@@ -529,24 +540,24 @@ unsigned cdg_users_of(struct cdg_users *u, const struct cdg_channel *a, const st
 		      unsigned limit)
 {
 	const struct routing_tables *t = u->t;
+	const uint8_t *at_a = t->lft[a->node->index], *at_b = t->lft[b->node->index];
+	bool linked = at_a && at_b && routing_next_switch(a->node, a->port) == b->node;
+	size_t nca = 0;
 	u->a = a->node;
 	u->uses = uses;
 	u->users = 0;
 	for (size_t i = 0; i < u->nsource; i++)	/* no source known above a yet */
 		u->ca_above[u->source[i].sw->index] = u->sw_above[u->source[i].sw->index] = false;
-	for (uint32_t lid = 1; lid <= t->max_lid; lid++) {
-		uses[lid] = t->sl[lid] == u->layer && cdg_lid_uses(t, (uint16_t)lid, a, b);
+	for (uint32_t lid = 1; lid <= t->max_lid; lid++) {	/* cdg_lid_uses, one row at a time */
+		bool makes = linked && at_a[lid] == a->port && at_b[lid] == b->port;
+		uses[lid] = makes && t->sl[lid] == u->layer;
 		u->users += uses[lid];
+		if (makes && u->ca_lid[lid])
+			u->ca_using[nca++] = (uint16_t)lid;
 	}
-	bool open = true;
-	for (size_t i = 0; u->answers && open && u->users < limit && i < u->f->nnodes; i++) {
-		const struct node *d = u->f->nodes[i];	/* every CA destination using a -> b */
-		for (unsigned p = 1; open && u->users < limit && p <= d->nports && d->type != NODE_SWITCH; p++) {
-			uint16_t lid = d->ports[p].lid;
-			if (lid && lid <= t->max_lid && cdg_lid_uses(t, lid, a, b))
-				open = mark_sources(u, lid) > 0;
-		}
-	}
+	bool open = true;	/* the answers to those CAs from sources above a */
+	for (size_t i = 0; u->answers && open && u->users < limit && i < nca; i++)
+		open = mark_sources(u, u->ca_using[i]) > 0;
 	return u->users;
 }
 
