@@ -100,10 +100,11 @@ int main(int argc, char **argv)
 	printf("fabric: %u levels, radix %u: %zu switches, %zu hosts, max LID %u (built in %.0f ms)\n",
 	       spec.levels, spec.radix, fabric_count(&f, NODE_SWITCH), fabric_count(&f, NODE_CA), t.max_lid,
 	       t1 - t0);
-	printf("route:  engine %s, %.0f ms (with the deadlock proof), %u VL%s, %s (%s); peak RSS %ld MB (model %ld MB)\n",
+	printf("route:  engine %s, %.0f ms (with the deadlock proof), %u VL%s, %s (%s)%s; peak RSS %ld MB (model %ld MB)\n",
 	       res.info.engine, t2 - t1, t.layers, t.layers > 1 ? "s" : "", rc ? "CYCLIC" : "acyclic",
-	       res.order_proven ? "every turn rises in up*-down* order" : "channel dependency graph", peak_rss_mb(),
-	       rss_model);
+	       res.order_proven ? "every turn rises in up*-down* order" : "channel dependency graph",
+	       res.order_proven || res.layers.answers_proven ? "" : ", switches' answers not within the VLs",
+	       peak_rss_mb(), rss_model);
 	struct quality_report q;
 	if (shifts && quality_shifts(&f, &t, shifts, &q) == 0)
 		printf("load:   %zu shift permutations, max link load %u, mean max %.2f, %zu of %zu flows broken (%.0f ms)\n",
