@@ -536,6 +536,18 @@ void cdg_users_list(struct cdg_users *u)
 		each_layer_lid(u->f, &m, u->layer, u->t->max_lid, add_question, u);
 }
 
+size_t cdg_users_reach(const struct cdg_users *u, const struct cdg_channel *a, const struct cdg_channel *b)
+{
+	const struct routing_tables *t = u->t;
+	const uint8_t *at_a = t->lft[a->node->index], *at_b = t->lft[b->node->index];
+	size_t n = 0;
+	if (!at_a || !at_b || routing_next_switch(a->node, a->port) != b->node)
+		return 0;
+	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
+		n += at_a[lid] == a->port && at_b[lid] == b->port;
+	return n;
+}
+
 unsigned cdg_users_of(struct cdg_users *u, const struct cdg_channel *a, const struct cdg_channel *b, bool *uses,
 		      unsigned limit)
 {

@@ -75,6 +75,8 @@ struct cdg_users *cdg_users_new(const struct fabric *f, const struct routing_tab
 void cdg_users_list(struct cdg_users *u);
 unsigned cdg_users_of(struct cdg_users *u, const struct cdg_channel *a, const struct cdg_channel *b, bool *uses,
 		      unsigned limit);
+/* How many LIDs, on any layer, have routes making a depend on b: a cheap guess at how many use it. */
+size_t cdg_users_reach(const struct cdg_users *u, const struct cdg_channel *a, const struct cdg_channel *b);
 void cdg_users_free(struct cdg_users *u);
 /*
  * A switch's own packets (answers from its port 0) leave on VL 0 whatever

@@ -36,27 +36,51 @@ struct cutter {
 	bool counted;
 };
 
+/* A dependency of the cycle (cycle[i] -> the next) and how many routes make it. */
+struct candidate {
+	size_t reach;
+	size_t i;
+};
+
+static int by_reach(const void *x, const void *y)
+{
+	const struct candidate *a = x, *b = y;
+	return a->reach != b->reach ? (a->reach > b->reach) - (a->reach < b->reach) : (a->i > b->i) - (a->i < b->i);
+}
+
 /*
  * Moves to layer l + 1 the LIDs on layer l whose traffic makes one
- * dependency of the cycle: of the cycle's dependencies, the one used by
- * the fewest, as long as they are not all of the layer's LIDs, and takes
- * their paths out of the layer's graph. 0, or -1 when no move breaks the
- * cycle (every dependency made by all of the layer's LIDs), -2 on failure.
+ * dependency of the cycle: of the cycle's dependencies, the first of
+ * those used by the fewest, as long as they are not all of the layer's
+ * LIDs, and takes their paths out of the layer's graph. The dependencies
+ * are asked in the order of how many routes make them, so that the best
+ * is met early and the others' counts stop at it. 0, or -1 when no move
+ * breaks the cycle (every dependency made by all of the layer's LIDs), -2
+ * on failure.
  */
 static int cut(void *arg, const struct cdg_channel *cycle, size_t len)
 {
 	struct cutter *c = arg;
-	size_t n = (size_t)c->t->max_lid + 1;
+	size_t n = (size_t)c->t->max_lid + 1, best_i = len;
 	unsigned best = 0;
+	struct candidate *order = malloc(len * sizeof(*order));
+	if (!order)
+		return -2;
 	cdg_users_list(c->users);
-	for (size_t i = 0; i < len; i++) {	/* a dependency with as many users as the best so far is no better */
-		unsigned users = cdg_users_of(c->users, &cycle[i], &cycle[(i + 1) % len], c->uses,
-					      best ? best : c->on_layer);
-		if (users && users < (best ? best : c->on_layer)) {
+	for (size_t i = 0; i < len; i++)
+		order[i] = (struct candidate){ cdg_users_reach(c->users, &cycle[i], &cycle[(i + 1) % len]), i };
+	qsort(order, len, sizeof(*order), by_reach);
+	for (size_t k = 0; k < len; k++) {	/* a later dependency must have fewer users, an earlier one as few */
+		size_t i = order[k].i;
+		unsigned limit = !best ? c->on_layer : i < best_i ? best + 1 : best;
+		unsigned users = cdg_users_of(c->users, &cycle[i], &cycle[(i + 1) % len], c->uses, limit);
+		if (users && users < limit) {
 			best = users;
+			best_i = i;
 			memcpy(c->chosen, c->uses, n * sizeof(*c->uses));
 		}
 	}
+	free(order);
 	if (!best)
 		return -1;
 	if (!c->counted && layer_graph_init(&c->lg, c->f, c->t, c->l, c->answers, c->g) < 0)
