@@ -56,20 +56,51 @@ static bool ca_sender(const struct layer_graph *lg, uint16_t lid)
 	return lg->lid_kind[lid] == LID_CA && lg->lid_node[lid];
 }
 
-/* The paths of lid's own traffic: to it from every CA's switch, and, for a switch's LID, its answers. */
-static void own_paths(struct layer_graph *lg, uint16_t lid, int delta)
+/* The paths to lid from every CA's switch. */
+static void paths_to(struct layer_graph *lg, uint16_t lid, int delta)
 {
 	for (size_t i = 0; i < lg->nentry; i++)
 		path(lg, lg->entry[i], lid, delta);
-	for (size_t i = 0; lg->answers && lg->lid_kind[lid] == LID_OWN && i < lg->nca; i++)
-		path(lg, own_start(lg, lg->lid_node[lid], lg->ca_lids[i]), lg->ca_lids[i], delta);
 }
 
-/* The answers of the CAs entering at sw: a path from sw to every CA. */
-static void ca_answers(struct layer_graph *lg, const struct node *sw, int delta)
+/*
+ * The answers to every CA from the switches of lg->from[] (where CAs
+ * enter, or, own[], the switch's own LID). The destination is the outer
+ * loop: consecutive destinations read the same lines of the switches'
+ * tables.
+ */
+static void answers_from(struct layer_graph *lg, size_t nfrom, int delta)
 {
-	for (size_t i = 0; i < lg->nca; i++)
-		path(lg, sw, lg->ca_lids[i], delta);
+	for (size_t i = 0; i < lg->nca; i++) {
+		uint16_t d = lg->ca_lids[i];
+		for (size_t k = 0; k < nfrom; k++)
+			path(lg, lg->own[k] ? own_start(lg, lg->from[k], d) : lg->from[k], d, delta);
+	}
+}
+
+/*
+ * Adds lid's paths to the graph (delta 1) or takes them out (-1): its
+ * destination paths at once, its answers listed in lg->from[] at *nfrom
+ * (a CA's only when it is the first or last on the layer at its switch).
+ */
+static void lid_paths(struct layer_graph *lg, uint16_t lid, int delta, size_t *nfrom)
+{
+	paths_to(lg, lid, delta);
+	if (!lg->answers)
+		return;
+	if (lg->lid_kind[lid] == LID_OWN) {
+		lg->own[*nfrom] = true;
+		lg->from[(*nfrom)++] = lg->lid_node[lid];
+		return;
+	}
+	if (!ca_sender(lg, lid))
+		return;
+	uint32_t *at = &lg->cas_on_layer[lg->lid_node[lid]->index];
+	bool changes = delta > 0 ? (*at)++ == 0 : --(*at) == 0;
+	if (changes) {
+		lg->own[*nfrom] = false;
+		lg->from[(*nfrom)++] = lg->lid_node[lid];
+	}
 }
 
 /* Indexes the fabric's LIDs as routing/cdg.c walks them: a switch's port 0, a CA's ports. */
@@ -82,7 +113,9 @@ static int index_lids(struct layer_graph *lg)
 	lg->lid_kind = calloc(n, sizeof(*lg->lid_kind));
 	lg->entry = malloc((f->nnodes + 1) * sizeof(*lg->entry));
 	lg->ca_lids = malloc(n * sizeof(*lg->ca_lids));
-	if (!entered || !lg->lid_node || !lg->lid_kind || !lg->entry || !lg->ca_lids) {
+	lg->from = malloc((f->nnodes + 1) * sizeof(*lg->from));
+	lg->own = malloc((f->nnodes + 1) * sizeof(*lg->own));
+	if (!entered || !lg->lid_node || !lg->lid_kind || !lg->entry || !lg->ca_lids || !lg->from || !lg->own) {
 		free(entered);
 		return -1;
 	}
@@ -122,23 +155,21 @@ int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struc
 		if (sw->type == NODE_SWITCH && !(lg->count[i] = calloc(ports * ports, sizeof(**lg->count))))
 			return -1;
 	}
-	for (uint32_t lid = 1; lid <= t->max_lid; lid++) {
-		if (!on_layer(lg, (uint16_t)lid))
-			continue;
-		own_paths(lg, (uint16_t)lid, 1);
-		if (answers && ca_sender(lg, (uint16_t)lid) && !lg->cas_on_layer[lg->lid_node[lid]->index]++)
-			ca_answers(lg, lg->lid_node[lid], 1);
-	}
+	size_t nfrom = 0;
+	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
+		if (on_layer(lg, (uint16_t)lid))
+			lid_paths(lg, (uint16_t)lid, 1, &nfrom);
+	answers_from(lg, nfrom, 1);
 	return 0;
 }
 
-void layer_graph_remove_lid(struct layer_graph *lg, uint16_t lid)
+void layer_graph_remove_lids(struct layer_graph *lg, const bool *lids)
 {
-	if (lid > lg->t->max_lid || !on_layer(lg, lid))
-		return;
-	own_paths(lg, lid, -1);
-	if (lg->answers && ca_sender(lg, lid) && !--lg->cas_on_layer[lg->lid_node[lid]->index])
-		ca_answers(lg, lg->lid_node[lid], -1);
+	size_t nfrom = 0;
+	for (uint32_t lid = 1; lid <= lg->t->max_lid; lid++)
+		if (lids[lid] && on_layer(lg, (uint16_t)lid))
+			lid_paths(lg, (uint16_t)lid, -1, &nfrom);
+	answers_from(lg, nfrom, -1);
 }
 
 void layer_graph_free(struct layer_graph *lg)
@@ -151,5 +182,7 @@ void layer_graph_free(struct layer_graph *lg)
 	free(lg->lid_kind);
 	free(lg->entry);
 	free(lg->ca_lids);
+	free(lg->from);
+	free(lg->own);
 	memset(lg, 0, sizeof(*lg));
 }

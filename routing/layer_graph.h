@@ -23,6 +23,8 @@ struct layer_graph {
 	size_t nentry;
 	uint16_t *ca_lids;	/* every CA LID: where answers go */
 	size_t nca;
+	const struct node **from;	/* scratch: switches whose answers are being added or taken out */
+	bool *own;		/* per from[]: a switch's own answers (else its CAs') */
 };
 
 /*
@@ -33,11 +35,11 @@ struct layer_graph {
 int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struct routing_tables *t,
 		     unsigned layer, bool answers, struct depgraph *g);
 /*
- * Takes lid's paths out of the graph (call it while t->sl[lid] is still
- * the layer, then change the SL): g then holds exactly what cdg_add_layer
- * would build without lid on the layer.
+ * Takes the paths of the LIDs with lids[lid] set out of the graph (call it
+ * while their t->sl is still the layer, then change their SLs): g then
+ * holds exactly what cdg_add_layer would build without them on the layer.
  */
-void layer_graph_remove_lid(struct layer_graph *lg, uint16_t lid);
+void layer_graph_remove_lids(struct layer_graph *lg, const bool *lids);
 void layer_graph_free(struct layer_graph *lg);
 
 #endif

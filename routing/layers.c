@@ -86,12 +86,10 @@ static int cut(void *arg, const struct cdg_channel *cycle, size_t len)
 	if (!c->counted && layer_graph_init(&c->lg, c->f, c->t, c->l, c->answers, c->g) < 0)
 		return -2;
 	c->counted = true;
-	for (size_t lid = 1; lid < n; lid++) {
-		if (!c->chosen[lid])
-			continue;
-		layer_graph_remove_lid(&c->lg, (uint16_t)lid);
-		c->t->sl[lid] = (uint8_t)(c->l + 1);
-	}
+	layer_graph_remove_lids(&c->lg, c->chosen);
+	for (size_t lid = 1; lid < n; lid++)
+		if (c->chosen[lid])
+			c->t->sl[lid] = (uint8_t)(c->l + 1);
 	c->on_layer -= best;
 	c->moved += best;
 	return 0;

@@ -242,11 +242,17 @@ static void test_cdg_layer_graph_after_lids_leave_is_the_graph_built_afresh(void
 			assert_int_equal(cdg_add_layer(&f, &m, layer, NULL, &g), 0);
 			assert_int_equal(layer_graph_init(&lg, &f, &t, layer, answers, &g), 0);
 			size_t all = g.used;
-			for (uint32_t lid = 1; lid <= t.max_lid; lid++)	/* most of the layer leaves */
-				if (t.sl[lid] == layer && lid % 4) {
-					layer_graph_remove_lid(&lg, (uint16_t)lid);
-					t.sl[lid] = 2;
-				}
+			bool *leaving = calloc((size_t)t.max_lid + 1, sizeof(*leaving));
+			assert_non_null(leaving);
+			for (uint32_t round = 0; round < 3; round++) {	/* most of the layer leaves, in 3 moves */
+				for (uint32_t lid = 1; lid <= t.max_lid; lid++)
+					leaving[lid] = t.sl[lid] == layer && lid % 4 && lid % 3 == round;
+				layer_graph_remove_lids(&lg, leaving);
+				for (uint32_t lid = 1; lid <= t.max_lid; lid++)
+					if (leaving[lid])
+						t.sl[lid] = 2;
+			}
+			free(leaving);
 			assert_int_equal(depgraph_init(&fresh, &f), 0);
 			assert_int_equal(cdg_add_layer(&f, &m, layer, NULL, &fresh), 0);
 			assert_true(fresh.used > 0 && fresh.used < all);
