@@ -5,11 +5,13 @@
  * LIDs (to every CA: answers keep the request's SL). One LID's routes
  * cannot close a cycle unless a table loops, so a cycle is made by two or
  * more; moving every LID whose traffic makes one dependency of the cycle
- * breaks that cycle on the current layer, and the next check finds the
- * next one. Of the cycle's dependencies the one with the fewest users is
- * moved, so layers stay full. Moved LIDs are checked again on their new
- * layer. If every dependency is made by all the layer's LIDs, no layering
- * helps, and the cycle is reported.
+ * breaks that cycle on the current layer. Of the cycle's dependencies the
+ * one with the fewest users is moved, so layers stay full. One search of
+ * the layer's graph meets the cycles one after the other: each move takes
+ * the moved LIDs' paths out of the graph (routing/layer_graph.c) and the
+ * search goes on (depgraph_cut_cycles). Moved LIDs are checked again on
+ * their new layer. If every dependency is made by all the layer's LIDs,
+ * no layering helps, and the cycle is reported.
  *
  * When the VLs are too few for the answers too, the layering starts over
  * with the CAs' traffic alone, which must fit, and the answers' cycle is
