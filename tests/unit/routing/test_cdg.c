@@ -7,7 +7,8 @@
  * layers, and with one VL the result is refused. A graph built by
  * threads is the merge of the graphs of its parts. A search that hands
  * its cycles to a cutter meets each of the ring's two; a layer's counted
- * graph, after LIDs leave the layer, is the graph built afresh.
+ * graph, after LIDs leave the layer, is the graph built afresh, a looping
+ * entry included.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -231,6 +232,18 @@ static void test_cdg_layer_graph_after_lids_leave_is_the_graph_built_afresh(void
 	assert_int_equal(minhop_route(&f, &t), 0);
 	for (uint32_t lid = 1; lid <= t.max_lid; lid++)	/* two layers of mixed CA and switch LIDs */
 		t.sl[lid] = lid % 3 == 0;
+	const struct node *a = NULL;	/* and a forwarding loop: two switches send a CA's LID to each other */
+	uint16_t looping = 0;
+	for (size_t i = 0; i < f.nnodes && !looping; i++)
+		if (f.nodes[i]->type != NODE_SWITCH && f.nodes[i]->ports[1].lid % 3 == 0)
+			looping = f.nodes[i]->ports[1].lid;
+	for (size_t i = 0; i < f.nnodes && !a; i++)
+		if (f.nodes[i]->type == NODE_SWITCH && routing_next_switch(f.nodes[i], 1))
+			a = f.nodes[i];
+	assert_non_null(a);
+	assert_int_not_equal(looping, 0);
+	t.lft[a->index][looping] = 1;
+	t.lft[a->ports[1].remote->index][looping] = a->ports[1].remote_port;
 	t.layers = 3;
 	for (unsigned layer = 0; layer < 2; layer++) {
 		for (int answers = 0; answers < 2; answers++) {
