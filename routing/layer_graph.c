@@ -148,12 +148,12 @@ int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struc
 	lg->count = calloc(f->nnodes + 1, sizeof(*lg->count));
 	lg->cas_on_layer = calloc(f->nnodes + 1, sizeof(*lg->cas_on_layer));
 	if (!lg->count || !lg->cas_on_layer || index_lids(lg) < 0)
-		return -1;
+		goto fail;
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *sw = f->nodes[i];
 		size_t ports = (size_t)sw->nports + 1;
 		if (sw->type == NODE_SWITCH && !(lg->count[i] = calloc(ports * ports, sizeof(**lg->count))))
-			return -1;
+			goto fail;
 	}
 	size_t nfrom = 0;
 	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
@@ -161,6 +161,9 @@ int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struc
 			lid_paths(lg, (uint16_t)lid, 1, &nfrom);
 	answers_from(lg, nfrom, 1);
 	return 0;
+fail:
+	layer_graph_free(lg);
+	return -1;
 }
 
 void layer_graph_remove_lids(struct layer_graph *lg, const bool *lids)
