@@ -31,6 +31,8 @@ static void path(struct layer_graph *lg, const struct node *sw, uint16_t lid, in
 		uint32_t *count = lg->count[next->index];
 		if (next_out && count) {
 			uint32_t *c = &count[(size_t)in * (next->nports + 1u) + next_out];
+			if (!*c && delta > 0)	/* a LID coming back puts its turns back */
+				depgraph_add(lg->g, sw, out, next, next_out);
 			*c += (uint32_t)delta;
 			if (!*c)
 				depgraph_remove_turn(lg->g, next, in, next_out);
@@ -188,4 +190,13 @@ void layer_graph_free(struct layer_graph *lg)
 	free(lg->from);
 	free(lg->own);
 	memset(lg, 0, sizeof(*lg));
+}
+
+void layer_graph_add_lid(struct layer_graph *lg, uint16_t lid)
+{
+	if (lid > lg->t->max_lid || !on_layer(lg, lid))
+		return;
+	size_t nfrom = 0;
+	lid_paths(lg, lid, 1, &nfrom);
+	answers_from(lg, nfrom, 1);
 }

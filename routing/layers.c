@@ -30,7 +30,7 @@ struct cutter {
 	unsigned l;
 	bool answers;
 	struct cdg_users *users;	/* who makes a dependency */
-	bool *uses, *chosen;	/* max_lid + 1 each */
+	bool *uses, *chosen, *left;	/* max_lid + 1 each; left: moved off l */
 	unsigned on_layer;	/* LIDs on l */
 	unsigned moved;
 	struct depgraph *g;	/* the layer's graph */
@@ -90,6 +90,8 @@ static int cut(void *arg, const struct cdg_channel *cycle, size_t len)
 	c->counted = true;
 	layer_graph_remove_lids(&c->lg, c->chosen);
 	for (size_t lid = 1; lid < n; lid++)
+		c->left[lid] |= c->chosen[lid];
+	for (size_t lid = 1; lid < n; lid++)
 		if (c->chosen[lid])
 			c->t->sl[lid] = (uint8_t)(c->l + 1);
 	c->on_layer -= best;
@@ -98,9 +100,40 @@ static int cut(void *arg, const struct cdg_channel *cycle, size_t len)
 }
 
 /*
+ * Gives back to layer l, one by one, the LIDs moved off it while its
+ * cycles were broken, each staying if the layer's graph stays acyclic
+ * with it: a later move often took away what made an earlier one
+ * necessary (first fit, as LASH places its paths). -1 on failure.
+ */
+static int take_back(struct cutter *c)
+{
+	size_t n = (size_t)c->t->max_lid + 1;
+	memset(c->chosen, 0, n * sizeof(*c->chosen));
+	for (size_t lid = 1; lid < n; lid++) {
+		struct cdg_report r;
+		if (!c->left[lid] || c->t->sl[lid] != c->l + 1)
+			continue;
+		c->t->sl[lid] = (uint8_t)c->l;
+		layer_graph_add_lid(&c->lg, (uint16_t)lid);
+		if (depgraph_check(c->g, &r) < 0)
+			return -1;
+		if (!r.cycle_len) {
+			c->moved--;
+			continue;
+		}
+		c->chosen[lid] = true;
+		layer_graph_remove_lids(&c->lg, c->chosen);
+		c->chosen[lid] = false;
+		c->t->sl[lid] = (uint8_t)(c->l + 1);
+	}
+	return 0;
+}
+
+/*
  * Breaks the cycles of layer l (last: no layer above it) with one graph
- * search that moves LIDs up as it meets cycles. 0 with the figures of the
- * acyclic layer in r, 1 with the cycle no move breaks, -1 on failure.
+ * search that moves LIDs up as it meets cycles, then takes back what the
+ * layer can hold. 0 with the figures of the acyclic layer in r, 1 with
+ * the cycle no move breaks, -1 on failure.
  */
 static int split_layer(const struct fabric *f, struct routing_tables *t, unsigned l, bool last,
 		       const struct cdg_mix *m, unsigned *moved, struct cdg_report *r)
@@ -108,13 +141,20 @@ static int split_layer(const struct fabric *f, struct routing_tables *t, unsigne
 	struct depgraph g;
 	struct cutter c = { .f = f, .t = t, .l = l, .answers = !m->no_answers, .g = &g,
 			    .uses = malloc((size_t)t->max_lid + 1), .chosen = malloc((size_t)t->max_lid + 1),
+			    .left = calloc((size_t)t->max_lid + 1, 1),
 			    .users = last ? NULL : cdg_users_new(f, t, l, !m->no_answers) };
 	int rc = -1;
 	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
 		c.on_layer += t->sl[lid] == l;
-	if (c.uses && c.chosen && (last || c.users) && depgraph_init(&g, f) == 0 && cdg_add_layer(f, m, l, NULL, &g) == 0 &&
-	    depgraph_cut_cycles(&g, last ? NULL : cut, &c, r) == 0)
-		rc = r->cycle_len ? 1 : c.moved && depgraph_check(&g, r) < 0 ? -1 : 0;
+	if (c.uses && c.chosen && c.left && (last || c.users) && depgraph_init(&g, f) == 0 &&
+	    cdg_add_layer(f, m, l, NULL, &g) == 0 && depgraph_cut_cycles(&g, last ? NULL : cut, &c, r) == 0) {
+		if (r->cycle_len)
+			rc = 1;
+		else if (c.counted && (take_back(&c) < 0 || depgraph_check(&g, r) < 0))
+			rc = -1;
+		else
+			rc = 0;
+	}
 	r->vl = l;
 	*moved = c.moved;
 	if (c.counted)
@@ -123,6 +163,7 @@ static int split_layer(const struct fabric *f, struct routing_tables *t, unsigne
 	cdg_users_free(c.users);
 	free(c.uses);
 	free(c.chosen);
+	free(c.left);
 	return rc;
 }
 

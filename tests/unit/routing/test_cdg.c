@@ -7,8 +7,9 @@
  * layers, and with one VL the result is refused. A graph built by
  * threads is the merge of the graphs of its parts. A search that hands
  * its cycles to a cutter meets each of the ring's two; a layer's counted
- * graph, after LIDs leave the layer, is the graph built afresh, a looping
- * entry included.
+ * graph, after LIDs leave the layer and some come back, is the graph
+ * built afresh, a looping entry included. Giving moved LIDs back to the
+ * layers that can hold them fits the degraded radix-16 tree in 5 VLs.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -270,6 +271,17 @@ static void test_cdg_layer_graph_after_lids_leave_is_the_graph_built_afresh(void
 			assert_int_equal(cdg_add_layer(&f, &m, layer, NULL, &fresh), 0);
 			assert_true(fresh.used > 0 && fresh.used < all);
 			assert_true(same_turns(&f, &g, &fresh));
+			size_t fewer = fresh.used;
+			depgraph_free(&fresh);
+			for (uint32_t lid = 1; lid <= t.max_lid; lid++)	/* some come back */
+				if (t.sl[lid] == 2 && lid % 5 == 0) {
+					t.sl[lid] = (uint8_t)layer;
+					layer_graph_add_lid(&lg, (uint16_t)lid);
+				}
+			assert_int_equal(depgraph_init(&fresh, &f), 0);
+			assert_int_equal(cdg_add_layer(&f, &m, layer, NULL, &fresh), 0);
+			assert_true(fresh.used > fewer);
+			assert_true(same_turns(&f, &g, &fresh));
 			for (uint32_t lid = 1; lid <= t.max_lid; lid++)	/* and comes back for the next round */
 				if (t.sl[lid] == 2)
 					t.sl[lid] = (uint8_t)layer;
@@ -278,6 +290,26 @@ static void test_cdg_layer_graph_after_lids_leave_is_the_graph_built_afresh(void
 			depgraph_free(&fresh);
 		}
 	}
+	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
+static void test_cdg_layering_takes_back_what_a_layer_can_hold(void **state)
+{
+	struct fabric f;
+	struct routing_tables t;
+	struct routing_result res;
+	struct cdg_report r;
+	char err[256];
+	struct fattree_spec spec = { .levels = 3, .radix = 16, .remove_links = 24, .remove_switches = 4, .seed = 7 };
+	struct routing_request rq = { .engine = ENGINE_FTREE, .max_layers = 8 };
+	assert_int_equal(fattree_generate(&spec, &f, err), 0);
+	number_lids(&f);
+	assert_int_equal(routing_compute(&f, &rq, &t, &res), 0);
+	assert_true(res.layers.answers_proven);
+	assert_int_equal(t.layers, 5);	/* 7 when every LID moved up stayed up */
+	assert_int_equal(cdg_check(&f, &t, &r), 0);	/* answers included */
+	assert_int_equal(r.cycle_len, 0);
 	routing_tables_free(&t);
 	fabric_free(&f);
 }
@@ -292,6 +324,7 @@ int main(void)
 		cmocka_unit_test(test_cdg_shared_out_build_is_the_merge_of_its_parts),
 		cmocka_unit_test(test_cdg_cut_search_meets_each_ring_direction_once),
 		cmocka_unit_test(test_cdg_layer_graph_after_lids_leave_is_the_graph_built_afresh),
+		cmocka_unit_test(test_cdg_layering_takes_back_what_a_layer_can_hold),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
