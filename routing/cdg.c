@@ -536,14 +536,26 @@ void cdg_users_list(struct cdg_users *u)
 		each_layer_lid(u->f, &m, u->layer, u->t->max_lid, add_question, u);
 }
 
+/*
+ * The LFT rows of a's and b's switches, when a leads to b's switch: a LID
+ * makes a depend on b when both rows send it on (cdg_lid_uses, a row at a
+ * time). False when no LID can.
+ */
+static bool dependency_rows(const struct routing_tables *t, const struct cdg_channel *a, const struct cdg_channel *b,
+			    const uint8_t **at_a, const uint8_t **at_b)
+{
+	*at_a = t->lft[a->node->index];
+	*at_b = t->lft[b->node->index];
+	return *at_a && *at_b && routing_next_switch(a->node, a->port) == b->node;
+}
+
 size_t cdg_users_reach(const struct cdg_users *u, const struct cdg_channel *a, const struct cdg_channel *b)
 {
-	const struct routing_tables *t = u->t;
-	const uint8_t *at_a = t->lft[a->node->index], *at_b = t->lft[b->node->index];
+	const uint8_t *at_a, *at_b;
 	size_t n = 0;
-	if (!at_a || !at_b || routing_next_switch(a->node, a->port) != b->node)
+	if (!dependency_rows(u->t, a, b, &at_a, &at_b))
 		return 0;
-	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
+	for (uint32_t lid = 1; lid <= u->t->max_lid; lid++)
 		n += at_a[lid] == a->port && at_b[lid] == b->port;
 	return n;
 }
@@ -552,15 +564,15 @@ unsigned cdg_users_of(struct cdg_users *u, const struct cdg_channel *a, const st
 		      unsigned limit)
 {
 	const struct routing_tables *t = u->t;
-	const uint8_t *at_a = t->lft[a->node->index], *at_b = t->lft[b->node->index];
-	bool linked = at_a && at_b && routing_next_switch(a->node, a->port) == b->node;
+	const uint8_t *at_a, *at_b;
+	bool linked = dependency_rows(t, a, b, &at_a, &at_b);
 	size_t nca = 0;
 	u->a = a->node;
 	u->uses = uses;
 	u->users = 0;
 	for (size_t i = 0; i < u->nsource; i++)	/* no source known above a yet */
 		u->ca_above[u->source[i].sw->index] = u->sw_above[u->source[i].sw->index] = false;
-	for (uint32_t lid = 1; lid <= t->max_lid; lid++) {	/* cdg_lid_uses, one row at a time */
+	for (uint32_t lid = 1; lid <= t->max_lid; lid++) {
 		bool makes = linked && at_a[lid] == a->port && at_b[lid] == b->port;
 		uses[lid] = makes && t->sl[lid] == u->layer;
 		u->users += uses[lid];

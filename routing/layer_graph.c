@@ -105,6 +105,16 @@ static void lid_paths(struct layer_graph *lg, uint16_t lid, int delta, size_t *n
 	}
 }
 
+/* Adds (delta 1) or takes out (-1) the paths of the layer's LIDs with lids[lid] set (NULL: all of them). */
+static void change(struct layer_graph *lg, const bool *lids, int delta)
+{
+	size_t nfrom = 0;
+	for (uint32_t lid = 1; lid <= lg->t->max_lid; lid++)
+		if ((!lids || lids[lid]) && on_layer(lg, (uint16_t)lid))
+			lid_paths(lg, (uint16_t)lid, delta, &nfrom);
+	answers_from(lg, nfrom, delta);
+}
+
 /* Indexes the fabric's LIDs as routing/cdg.c walks them: a switch's port 0, a CA's ports. */
 static int index_lids(struct layer_graph *lg)
 {
@@ -157,11 +167,7 @@ int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struc
 		if (sw->type == NODE_SWITCH && !(lg->count[i] = calloc(ports * ports, sizeof(**lg->count))))
 			goto fail;
 	}
-	size_t nfrom = 0;
-	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
-		if (on_layer(lg, (uint16_t)lid))
-			lid_paths(lg, (uint16_t)lid, 1, &nfrom);
-	answers_from(lg, nfrom, 1);
+	change(lg, NULL, 1);
 	return 0;
 fail:
 	layer_graph_free(lg);
@@ -170,11 +176,12 @@ fail:
 
 void layer_graph_remove_lids(struct layer_graph *lg, const bool *lids)
 {
-	size_t nfrom = 0;
-	for (uint32_t lid = 1; lid <= lg->t->max_lid; lid++)
-		if (lids[lid] && on_layer(lg, (uint16_t)lid))
-			lid_paths(lg, (uint16_t)lid, -1, &nfrom);
-	answers_from(lg, nfrom, -1);
+	change(lg, lids, -1);
+}
+
+void layer_graph_add_lids(struct layer_graph *lg, const bool *lids)
+{
+	change(lg, lids, 1);
 }
 
 void layer_graph_free(struct layer_graph *lg)
@@ -190,13 +197,4 @@ void layer_graph_free(struct layer_graph *lg)
 	free(lg->from);
 	free(lg->own);
 	memset(lg, 0, sizeof(*lg));
-}
-
-void layer_graph_add_lid(struct layer_graph *lg, uint16_t lid)
-{
-	if (lid > lg->t->max_lid || !on_layer(lg, lid))
-		return;
-	size_t nfrom = 0;
-	lid_paths(lg, lid, 1, &nfrom);
-	answers_from(lg, nfrom, 1);
 }

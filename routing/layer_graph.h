@@ -40,8 +40,8 @@ int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struc
  * holds exactly what cdg_add_layer would build without them on the layer.
  */
 void layer_graph_remove_lids(struct layer_graph *lg, const bool *lids);
-/* Puts lid's paths back (call it once t->sl[lid] is the layer again). */
-void layer_graph_add_lid(struct layer_graph *lg, uint16_t lid);
+/* Puts the paths of the LIDs with lids[lid] set back (call it once their t->sl is the layer again). */
+void layer_graph_add_lids(struct layer_graph *lg, const bool *lids);
 void layer_graph_free(struct layer_graph *lg);
 
 #endif

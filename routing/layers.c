@@ -90,10 +90,10 @@ static int cut(void *arg, const struct cdg_channel *cycle, size_t len)
 	c->counted = true;
 	layer_graph_remove_lids(&c->lg, c->chosen);
 	for (size_t lid = 1; lid < n; lid++)
-		c->left[lid] |= c->chosen[lid];
-	for (size_t lid = 1; lid < n; lid++)
-		if (c->chosen[lid])
+		if (c->chosen[lid]) {
+			c->left[lid] = true;
 			c->t->sl[lid] = (uint8_t)(c->l + 1);
+		}
 	c->on_layer -= best;
 	c->moved += best;
 	return 0;
@@ -114,17 +114,16 @@ static int take_back(struct cutter *c)
 		if (!c->left[lid] || c->t->sl[lid] != c->l + 1)
 			continue;
 		c->t->sl[lid] = (uint8_t)c->l;
-		layer_graph_add_lid(&c->lg, (uint16_t)lid);
+		c->chosen[lid] = true;
+		layer_graph_add_lids(&c->lg, c->chosen);
 		if (depgraph_check(c->g, &r) < 0)
 			return -1;
-		if (!r.cycle_len) {
+		if (r.cycle_len) {
+			layer_graph_remove_lids(&c->lg, c->chosen);
+			c->t->sl[lid] = (uint8_t)(c->l + 1);
+		} else
 			c->moved--;
-			continue;
-		}
-		c->chosen[lid] = true;
-		layer_graph_remove_lids(&c->lg, c->chosen);
 		c->chosen[lid] = false;
-		c->t->sl[lid] = (uint8_t)(c->l + 1);
 	}
 	return 0;
 }
