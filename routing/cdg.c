@@ -20,15 +20,14 @@
  */
 #include "routing/cdg.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "routing/shares.h"
 
 /* Fabrics smaller than this are walked by one thread: starting more costs more than it saves. */
 #define CDG_SHARE_MIN_NODES 256
-#define CDG_MAX_SHARES 8
 
 struct graph {
 	const struct cdg_mix *m;
@@ -247,22 +246,22 @@ done:
 	return rc;
 }
 
-/* One thread's share of a layer's destinations, into its own graph. */
-struct share {
+/* The layer's destinations shared out among the CPUs: share 0 adds to the caller's graph, each other to its own. */
+struct layer_shares {
 	const struct fabric *f;
 	const struct cdg_mix *m;
 	unsigned layer;
 	const bool *lids;
-	size_t from, to;
-	struct depgraph g;
-	int rc;
+	struct depgraph *dg;
+	struct depgraph g[SHARES_MAX];
+	int rc[SHARES_MAX];
 };
 
-static void *add_share(void *arg)
+static void add_share(void *arg, size_t k, size_t from, size_t to)
 {
-	struct share *s = arg;
-	s->rc = add_nodes(s->f, s->m, s->layer, s->lids, s->from, s->to, &s->g);
-	return NULL;
+	struct layer_shares *s = arg;
+	if (s->rc[k] == 0)
+		s->rc[k] = add_nodes(s->f, s->m, s->layer, s->lids, from, to, k ? &s->g[k] : s->dg);
 }
 
 /*
@@ -273,30 +272,17 @@ static void *add_share(void *arg)
 int cdg_add_layer(const struct fabric *f, const struct cdg_mix *m, unsigned layer, const bool *lids,
 		  struct depgraph *dg)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nshares = f->nnodes < CDG_SHARE_MIN_NODES || cpus < 2 ? 1
-			 : cpus > CDG_MAX_SHARES			 ? CDG_MAX_SHARES
-									 : (size_t)cpus;
-	struct share share[CDG_MAX_SHARES];
-	pthread_t thread[CDG_MAX_SHARES];
-	bool started[CDG_MAX_SHARES] = { false };
+	struct layer_shares s = { .f = f, .m = m, .layer = layer, .lids = lids, .dg = dg };
+	size_t nshares = shares_count(f->nnodes, CDG_SHARE_MIN_NODES);
 	int rc = 0;
-	for (size_t k = 1; k < nshares; k++) {
-		share[k] = (struct share){ .f = f, .m = m, .layer = layer, .lids = lids,
-					    .from = f->nnodes * k / nshares, .to = f->nnodes * (k + 1) / nshares };
-		share[k].rc = depgraph_init(&share[k].g, f);
-		started[k] = share[k].rc == 0 && pthread_create(&thread[k], NULL, add_share, &share[k]) == 0;
-	}
-	if (add_nodes(f, m, layer, lids, 0, f->nnodes / nshares, dg) < 0)
-		rc = -1;
-	for (size_t k = 1; k < nshares; k++) {
-		if (started[k])
-			pthread_join(thread[k], NULL);
-		else if (share[k].rc == 0)	/* no thread to be had: this one does it */
-			add_share(&share[k]);
-		if (share[k].rc < 0 || depgraph_merge(dg, &share[k].g) < 0)
+	for (size_t k = 1; k < nshares; k++)
+		s.rc[k] = depgraph_init(&s.g[k], f);
+	shares_run(nshares, f->nnodes, add_share, &s);
+	for (size_t k = 0; k < nshares; k++) {
+		if (s.rc[k] < 0 || (k && depgraph_merge(dg, &s.g[k]) < 0))
 			rc = -1;
-		depgraph_free(&share[k].g);
+		if (k)
+			depgraph_free(&s.g[k]);
 	}
 	return rc;
 }

@@ -35,22 +35,30 @@
 
 #include "routing/loops.h"
 #include "routing/rank.h"
+#include "routing/shares.h"
 #include "routing/swindex.h"
 
 #define KEY_NONE INT32_MIN	/* no channel: port 0, unconnected, out of range */
 #define KEY_CA INT32_MAX	/* to a CA: last */
+
+/* Fabrics with fewer switches are checked by one thread: starting more costs more than it saves. */
+#define SHARE_MIN_SWITCHES 256
 
 struct order {
 	struct swindex x;
 	struct rank r;
 	size_t *place;		/* per switch index: its place in (level, GUID) order */
 	size_t *offset;		/* per switch index: where its ports' keys start */
+	uint8_t *nports;	/* per switch index */
 	int32_t *key;		/* per switch port: the number of the channel it sends on */
+	size_t *peer;		/* per switch port: the switch behind it, SW_NONE for none */
 };
 
 static void order_free(struct order *o)
 {
+	free(o->peer);
 	free(o->key);
+	free(o->nports);
 	free(o->offset);
 	free(o->place);
 	rank_free(&o->r);
@@ -72,12 +80,15 @@ static int order_build(const struct fabric *f, struct order *o)
 	size_t *sorted = malloc((n + 1) * sizeof(*sorted));
 	o->place = malloc((n + 1) * sizeof(*o->place));
 	o->offset = malloc((n + 1) * sizeof(*o->offset));
-	for (size_t s = 0; o->offset && s < n; s++) {
+	o->nports = malloc(n + 1);
+	for (size_t s = 0; o->offset && o->nports && s < n; s++) {
 		o->offset[s] = ports;
+		o->nports[s] = o->x.sw[s]->nports;
 		ports += (size_t)o->x.sw[s]->nports + 1;
 	}
 	o->key = malloc((ports + 1) * sizeof(*o->key));
-	if (!sorted || !o->place || !o->offset || !o->key) {
+	o->peer = malloc((ports + 1) * sizeof(*o->peer));
+	if (!sorted || !o->place || !o->offset || !o->nports || !o->key || !o->peer) {
 		free(sorted);
 		return -1;
 	}
@@ -90,10 +101,12 @@ static int order_build(const struct fabric *f, struct order *o)
 	for (size_t s = 0; s < n; s++) {
 		const struct node *sw = o->x.sw[s];
 		o->key[o->offset[s]] = KEY_NONE;
+		o->peer[o->offset[s]] = SW_NONE;
 		for (unsigned p = 1; p <= sw->nports; p++) {
 			const struct node *r = sw->ports[p].remote;
 			size_t peer = swindex_peer(&o->x, sw, p);
 			int32_t *k = &o->key[o->offset[s] + p];
+			o->peer[o->offset[s] + p] = peer;
 			if (!r)
 				*k = KEY_NONE;
 			else if (peer == SW_NONE)
@@ -107,40 +120,54 @@ static int order_build(const struct fabric *f, struct order *o)
 	return 0;
 }
 
-/* The number of the channel switch s's entry for lid leaves by (KEY_NONE: none). */
-static int32_t entry_key(const struct order *o, const struct routing_tables *t, size_t s, uint16_t lid)
+/* One proof's tables, as the order's switch indexes see them, and each share's verdict. */
+struct proof {
+	const struct order *o;
+	const struct routing_tables *t;
+	const uint8_t **row;	/* per switch index: its LFT, or NULL */
+	const bool *switch_lid;
+	const uint16_t *switch_lids;	/* the switches' LIDs, in LID order */
+	int verdict[SHARES_MAX];	/* 1 every turn rises, 0 one does not, -1 allocation failure */
+};
+
+/* The port switch s's entry for lid leaves by, 0 when none or out of range. */
+static uint8_t entry_port(const struct proof *p, size_t s, uint16_t lid)
 {
-	const struct node *sw = o->x.sw[s];
-	uint8_t out = t->lft[sw->index] ? t->lft[sw->index][lid] : 0;
-	return out && out <= sw->nports ? o->key[o->offset[s] + out] : KEY_NONE;
+	uint8_t out = p->row[s] ? p->row[s][lid] : 0;
+	return out <= p->o->nports[s] ? out : 0;
 }
 
 /* Whether the turn switch s makes for lid, if any, rises (as a turn can only be, onto a switch). */
-static bool turn_rises(const struct order *o, const struct routing_tables *t, size_t s, uint16_t lid)
+static bool turn_rises(const struct proof *p, size_t s, uint16_t lid)
 {
-	int32_t k1 = entry_key(o, t, s, lid);
+	const struct order *o = p->o;
+	uint8_t out = entry_port(p, s, lid);
+	int32_t k1 = out ? o->key[o->offset[s] + out] : KEY_NONE;
 	if (k1 == KEY_NONE || k1 == KEY_CA)
 		return true;	/* delivered, dropped, or out of range: no turn */
-	const struct node *sw = o->x.sw[s];
-	int32_t k2 = entry_key(o, t, swindex_peer(&o->x, sw, t->lft[sw->index][lid]), lid);
+	size_t next = o->peer[o->offset[s] + out];
+	uint8_t on = entry_port(p, next, lid);
+	int32_t k2 = on ? o->key[o->offset[next] + on] : KEY_NONE;
 	return k2 == KEY_NONE || k2 == KEY_CA || k2 > k1;
 }
 
-/* Every turn switch s makes towards a CA's LID rises: any switch may answer a CA. */
-static bool rises_to_cas(const struct order *o, const struct routing_tables *t, size_t s, const bool *switch_lid)
+/* Every turn switches [from, to) make towards a CA's LID rises: any switch may answer a CA. */
+static void rises_to_cas(void *arg, size_t k, size_t from, size_t to)
 {
-	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
-		if (!switch_lid[lid] && !turn_rises(o, t, s, (uint16_t)lid))
-			return false;
-	return true;
+	struct proof *p = arg;
+	for (size_t s = from; s < to && p->verdict[k] == 1; s++)
+		for (uint32_t lid = 1; p->row[s] && lid <= p->t->max_lid; lid++)
+			if (!p->switch_lid[lid] && !turn_rises(p, s, (uint16_t)lid)) {
+				p->verdict[k] = 0;
+				break;
+			}
 }
 
 /* The switch s's entry for lid leads to (SW_NONE: none, a CA, or s is lid's). */
-static size_t next_switch(const struct order *o, const struct routing_tables *t, size_t s, uint16_t lid)
+static size_t next_switch(const struct proof *p, size_t s, uint16_t lid)
 {
-	const struct node *sw = o->x.sw[s];
-	uint8_t out = t->lft[sw->index] ? t->lft[sw->index][lid] : 0;
-	return out && out <= sw->nports ? swindex_peer(&o->x, sw, out) : SW_NONE;
+	uint8_t out = entry_port(p, s, lid);
+	return out ? p->o->peer[p->o->offset[s] + out] : SW_NONE;
 }
 
 /*
@@ -148,9 +175,9 @@ static size_t next_switch(const struct order *o, const struct routing_tables *t,
  * VL15): the turns on the paths from the switches with CAs must rise.
  * reached: per switch, scratch, holding the last walk's stamp.
  */
-static bool leaves_paths_rise(const struct order *o, const struct routing_tables *t, uint16_t lid, uint32_t *reached,
-			      uint32_t stamp, size_t *stack)
+static bool leaves_paths_rise(const struct proof *p, uint16_t lid, uint32_t *reached, uint32_t stamp, size_t *stack)
 {
+	const struct order *o = p->o;
 	size_t top = 0;
 	for (size_t s = 0; s < o->x.nsw; s++)
 		if (o->r.level[s] == 0) {
@@ -159,9 +186,9 @@ static bool leaves_paths_rise(const struct order *o, const struct routing_tables
 		}
 	while (top) {
 		size_t s = stack[--top];
-		if (!turn_rises(o, t, s, lid))
+		if (!turn_rises(p, s, lid))
 			return false;
-		size_t next = next_switch(o, t, s, lid);
+		size_t next = next_switch(p, s, lid);
 		if (next != SW_NONE && reached[next] != stamp) {
 			reached[next] = stamp;
 			stack[top++] = next;
@@ -170,42 +197,76 @@ static bool leaves_paths_rise(const struct order *o, const struct routing_tables
 	return true;
 }
 
+/* The leaves' paths to the switch LIDs switch_lids[from, to) rise. */
+static void switch_lids_rise(void *arg, size_t k, size_t from, size_t to)
+{
+	struct proof *p = arg;
+	size_t nsw = p->o->x.nsw;
+	uint32_t *reached = calloc(nsw + 1, sizeof(*reached)), stamp = 0;
+	size_t *stack = malloc((nsw + 1) * sizeof(*stack));
+	if (!reached || !stack)
+		p->verdict[k] = -1;
+	for (size_t i = from; i < to && p->verdict[k] == 1; i++)
+		if (!leaves_paths_rise(p, p->switch_lids[i], reached, ++stamp, stack))
+			p->verdict[k] = 0;
+	free(stack);
+	free(reached);
+}
+
+/* Runs fn over [0, n) in shares: 1 when every share found each turn rising, 0 when one did not, -1 on failure. */
+static int prove_shares(struct proof *p, size_t n, share_fn fn)
+{
+	size_t nshares = shares_count(p->o->x.nsw, SHARE_MIN_SWITCHES);
+	int proven = 1;
+	for (size_t k = 0; k < nshares; k++)
+		p->verdict[k] = 1;
+	shares_run(nshares, n, fn, p);
+	for (size_t k = 0; k < nshares; k++)
+		if (p->verdict[k] < proven)
+			proven = p->verdict[k];
+	return proven;
+}
+
 int order_proof(const struct fabric *f, const struct routing_tables *t)
 {
 	struct order o = { 0 };
+	struct proof p = { .o = &o, .t = t };
 	bool *switch_lid = calloc((size_t)t->max_lid + 1, sizeof(*switch_lid));
-	uint32_t *reached = NULL;
-	size_t *stack = NULL;
-	if (!switch_lid || order_build(f, &o) < 0 || !(reached = calloc(o.x.nsw + 1, sizeof(*reached))) ||
-	    !(stack = malloc((o.x.nsw + 1) * sizeof(*stack)))) {
-		free(switch_lid);
-		free(reached);
-		order_free(&o);
-		return -1;
-	}
-	int proven = 1;
+	uint16_t *switch_lids = NULL;
+	const uint8_t **row = NULL;
+	int proven = -1;
+	if (!switch_lid || order_build(f, &o) < 0 || !(switch_lids = malloc((o.x.nsw + 1) * sizeof(*switch_lids))) ||
+	    !(row = malloc((o.x.nsw + 1) * sizeof(*row))))
+		goto done;
+	proven = 1;
+	size_t nswitch_lids = 0;
 	for (size_t s = 0; s < o.x.nsw; s++) {
 		uint16_t lid = o.x.sw[s]->ports[0].lid;
 		if (lid && lid <= t->max_lid)
 			switch_lid[lid] = true;
+		row[s] = t->lft[o.x.sw[s]->index];
 		if (o.r.level[s] == RANK_NONE)
 			proven = 0;	/* a switch no CA is below: its links have no place in the order */
 	}
-	for (size_t s = 0; proven && s < o.x.nsw; s++)
-		if (t->lft[o.x.sw[s]->index] && !rises_to_cas(&o, t, s, switch_lid))
-			proven = 0;
-	uint32_t stamp = 0;
-	for (uint32_t lid = 1; proven && lid <= t->max_lid; lid++)
-		if (switch_lid[lid] && !leaves_paths_rise(&o, t, (uint16_t)lid, reached, ++stamp, stack))
-			proven = 0;
+	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
+		if (switch_lid[lid])
+			switch_lids[nswitch_lids++] = (uint16_t)lid;
+	p.row = row;
+	p.switch_lid = switch_lid;
+	p.switch_lids = switch_lids;
+	if (proven == 1)
+		proven = prove_shares(&p, o.x.nsw, rises_to_cas);
+	if (proven == 1)
+		proven = prove_shares(&p, nswitch_lids, switch_lids_rise);
 	/* towards a switch's LID, entries off the leaves' paths must not loop either (routing/loops.c) */
 	struct loops_report loops;
-	if (proven && loops_find_lids(f, t, switch_lid, &loops) < 0)
+	if (proven == 1 && loops_find_lids(f, t, switch_lid, &loops) < 0)
 		proven = -1;
-	else if (proven && loops.entries)
+	else if (proven == 1 && loops.entries)
 		proven = 0;
-	free(stack);
-	free(reached);
+done:
+	free(row);
+	free(switch_lids);
 	free(switch_lid);
 	order_free(&o);
 	return proven;
