@@ -50,6 +50,7 @@ struct towards {
 	uint16_t *down, *dist;	/* per switch */
 	uint16_t *hops;		/* escape distance, for switches without a legal path */
 	size_t *queue;
+	bool *queued;		/* per switch: on the escape worklist */
 	uint8_t *cand;		/* candidate ports, at base[] like load[] */
 	uint8_t *ncand;
 	size_t stranded;	/* leaves without a legal path to D */
@@ -77,6 +78,11 @@ struct ud {
 	struct towards sets[1 + AHEAD_SLOTS];
 	uint32_t *load;		/* CA LIDs routed per (switch, port) */
 	uint32_t *jpos;		/* per LID: number in host order, or UINT32_MAX */
+	uint8_t *n_upnbr;	/* per switch: its links up (the candidates of a switch going up, at most) */
+	uint8_t *up_min;	/* per switch: its least loaded up-port, valid while min_fresh */
+	bool *min_fresh;	/* per switch: no load of it changed since up_min was found */
+	uint64_t *magic;	/* per switch: for the remainder by its up-slot count (fast_mod) */
+	uint32_t *digit;	/* per level, per LID of the current destination: j / stride[level] */
 };
 
 static int cmp_desc(const void *a, const void *b, void *arg)
@@ -91,6 +97,22 @@ static bool ranked(const struct ud *u, size_t s)
 	return s != SW_NONE && u->r->level[s] != RANK_NONE;
 }
 
+/* Switch s's links up, then its links down: adj[] holds each switch's up-links first, each part in port order. */
+static const struct nbr *ups(const struct ud *u, size_t s)
+{
+	return u->adj + u->adj_start[s];
+}
+
+static const struct nbr *downs(const struct ud *u, size_t s)
+{
+	return u->adj + u->adj_start[s] + u->n_upnbr[s];
+}
+
+static const struct nbr *links_end(const struct ud *u, size_t s)
+{
+	return u->adj + u->adj_start[s + 1];
+}
+
 /* BFS distances to D into dist along links walked upward from D: the down-only paths to D. */
 static void down_distances(struct ud *u, size_t d, uint16_t *dist)
 {
@@ -101,8 +123,8 @@ static void down_distances(struct ud *u, size_t d, uint16_t *dist)
 	u->s->queue[tail++] = d;
 	while (head < tail) {
 		size_t v = u->s->queue[head++];
-		for (const struct nbr *a = u->adj + u->adj_start[v]; a < u->adj + u->adj_start[v + 1]; a++)
-			if (a->up && dist[a->sw] == DIST_INF) {
+		for (const struct nbr *a = ups(u, v); a < downs(u, v); a++)
+			if (dist[a->sw] == DIST_INF) {
 				dist[a->sw] = (uint16_t)(dist[v] + 1);
 				u->s->queue[tail++] = a->sw;
 			}
@@ -115,24 +137,35 @@ static void updown_distances(struct ud *u)
 	for (size_t i = 0; i < u->ndesc; i++) {
 		size_t s = u->desc[i];
 		uint16_t best = u->s->down[s];
-		bool going_up = best == DIST_INF;	/* down-reachable switches must go down */
-		for (const struct nbr *a = u->adj + u->adj_start[s]; going_up && a < u->adj + u->adj_start[s + 1]; a++)
-			if (a->up && u->s->dist[a->sw] != DIST_INF && u->s->dist[a->sw] + 1 < best)
-				best = (uint16_t)(u->s->dist[a->sw] + 1);
+		if (best == DIST_INF)	/* down-reachable switches must go down; the others go up */
+			for (const struct nbr *a = ups(u, s); a < downs(u, s); a++)
+				if (u->s->dist[a->sw] != DIST_INF && u->s->dist[a->sw] + 1 < best)
+					best = (uint16_t)(u->s->dist[a->sw] + 1);
 		u->s->dist[s] = best;
 	}
 }
 
+/* One hop closer on a legal path: down where s can go down, else up. */
 static bool legal_step(const struct ud *u, size_t s, const struct nbr *a)
 {
 	if (u->s->down[s] != DIST_INF)
-		return !a->up && u->s->down[a->sw] != DIST_INF && u->s->down[a->sw] + 1 == u->s->down[s];
-	return a->up && u->s->dist[a->sw] != DIST_INF && u->s->dist[a->sw] + 1 == u->s->dist[s];
+		return u->s->down[a->sw] != DIST_INF && u->s->down[a->sw] + 1 == u->s->down[s];
+	return u->s->dist[a->sw] != DIST_INF && u->s->dist[a->sw] + 1 == u->s->dist[s];
 }
 
 static bool escape_step(const struct ud *u, size_t s, const struct nbr *a)
 {
 	return u->s->hops[a->sw] != DIST_INF && u->s->hops[a->sw] + 1 == u->s->hops[s];
+}
+
+/* The shortest hops of s's neighbours plus one (DIST_INF: none known). */
+static uint16_t hops_via_neighbours(const struct ud *u, size_t s)
+{
+	uint16_t best = DIST_INF;
+	for (const struct nbr *a = ups(u, s); a < links_end(u, s); a++)
+		if (u->s->hops[a->sw] != DIST_INF && u->s->hops[a->sw] + 1 < best)
+			best = (uint16_t)(u->s->hops[a->sw] + 1);
+	return best;
 }
 
 /*
@@ -142,24 +175,52 @@ static bool escape_step(const struct ud *u, size_t s, const struct nbr *a)
  * legal region followed by the legal path the tables give there, and its
  * length is the length the tables really give (a plain shortest path
  * would not be, once it meets switches that go their own legal way).
+ *
+ * A worklist of the switches without a legal path, bottom of the order
+ * first (in a fat tree they escape down to a leaf, so the lower ones
+ * settle first and the others from them): one that gets shorter puts its
+ * neighbours without a legal path back on the list. Each switch is on it
+ * at most once at a time (queued), so the queue is a ring of nsw.
  */
 static void escape_distances(struct ud *u)
 {
+	size_t nsw = u->x->nsw, head = 0, tail = 0, waiting = 0;
 	for (size_t i = 0; i < u->ndesc; i++)
 		u->s->hops[u->desc[i]] = u->s->dist[u->desc[i]];
-	for (bool changed = true; changed;) {
-		changed = false;
-		for (size_t i = 0; i < u->ndesc; i++) {
-			size_t s = u->desc[i];
-			if (u->s->dist[s] != DIST_INF)
-				continue;
-			for (const struct nbr *a = u->adj + u->adj_start[s]; a < u->adj + u->adj_start[s + 1]; a++)
-				if (u->s->hops[a->sw] != DIST_INF && u->s->hops[a->sw] + 1 < u->s->hops[s]) {
-					u->s->hops[s] = (uint16_t)(u->s->hops[a->sw] + 1);
-					changed = true;
-				}
+	for (size_t i = u->ndesc; i-- > 0;)
+		if (u->s->dist[u->desc[i]] == DIST_INF) {
+			u->s->queue[tail++ % nsw] = u->desc[i];
+			u->s->queued[u->desc[i]] = true;
+			waiting++;
 		}
+	while (waiting) {
+		size_t s = u->s->queue[head++ % nsw];
+		u->s->queued[s] = false;
+		waiting--;
+		uint16_t h = hops_via_neighbours(u, s);
+		if (h >= u->s->hops[s])
+			continue;
+		u->s->hops[s] = h;
+		for (const struct nbr *a = ups(u, s); a < links_end(u, s); a++)
+			if (u->s->dist[a->sw] == DIST_INF && !u->s->queued[a->sw] && u->s->hops[a->sw] > h + 1) {
+				u->s->queue[tail++ % nsw] = a->sw;
+				u->s->queued[a->sw] = true;
+				waiting++;
+			}
 	}
+}
+
+/* An escaping switch's candidates, in port order (merging its up- and down-links). */
+static uint8_t escape_candidates(const struct ud *u, size_t s, uint8_t *c)
+{
+	const struct nbr *up = ups(u, s), *down = downs(u, s), *end = links_end(u, s);
+	uint8_t k = 0;
+	while (up < downs(u, s) || down < end) {
+		const struct nbr *a = down == end || (up < downs(u, s) && up->port < down->port) ? up++ : down++;
+		if (escape_step(u, s, a))
+			c[k++] = a->port;
+	}
+	return k;
 }
 
 /* Candidate ports of every switch for D; returns the leaves without a legal path. */
@@ -170,16 +231,23 @@ static size_t candidates(struct ud *u, size_t d)
 	for (size_t i = 0; i < u->ndesc; i++) {
 		size_t s = u->desc[i];
 		uint8_t *c = u->s->cand + u->base[s], k = 0;
-		bool legal = u->s->dist[s] != DIST_INF;
-		if (!legal) {
+		if (s == d) {
+			u->s->ncand[s] = 0;
+			continue;
+		}
+		if (u->s->dist[s] == DIST_INF) {
 			stranded += u->leaf[s];
 			if (!have_escapes) {
 				escape_distances(u);
 				have_escapes = true;
 			}
+			u->s->ncand[s] = escape_candidates(u, s, c);
+			continue;
 		}
-		for (const struct nbr *a = u->adj + u->adj_start[s]; a < u->adj + u->adj_start[s + 1] && s != d; a++)
-			if (legal ? legal_step(u, s, a) : escape_step(u, s, a))
+		bool going_down = u->s->down[s] != DIST_INF;
+		for (const struct nbr *a = going_down ? downs(u, s) : ups(u, s);
+		     a < (going_down ? links_end(u, s) : downs(u, s)); a++)
+			if (legal_step(u, s, a))
 				c[k++] = a->port;
 		u->s->ncand[s] = k;
 	}
@@ -191,29 +259,89 @@ static uint8_t least_loaded(const struct ud *u, size_t s)
 	const uint8_t *c = u->s->cand + u->base[s];
 	const uint32_t *load = u->load + u->base[s];
 	uint8_t best = c[0];
+	uint32_t lowest = load[best];	/* kept apart: reading load[best] again would chain each step to the last */
 	for (unsigned i = 1; i < u->s->ncand[s]; i++)
-		if (load[c[i]] < load[best])
+		if (load[c[i]] < lowest) {
 			best = c[i];
+			lowest = load[best];
+		}
 	return best;
 }
 
-static uint8_t dmodk_port(const struct ud *u, size_t s, uint16_t lid)
+/*
+ * least_loaded, remembered per switch while its loads stay: a switch
+ * going up with every up-port a candidate has the same candidates, in the
+ * same order, towards every such destination, and the switches' own LIDs
+ * (which add no load) mostly meet it so.
+ */
+static uint8_t least_loaded_kept(struct ud *u, size_t s)
+{
+	if (u->s->down[s] != DIST_INF || u->s->dist[s] == DIST_INF || u->s->ncand[s] != u->n_upnbr[s])
+		return least_loaded(u, s);
+	if (!u->min_fresh[s]) {
+		u->up_min[s] = least_loaded(u, s);
+		u->min_fresh[s] = true;
+	}
+	return u->up_min[s];
+}
+
+/* a % n for 32-bit a, with magic = UINT64_MAX / n + 1 (Lemire's remainder by multiplication). */
+static uint32_t fast_mod(uint32_t a, uint64_t magic, uint32_t n)
+{
+	return (uint32_t)(((unsigned __int128)(magic * a) * n) >> 64);
+}
+
+/* What D-mod-K needs of switch s towards the current destination. */
+struct dmodk_at {
+	const uint8_t *up_order;	/* NULL: not for s (no plan, going down, escaping, no up-ports) */
+	const uint32_t *digit;		/* per LID of the destination: j / stride[level of s] */
+	uint32_t n_up;
+	uint64_t magic;
+	bool every_up;			/* every up-port is a candidate */
+};
+
+static struct dmodk_at dmodk_at(const struct ud *u, size_t s, unsigned nlids)
 {
 	const struct updown_plan *p = u->p;
-	uint32_t j = u->jpos[lid];
+	struct dmodk_at at = { 0 };
 	/* only a switch that goes up legally: an escape route's candidates may be down-ports */
-	if (!p->up_order || j == UINT32_MAX || u->s->down[s] != DIST_INF || u->s->dist[s] == DIST_INF || !p->n_up[s])
+	if (!p->up_order || u->s->down[s] != DIST_INF || u->s->dist[s] == DIST_INF || !p->n_up[s])
+		return at;
+	at.up_order = p->up_order[s];
+	at.digit = u->digit + (size_t)u->r->level[s] * nlids;
+	at.n_up = p->n_up[s];
+	at.magic = u->magic[s];
+	at.every_up = u->s->ncand[s] == p->n_up[s];
+	return at;
+}
+
+/* The D-mod-K port of the destination's LID number k at s, when it is a candidate; else 0. */
+static uint8_t dmodk_port(const struct ud *u, size_t s, const struct dmodk_at *at, unsigned k)
+{
+	if (!at->up_order || at->digit[k] == UINT32_MAX)
 		return 0;
-	uint8_t port = p->up_order[s][(j / p->stride[u->r->level[s]]) % p->n_up[s]];
+	uint8_t port = at->up_order[fast_mod(at->digit[k], at->magic, at->n_up)];
 	if (!port)	/* a hole: this switch lacks that link */
 		return 0;
-	if (u->s->ncand[s] == p->n_up[s])	/* every up-port is a candidate */
+	if (at->every_up)
 		return port;
 	const uint8_t *c = u->s->cand + u->base[s];
 	for (unsigned i = 0; i < u->s->ncand[s]; i++)
 		if (c[i] == port)
 			return port;
 	return 0;
+}
+
+/* Each level's digit of the LIDs lids[0..n) into u->digit: j / stride[level], UINT32_MAX unnumbered. */
+static void digits(struct ud *u, const uint16_t *lids, unsigned n)
+{
+	if (!u->p->up_order)
+		return;
+	for (uint32_t l = 0; l <= u->r->top; l++)
+		for (unsigned k = 0; k < n; k++) {
+			uint32_t j = u->jpos[lids[k]];
+			u->digit[(size_t)l * n + k] = j == UINT32_MAX ? UINT32_MAX : (uint32_t)(j / u->p->stride[l]);
+		}
 }
 
 /*
@@ -238,6 +366,7 @@ static void fill_least_loaded(struct ud *u, size_t s, uint8_t *lft, const uint16
 				lft[lids[k++]] = c[i];
 				load[c[i]]++;
 			}
+	u->min_fresh[s] = false;
 }
 
 /*
@@ -249,28 +378,32 @@ static void fill_least_loaded(struct ud *u, size_t s, uint8_t *lft, const uint16
 static void route_lids(struct ud *u, struct routing_tables *t, size_t d, const uint16_t *lids,
 		       const uint8_t *at_port, unsigned n)
 {
+	digits(u, lids, n);
 	for (size_t i = 0; i < u->ndesc; i++) {
 		size_t s = u->desc[i];
 		uint8_t *lft = t->lft[u->x->sw[s]->index];
 		if (s != d && !u->s->ncand[s])
 			continue;
+		struct dmodk_at at = dmodk_at(u, s, n);
 		for (unsigned k = 0; k < n;) {
 			uint8_t port;
 			if (s == d)
 				port = at_port[k];
-			else if (!(port = dmodk_port(u, s, lids[k])) && at_port[k]) {
+			else if (!(port = dmodk_port(u, s, &at, k)) && at_port[k]) {
 				unsigned end = k + 1;
-				while (end < n && at_port[end] && !dmodk_port(u, s, lids[end]))
+				while (end < n && at_port[end] && !dmodk_port(u, s, &at, end))
 					end++;
 				fill_least_loaded(u, s, lft, lids + k, end - k);
 				k = end;
 				continue;
 			} else if (!port) {
-				port = least_loaded(u, s);
+				port = least_loaded_kept(u, s);
 			}
 			lft[lids[k]] = port;
-			if (at_port[k] && port)	/* CA LIDs carry the traffic: they count for balance */
+			if (at_port[k] && port) {	/* CA LIDs carry the traffic: they count for balance */
 				u->load[u->base[s] + port]++;
+				u->min_fresh[s] = false;
+			}
 			k++;
 		}
 	}
@@ -407,6 +540,7 @@ static size_t balance_destination(struct ud *u, struct routing_tables *t, size_t
 				lft[lids[k]] = to;
 				load[from]--;
 				load[to]++;
+				u->min_fresh[s] = false;
 				moved++;
 				if (one)
 					break;
@@ -529,6 +663,7 @@ static void towards_free(struct towards *t)
 	free(t->queue);
 	free(t->cand);
 	free(t->ncand);
+	free(t->queued);
 }
 
 static int towards_alloc(struct towards *t, size_t nsw, size_t ports)
@@ -539,7 +674,8 @@ static int towards_alloc(struct towards *t, size_t nsw, size_t ports)
 	t->queue = malloc(nsw * sizeof(*t->queue));
 	t->cand = malloc(ports + 1);
 	t->ncand = calloc(nsw, 1);
-	return t->down && t->dist && t->hops && t->queue && t->cand && t->ncand ? 0 : -1;
+	t->queued = calloc(nsw, sizeof(*t->queued));
+	return t->down && t->dist && t->hops && t->queue && t->cand && t->ncand && t->queued ? 0 : -1;
 }
 
 static void ud_free(struct ud *u)
@@ -553,6 +689,11 @@ static void ud_free(struct ud *u)
 		towards_free(&u->sets[k]);
 	free(u->load);
 	free(u->jpos);
+	free(u->n_upnbr);
+	free(u->up_min);
+	free(u->min_fresh);
+	free(u->magic);
+	free(u->digit);
 }
 
 static int ud_setup(struct ud *u, const struct fabric *f, const struct updown_plan *p, uint16_t max_lid)
@@ -582,17 +723,28 @@ static int ud_setup(struct ud *u, const struct fabric *f, const struct updown_pl
 	u->load = calloc(ports + 1, sizeof(*u->load));
 	u->adj = malloc((ports + 1) * sizeof(*u->adj));
 	u->adj_start = malloc(nsw * sizeof(*u->adj_start));
-	if (!u->load || !u->adj || !u->adj_start)
+	u->n_upnbr = calloc(nsw, sizeof(*u->n_upnbr));
+	u->up_min = calloc(nsw, sizeof(*u->up_min));
+	u->min_fresh = calloc(nsw, sizeof(*u->min_fresh));
+	u->magic = calloc(nsw, sizeof(*u->magic));
+	u->digit = malloc(((size_t)u->r->top + 1) * (FABRIC_MAX_PORTS + 1) * sizeof(*u->digit));
+	if (!u->load || !u->adj || !u->adj_start || !u->n_upnbr || !u->up_min || !u->min_fresh || !u->magic ||
+	    !u->digit)
 		return -1;
 	size_t na = 0;
 	for (size_t s = 0; s < u->x->nsw; s++) {
 		const struct node *n = u->x->sw[s];
 		u->adj_start[s] = na;
-		for (unsigned p = 1; p <= n->nports && ranked(u, s); p++) {
-			size_t w = swindex_peer(u->x, n, p);
-			if (ranked(u, w))
-				u->adj[na++] = (struct nbr){ (uint32_t)w, (uint8_t)p, rank_above(u->r, u->x, w, s) };
-		}
+		for (int up = 1; up >= 0; up--)	/* up-links first */
+			for (unsigned p = 1; p <= n->nports && ranked(u, s); p++) {
+				size_t w = swindex_peer(u->x, n, p);
+				if (ranked(u, w) && rank_above(u->r, u->x, w, s) == up) {
+					u->adj[na++] = (struct nbr){ (uint32_t)w, (uint8_t)p, up };
+					u->n_upnbr[s] += up;
+				}
+			}
+		if (u->p->n_up && u->p->n_up[s])
+			u->magic[s] = UINT64_MAX / u->p->n_up[s] + 1;
 	}
 	u->adj_start[u->x->nsw] = na;
 	qsort_r(u->desc, u->ndesc, sizeof(*u->desc), cmp_desc, u);
