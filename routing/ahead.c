@@ -1,31 +1,47 @@
 /*
  * DOC: work one step ahead
  *
- * A single producer (the thread) and a single consumer (the caller) share
- * a ring of AHEAD_SLOTS buffers under one mutex: the thread fills slot
- * filled % AHEAD_SLOTS once the caller has taken the item that was there,
- * the caller takes slot taken % AHEAD_SLOTS once it is filled, leaving its
- * own buffer in its place for the thread to fill next. The thread fills
- * outside the lock; a slot it fills is never the caller's at that time.
+ * A filler thread and the caller share a ring of AHEAD_SLOTS buffers under
+ * one mutex. Item i is filled into slot i % AHEAD_SLOTS once the caller
+ * has taken the item that was there (claimed - taken < AHEAD_SLOTS); the
+ * caller takes slot taken % AHEAD_SLOTS once that item is filled, leaving
+ * its own buffer in its place. Whoever claims an item fills it outside the
+ * lock; a slot being filled is never the caller's at that time.
+ *
+ * A caller whose next item is not filled yet claims the next unclaimed
+ * one and fills it itself rather than wait: where filling costs more than
+ * the caller's own work, both CPUs fill. Which CPU fills an item does not
+ * change what is filled, so the caller's results stay those of doing both
+ * in turn.
  */
 #include "routing/ahead.h"
+
+/* Fills the next unclaimed item (a->lock held; released while filling). */
+static void fill_one(struct ahead *a)
+{
+	size_t item = a->claimed++;
+	void *buf = a->slot[item % AHEAD_SLOTS];
+	pthread_mutex_unlock(&a->lock);
+	a->fill(a->ctx, buf, a->items[item]);
+	pthread_mutex_lock(&a->lock);
+	a->ready[item % AHEAD_SLOTS] = true;
+	pthread_cond_broadcast(&a->changed);
+}
+
+static bool can_claim(const struct ahead *a)
+{
+	return a->claimed < a->n && a->claimed - a->taken < AHEAD_SLOTS;
+}
 
 static void *run(void *arg)
 {
 	struct ahead *a = arg;
 	pthread_mutex_lock(&a->lock);
-	while (!a->stop && a->filled < a->n) {
-		if (a->filled - a->taken == AHEAD_SLOTS) {	/* every slot full: wait for the caller */
+	while (!a->stop && a->claimed < a->n) {
+		if (can_claim(a))
+			fill_one(a);
+		else	/* every slot claimed: wait for the caller */
 			pthread_cond_wait(&a->changed, &a->lock);
-			continue;
-		}
-		size_t item = a->filled;
-		void *buf = a->slot[item % AHEAD_SLOTS];
-		pthread_mutex_unlock(&a->lock);
-		a->fill(a->ctx, buf, a->items[item]);
-		pthread_mutex_lock(&a->lock);
-		a->filled++;
-		pthread_cond_broadcast(&a->changed);
 	}
 	pthread_mutex_unlock(&a->lock);
 	return NULL;
@@ -59,12 +75,17 @@ void ahead_next(struct ahead *a, void **buf)
 		return;
 	}
 	pthread_mutex_lock(&a->lock);
-	while (a->filled == a->taken)
-		pthread_cond_wait(&a->changed, &a->lock);
 	size_t k = a->taken % AHEAD_SLOTS;
+	while (!a->ready[k]) {
+		if (can_claim(a))
+			fill_one(a);
+		else
+			pthread_cond_wait(&a->changed, &a->lock);
+	}
 	void *full = a->slot[k];
 	a->slot[k] = *buf;
 	*buf = full;
+	a->ready[k] = false;
 	a->taken++;
 	pthread_cond_broadcast(&a->changed);
 	pthread_mutex_unlock(&a->lock);

@@ -4,9 +4,10 @@
  * the item alone (an up/down routing's candidate ports towards one
  * destination switch) and then does work that depends on the items
  * before it (choosing ports by the load so far). The first part runs on
- * a second thread, up to AHEAD_SLOTS items ahead, into buffers that the
- * caller takes over by swapping its own for them: no copy, and the
- * caller's order and results are exactly those of doing both in turn.
+ * a second thread, up to AHEAD_SLOTS items ahead (and on the caller's
+ * while its next item is not ready), into buffers that the caller takes
+ * over by swapping its own for them: no copy, and the caller's order and
+ * results are exactly those of doing both in turn.
  */
 #ifndef ROUTING_AHEAD_H
 #define ROUTING_AHEAD_H
@@ -25,8 +26,9 @@ struct ahead {
 	const void *ctx;
 	const size_t *items;
 	size_t n;
-	void *slot[AHEAD_SLOTS];	/* buffers the thread fills, in turn */
-	size_t filled, taken;		/* items so far */
+	void *slot[AHEAD_SLOTS];	/* buffers filled in turn, item i into slot i % AHEAD_SLOTS */
+	bool ready[AHEAD_SLOTS];	/* the slot holds its item, filled */
+	size_t claimed, taken;		/* items handed to a filler, and to the caller, so far */
 	bool threaded, stop;
 	pthread_t thread;
 	pthread_mutex_t lock;

@@ -2,7 +2,8 @@
  * Work done ahead on another thread (routing/ahead.c): the caller sees
  * every item's result in order, in buffers it takes over by swapping,
  * threaded or not; a caller that leaves the loop early stops the thread;
- * and up/down routing, which fills each destination's candidates ahead on
+ * a caller whose next item is late fills items itself, in order all the
+ * same; and up/down routing, which fills each destination's candidates ahead on
  * fabrics of 256 switches or more, gives the same tables run after run.
  */
 #include <setjmp.h>
@@ -11,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "routing/ahead.h"
@@ -72,6 +74,47 @@ static void test_ahead_stops_when_the_caller_leaves_early(void **state)
 	run(5000, 0, true);
 }
 
+struct slow_filler {
+	pthread_t caller;
+	size_t by_caller;	/* written by the caller's thread only */
+};
+
+/* Squares, slowly (1 ms) on any thread but the caller's. */
+static void fill_slowly_off_caller(const void *ctx, void *buf, size_t item)
+{
+	struct slow_filler *w = (struct slow_filler *)ctx;
+	struct square *s = buf;
+	s->item = item;
+	s->value = item * item;
+	if (pthread_equal(pthread_self(), w->caller))
+		w->by_caller++;
+	else
+		usleep(1000);
+}
+
+static void test_ahead_caller_fills_when_the_thread_is_late(void **state)
+{
+	(void)state;
+	size_t n = 200, items[200];
+	struct square sets[1 + AHEAD_SLOTS], *mine = &sets[0];
+	void *spare[AHEAD_SLOTS];
+	struct slow_filler w = { .caller = pthread_self() };
+	for (size_t k = 0; k < AHEAD_SLOTS; k++)
+		spare[k] = &sets[k + 1];
+	for (size_t i = 0; i < n; i++)
+		items[i] = n - i;
+	struct ahead a;
+	ahead_start(&a, fill_slowly_off_caller, &w, items, n, spare, true);
+	for (size_t i = 0; i < n; i++) {
+		ahead_next(&a, (void **)&mine);
+		assert_int_equal(mine->item, items[i]);
+		assert_int_equal(mine->value, items[i] * items[i]);
+	}
+	ahead_end(&a);
+	print_message("filled by the caller: %zu of %zu\n", w.by_caller, n);
+	assert_true(w.by_caller > n / 2);
+}
+
 static void number_lids(struct fabric *f)
 {
 	uint16_t lid = 1;
@@ -111,6 +154,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ahead_in_order_threaded_or_not),
 		cmocka_unit_test(test_ahead_stops_when_the_caller_leaves_early),
+		cmocka_unit_test(test_ahead_caller_fills_when_the_thread_is_late),
 		cmocka_unit_test(test_ahead_ftree_tables_do_not_depend_on_timing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
