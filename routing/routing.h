@@ -17,6 +17,7 @@ struct routing_tables {
 	uint16_t max_lid;	/* highest unicast LID in use */
 	size_t nnodes;		/* == fabric.nnodes when computed */
 	uint8_t **lft;		/* lft[node index][lid]: out port; NULL for non-switches */
+	uint8_t *rows;		/* the switches' rows, one block that lft[] points into */
 	/*
 	 * sl[lid]: the service level of traffic to lid, which the uniform
 	 * SL-to-VL map turns into VL sl on every hop; layers: how many are in
@@ -30,6 +31,8 @@ struct routing_tables {
 void routing_tables_free(struct routing_tables *t);
 /* Allocates one LFT (max_lid + 1 entries of LFT_NO_PATH) per switch; -1 on failure. */
 int routing_tables_alloc(struct routing_tables *t, const struct fabric *f, uint16_t max_lid);
+/* dst = a copy of src (its tables, SLs and layers); -1 on allocation failure. */
+int routing_tables_copy(struct routing_tables *dst, const struct routing_tables *src);
 /* The highest LID assigned in f. */
 uint16_t routing_max_lid(const struct fabric *f);
 /*

@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 unsigned routing_switch_hops(const struct routing_tables *t, const struct node *sw, uint16_t lid)
 {
@@ -26,36 +27,80 @@ unsigned routing_switch_hops(const struct routing_tables *t, const struct node *
 
 void routing_tables_free(struct routing_tables *t)
 {
-	if (t->lft)
-		for (size_t i = 0; i < t->nnodes; i++)
-			free(t->lft[i]);
 	free(t->lft);
+	free(t->rows);
 	free(t->sl);
 	memset(t, 0, sizeof(*t));
 }
 
-int routing_tables_alloc(struct routing_tables *t, const struct fabric *f, uint16_t max_lid)
+/* Blocks this big are asked for in huge pages. */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/*
+ * t sized for nnodes nodes up to max_lid, with a row (every entry
+ * LFT_NO_PATH) for each node that has_row, all in one block: a
+ * 27,648-host fabric's tables are 88 MB, and faulting them in page by
+ * 4 KiB page cost more than routing half of them. (The kernel gives huge
+ * pages to a block that asks, where it has them; the advice is only that.)
+ */
+static int tables_init(struct routing_tables *t, size_t nnodes, uint16_t max_lid,
+		       bool (*has_row)(const void *arg, size_t i), const void *arg)
 {
+	size_t width = (size_t)max_lid + 1, nrows = 0;
 	memset(t, 0, sizeof(*t));
 	t->max_lid = max_lid;
-	t->nnodes = f->nnodes;
+	t->nnodes = nnodes;
 	t->layers = 1;
-	t->lft = calloc(f->nnodes ? f->nnodes : 1, sizeof(*t->lft));
-	t->sl = calloc((size_t)max_lid + 1, 1);
-	if (!t->lft || !t->sl) {
+	for (size_t i = 0; i < nnodes; i++)
+		nrows += has_row(arg, i);
+	size_t size = nrows * width;
+	if (size >= HUGE_PAGE) {
+		size_t whole = (size + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+		if ((t->rows = aligned_alloc(HUGE_PAGE, whole)))
+			madvise(t->rows, whole, MADV_HUGEPAGE);
+	} else {
+		t->rows = malloc(size ? size : 1);
+	}
+	t->lft = calloc(nnodes ? nnodes : 1, sizeof(*t->lft));
+	t->sl = calloc(width, 1);
+	if (!t->rows || !t->lft || !t->sl) {
 		routing_tables_free(t);
 		return -1;
 	}
-	for (size_t i = 0; i < f->nnodes; i++) {
-		if (f->nodes[i]->type != NODE_SWITCH)
-			continue;
-		t->lft[i] = malloc((size_t)max_lid + 1);
-		if (!t->lft[i]) {
-			routing_tables_free(t);
-			return -1;
-		}
-		memset(t->lft[i], LFT_NO_PATH, (size_t)max_lid + 1);
-	}
+	memset(t->rows, LFT_NO_PATH, size);
+	for (size_t i = 0, k = 0; i < nnodes; i++)
+		if (has_row(arg, i))
+			t->lft[i] = t->rows + k++ * width;
+	return 0;
+}
+
+static bool is_switch(const void *arg, size_t i)
+{
+	const struct fabric *f = arg;
+	return f->nodes[i]->type == NODE_SWITCH;
+}
+
+int routing_tables_alloc(struct routing_tables *t, const struct fabric *f, uint16_t max_lid)
+{
+	return tables_init(t, f->nnodes, max_lid, is_switch, f);
+}
+
+static bool has_table(const void *arg, size_t i)
+{
+	const struct routing_tables *t = arg;
+	return t->lft[i] != NULL;
+}
+
+int routing_tables_copy(struct routing_tables *dst, const struct routing_tables *src)
+{
+	if (tables_init(dst, src->nnodes, src->max_lid, has_table, src) < 0)
+		return -1;
+	dst->layers = src->layers;
+	memcpy(dst->vl_by_sl, src->vl_by_sl, sizeof(dst->vl_by_sl));
+	memcpy(dst->sl, src->sl, (size_t)src->max_lid + 1);
+	for (size_t i = 0; i < src->nnodes; i++)
+		if (src->lft[i])
+			memcpy(dst->lft[i], src->lft[i], (size_t)src->max_lid + 1);
 	return 0;
 }
 

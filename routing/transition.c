@@ -28,29 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* dst = a copy of src (its tables, SLs and layers); -1 on allocation failure. */
-static int clone_tables(const struct routing_tables *src, struct routing_tables *dst)
-{
-	*dst = (struct routing_tables){ .max_lid = src->max_lid, .nnodes = src->nnodes, .layers = src->layers };
-	memcpy(dst->vl_by_sl, src->vl_by_sl, sizeof(dst->vl_by_sl));
-	dst->lft = calloc(src->nnodes ? src->nnodes : 1, sizeof(*dst->lft));
-	dst->sl = malloc((size_t)src->max_lid + 1);
-	if (!dst->lft || !dst->sl)
-		goto fail;
-	memcpy(dst->sl, src->sl, (size_t)src->max_lid + 1);
-	for (size_t i = 0; i < src->nnodes; i++) {
-		if (!src->lft[i])
-			continue;
-		if (!(dst->lft[i] = malloc((size_t)src->max_lid + 1)))
-			goto fail;
-		memcpy(dst->lft[i], src->lft[i], (size_t)src->max_lid + 1);
-	}
-	return 0;
-fail:
-	routing_tables_free(dst);
-	return -1;
-}
-
 int transition_remap(const struct fabric *from_f, const struct routing_tables *from, const struct fabric *f,
 		     const struct routing_tables *like, struct routing_tables *out)
 {
@@ -256,7 +233,7 @@ const struct routing_tables *transition_stage(struct transition_plan *p, size_t 
 	if (!p->state[b].lft || p->applied[b] != want) {
 		b = !p->made;	/* the one made before stays as it is: the caller's step from it */
 		if (!p->state[b].lft) {
-			if (clone_tables(p->last, &p->state[b]) < 0)
+			if (routing_tables_copy(&p->state[b], p->last) < 0)
 				return NULL;
 			p->applied[b] = p->nchange;
 		}
@@ -348,9 +325,9 @@ static int stage_by_entries(const struct fabric *f, const struct step_base *b, c
 				   .changed = calloc((size_t)new->max_lid + 1, sizeof(*sg.changed)) };
 	size_t checks = 0, stuck = 0;
 	int rc = -1;
-	if (!sg.g || !sg.changed || clone_tables(old, &cur) < 0)
+	if (!sg.g || !sg.changed || routing_tables_copy(&cur, old) < 0)
 		goto no_tables;
-	if (clone_tables(old, &next) < 0)
+	if (routing_tables_copy(&next, old) < 0)
 		goto done;
 	memcpy(next.sl, new->sl, (size_t)new->max_lid + 1);	/* each state a step leads to has new's SLs */
 	next.layers = new->layers > old->layers ? new->layers : old->layers;
