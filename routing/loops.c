@@ -7,13 +7,17 @@
  * entry whose path runs into a cycle: a switch's state is "on the walk
  * being followed", "ends" or "loops", and each walk stops at the first
  * switch already decided. Each switch is decided once per LID, so the
- * whole check costs switches x LIDs steps.
+ * whole check costs switches x LIDs steps. On large fabrics the LIDs are
+ * shared out among the CPUs (routing/shares.h), each share's report
+ * joined in LID order: the same report as one walk over all.
  */
 #include "routing/loops.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "routing/shares.h"
 
 enum { UNSEEN, ON_WALK, ENDS, LOOPS };
 
@@ -66,33 +70,65 @@ int loops_find(const struct fabric *f, const struct routing_tables *t, struct lo
 	return loops_find_lids(f, t, NULL, r);
 }
 
-int loops_find_lids(const struct fabric *f, const struct routing_tables *t, const bool *lids, struct loops_report *r)
+/* The LIDs shared out among the CPUs: each share its own report, joined in LID order. */
+struct lid_shares {
+	const struct fabric *f;
+	const struct routing_tables *t;
+	const bool *lids;
+	const struct node **sw;	/* the switches: only they forward (CAs would cost a step per LID each) */
+	size_t nsw;
+	struct loops_report r[SHARES_MAX];
+	int rc[SHARES_MAX];
+};
+
+static void find_share(void *arg, size_t k, size_t from, size_t to)
 {
-	memset(r, 0, sizeof(*r));
-	uint8_t *state = malloc(f->nnodes + 1);
-	const struct node **walk = malloc((f->nnodes + 1) * sizeof(*walk));
-	const struct node **sw = malloc((f->nnodes + 1) * sizeof(*sw));
-	size_t nsw = 0;
-	if (!state || !walk || !sw) {
-		free(state);
-		free(walk);
-		free(sw);
-		return -1;
-	}
-	for (size_t i = 0; i < f->nnodes; i++)	/* only switches forward: CAs would cost a step per LID each */
-		if (t->lft[i])
-			sw[nsw++] = f->nodes[i];
-	for (uint32_t lid = 1; lid <= t->max_lid; lid++) {
-		if (lids && !lids[lid])
+	struct lid_shares *s = arg;
+	uint8_t *state = malloc(s->f->nnodes + 1);
+	const struct node **walk = malloc((s->f->nnodes + 1) * sizeof(*walk));
+	memset(&s->r[k], 0, sizeof(s->r[k]));
+	s->rc[k] = state && walk ? 0 : -1;
+	for (size_t lid = from + 1; lid <= to && s->rc[k] == 0; lid++) {
+		if (s->lids && !s->lids[lid])
 			continue;
-		size_t n = check_lid(sw, nsw, t, (uint16_t)lid, state, walk, r);
-		r->entries += n;
-		r->lids += n > 0;
+		size_t n = check_lid(s->sw, s->nsw, s->t, (uint16_t)lid, state, walk, &s->r[k]);
+		s->r[k].entries += n;
+		s->r[k].lids += n > 0;
 	}
 	free(state);
 	free(walk);
-	free(sw);
-	return 0;
+}
+
+/* Fabrics with fewer nodes are looked at by one thread: starting more costs more than it saves. */
+#define SHARE_MIN_NODES 1024
+
+int loops_find_lids(const struct fabric *f, const struct routing_tables *t, const bool *lids, struct loops_report *r)
+{
+	struct lid_shares s = { .f = f, .t = t, .lids = lids, .sw = malloc((f->nnodes + 1) * sizeof(*s.sw)) };
+	int rc = 0;
+	memset(r, 0, sizeof(*r));
+	if (!s.sw)
+		return -1;
+	for (size_t i = 0; i < f->nnodes; i++)
+		if (t->lft[i])
+			s.sw[s.nsw++] = f->nodes[i];
+	size_t nshares = shares_count(f->nnodes, SHARE_MIN_NODES);
+	shares_run(nshares, t->max_lid, find_share, &s);	/* LIDs 1..max_lid as items 0..max_lid-1 */
+	for (size_t k = 0; k < nshares; k++) {
+		if (s.rc[k] < 0)
+			rc = -1;
+		if (!r->first_lid && s.r[k].first_lid) {
+			r->first_lid = s.r[k].first_lid;
+			r->cycle_len = s.r[k].cycle_len;
+			memcpy(r->cycle, s.r[k].cycle, sizeof(r->cycle));
+		}
+		r->entries += s.r[k].entries;
+		r->lids += s.r[k].lids;
+	}
+	free(s.sw);
+	if (rc < 0)
+		memset(r, 0, sizeof(*r));
+	return rc;
 }
 
 void loops_text(const struct loops_report *r, char *buf, size_t len)

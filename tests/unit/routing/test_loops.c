@@ -111,6 +111,49 @@ static void test_loops_planted_loop_is_found_and_named(void **state)
 	fabric_free(&f);
 }
 
+/* A ping-pong between sw and its first neighbour switch for lid. */
+static void plant_ping_pong(struct routing_tables *t, const struct node *sw, uint16_t lid)
+{
+	for (unsigned p = 1; p <= sw->nports; p++) {
+		const struct node *next = sw->ports[p].remote;
+		if (next && next->type == NODE_SWITCH) {
+			t->lft[sw->index][lid] = (uint8_t)p;
+			t->lft[next->index][lid] = sw->ports[p].remote_port;
+			return;
+		}
+	}
+	fail();
+}
+
+/*
+ * On a radix-16 tree (2,368 nodes: its LIDs shared out among the CPUs) a
+ * loop planted at the last LID and one at the first are both counted, and
+ * the first is the one named, as one walk over all the LIDs gives.
+ */
+static void test_loops_found_in_every_share(void **state)
+{
+	struct fabric f;
+	struct routing_tables t;
+	struct routing_result res;
+	struct loops_report r;
+	route_degraded(&f, &t, &res, 16, 0, 0, 0);
+	assert_int_equal(loops_find(&f, &t, &r), 0);
+	assert_int_equal(r.entries, 0);
+	const struct node *sw = fabric_find_desc(&f, "L0");
+	plant_ping_pong(&t, sw, t.max_lid);
+	assert_int_equal(loops_find(&f, &t, &r), 0);
+	assert_int_equal(r.lids, 1);
+	assert_int_equal(r.first_lid, t.max_lid);
+	size_t last_entries = r.entries;
+	plant_ping_pong(&t, sw, 1);
+	assert_int_equal(loops_find(&f, &t, &r), 0);
+	assert_int_equal(r.lids, 2);
+	assert_int_equal(r.first_lid, 1);
+	assert_true(r.entries > last_entries);
+	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -118,6 +161,7 @@ int main(void)
 		cmocka_unit_test(test_loops_and_answers_none_on_degraded_r16_seed_7),
 		cmocka_unit_test(test_answers_left_out_when_the_vls_are_too_few),
 		cmocka_unit_test(test_loops_planted_loop_is_found_and_named),
+		cmocka_unit_test(test_loops_found_in_every_share),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
