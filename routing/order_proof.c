@@ -32,6 +32,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "routing/loops.h"
 #include "routing/rank.h"
@@ -151,16 +152,53 @@ static bool turn_rises(const struct proof *p, size_t s, uint16_t lid)
 	return k2 == KEY_NONE || k2 == KEY_CA || k2 > k1;
 }
 
-/* Every turn switches [from, to) make towards a CA's LID rises: any switch may answer a CA. */
+/* What a port of one switch leads to: the channel's number, the next switch's table and channel numbers. */
+struct port_turns {
+	bool turns;		/* leads to a switch with a table: the entries out of it make turns */
+	int32_t key;
+	const uint8_t *next_row;
+	const int32_t *next_key;
+	uint8_t next_ports;
+};
+
+/*
+ * Every turn switches [from, to) make towards a CA's LID rises: any
+ * switch may answer a CA. turn_rises for each entry, with what each port
+ * leads to looked up once per switch rather than once per entry.
+ */
 static void rises_to_cas(void *arg, size_t k, size_t from, size_t to)
 {
 	struct proof *p = arg;
-	for (size_t s = from; s < to && p->verdict[k] == 1; s++)
-		for (uint32_t lid = 1; p->row[s] && lid <= p->t->max_lid; lid++)
-			if (!p->switch_lid[lid] && !turn_rises(p, s, (uint16_t)lid)) {
+	const struct order *o = p->o;
+	struct port_turns port[256];
+	for (size_t s = from; s < to && p->verdict[k] == 1; s++) {
+		const uint8_t *row = p->row[s];
+		if (!row)
+			continue;
+		memset(port, 0, sizeof(port));
+		for (unsigned out = 1; out <= o->nports[s]; out++) {
+			struct port_turns *pt = &port[out];
+			size_t next = o->peer[o->offset[s] + out];
+			pt->key = o->key[o->offset[s] + out];
+			pt->turns = pt->key != KEY_NONE && pt->key != KEY_CA && p->row[next];
+			if (pt->turns) {
+				pt->next_row = p->row[next];
+				pt->next_key = o->key + o->offset[next];
+				pt->next_ports = o->nports[next];
+			}
+		}
+		for (uint32_t lid = 1; lid <= p->t->max_lid; lid++) {
+			const struct port_turns *pt = &port[row[lid]];
+			if (!pt->turns || p->switch_lid[lid])
+				continue;
+			uint8_t on = pt->next_row[lid];
+			int32_t k2 = on && on <= pt->next_ports ? pt->next_key[on] : KEY_NONE;
+			if (k2 != KEY_NONE && k2 <= pt->key) {	/* KEY_CA, last, always rises */
 				p->verdict[k] = 0;
 				break;
 			}
+		}
+	}
 }
 
 /* The switch s's entry for lid leads to (SW_NONE: none, a CA, or s is lid's). */
