@@ -43,6 +43,8 @@
 #include "routing/hostorder.h"
 
 #define DIST_INF UINT16_MAX
+#define EVERY_UP 1		/* a switch's candidates are all its up-links */
+#define EVERY_DOWN 2		/* ... all its down-links */
 #define BALANCE_PASSES 16	/* a safety bound: degraded trees seen here need 2-4 */
 
 /* What one destination switch D gives every switch: distances and candidate ports. */
@@ -53,6 +55,7 @@ struct towards {
 	bool *queued;		/* per switch: on the escape worklist */
 	uint8_t *cand;		/* candidate ports, at base[] like load[] */
 	uint8_t *ncand;
+	uint8_t *whole;		/* per switch: EVERY_UP, EVERY_DOWN when the candidates are all of those links */
 	size_t stranded;	/* leaves without a legal path to D */
 };
 
@@ -79,8 +82,8 @@ struct ud {
 	uint32_t *load;		/* CA LIDs routed per (switch, port) */
 	uint32_t *jpos;		/* per LID: number in host order, or UINT32_MAX */
 	uint8_t *n_upnbr;	/* per switch: its links up (the candidates of a switch going up, at most) */
-	uint8_t *up_min;	/* per switch: its least loaded up-port, valid while min_fresh */
-	bool *min_fresh;	/* per switch: no load of it changed since up_min was found */
+	uint8_t (*kept_min)[2];	/* per switch: its least loaded up-link and down-link, while fresh */
+	uint8_t *fresh;		/* per switch: EVERY_UP, EVERY_DOWN bits: no load changed since found */
 	uint64_t *magic;	/* per switch: for the remainder by its up-slot count (fast_mod) */
 	uint32_t *digit;	/* per level, per LID of the current destination: j / stride[level] */
 };
@@ -210,15 +213,27 @@ static void escape_distances(struct ud *u)
 	}
 }
 
-/* An escaping switch's candidates, in port order (merging its up- and down-links). */
-static uint8_t escape_candidates(const struct ud *u, size_t s, uint8_t *c)
+/* Whether candidates c[0..k) of s, of which ups go up, are every up-link or every down-link of s. */
+static uint8_t whole_of(const struct ud *u, size_t s, unsigned k, unsigned ups)
+{
+	unsigned all_up = u->n_upnbr[s], all_down = (unsigned)(links_end(u, s) - downs(u, s));
+	if (k && ups == k && k == all_up)
+		return EVERY_UP;
+	return k && !ups && k == all_down ? EVERY_DOWN : 0;
+}
+
+/* An escaping switch's candidates, in port order (merging its up- and down-links); *nup: how many go up. */
+static uint8_t escape_candidates(const struct ud *u, size_t s, uint8_t *c, unsigned *nup)
 {
 	const struct nbr *up = ups(u, s), *down = downs(u, s), *end = links_end(u, s);
 	uint8_t k = 0;
+	*nup = 0;
 	while (up < downs(u, s) || down < end) {
 		const struct nbr *a = down == end || (up < downs(u, s) && up->port < down->port) ? up++ : down++;
-		if (escape_step(u, s, a))
+		if (escape_step(u, s, a)) {
 			c[k++] = a->port;
+			*nup += a->up;
+		}
 	}
 	return k;
 }
@@ -231,8 +246,10 @@ static size_t candidates(struct ud *u, size_t d)
 	for (size_t i = 0; i < u->ndesc; i++) {
 		size_t s = u->desc[i];
 		uint8_t *c = u->s->cand + u->base[s], k = 0;
+		unsigned nup = 0;
 		if (s == d) {
 			u->s->ncand[s] = 0;
+			u->s->whole[s] = 0;
 			continue;
 		}
 		if (u->s->dist[s] == DIST_INF) {
@@ -241,15 +258,17 @@ static size_t candidates(struct ud *u, size_t d)
 				escape_distances(u);
 				have_escapes = true;
 			}
-			u->s->ncand[s] = escape_candidates(u, s, c);
-			continue;
+			k = escape_candidates(u, s, c, &nup);
+		} else {
+			bool going_down = u->s->down[s] != DIST_INF;
+			for (const struct nbr *a = going_down ? downs(u, s) : ups(u, s);
+			     a < (going_down ? links_end(u, s) : downs(u, s)); a++)
+				if (legal_step(u, s, a))
+					c[k++] = a->port;
+			nup = going_down ? 0 : k;
 		}
-		bool going_down = u->s->down[s] != DIST_INF;
-		for (const struct nbr *a = going_down ? downs(u, s) : ups(u, s);
-		     a < (going_down ? links_end(u, s) : downs(u, s)); a++)
-			if (legal_step(u, s, a))
-				c[k++] = a->port;
 		u->s->ncand[s] = k;
+		u->s->whole[s] = whole_of(u, s, k, nup);
 	}
 	return stranded;
 }
@@ -269,20 +288,24 @@ static uint8_t least_loaded(const struct ud *u, size_t s)
 }
 
 /*
- * least_loaded, remembered per switch while its loads stay: a switch
- * going up with every up-port a candidate has the same candidates, in the
- * same order, towards every such destination, and the switches' own LIDs
- * (which add no load) mostly meet it so.
+ * least_loaded, remembered per switch while its loads stay, where the
+ * candidates are every up-link or every down-link of the switch: the
+ * same ports in the same order towards every such destination. The
+ * switches' own LIDs (which add no load) mostly meet one of the two: a
+ * switch going up that may take any up-link, or one escaping by any of
+ * its down-links.
  */
 static uint8_t least_loaded_kept(struct ud *u, size_t s)
 {
-	if (u->s->down[s] != DIST_INF || u->s->dist[s] == DIST_INF || u->s->ncand[s] != u->n_upnbr[s])
+	uint8_t whole = u->s->whole[s];
+	if (!whole)
 		return least_loaded(u, s);
-	if (!u->min_fresh[s]) {
-		u->up_min[s] = least_loaded(u, s);
-		u->min_fresh[s] = true;
+	uint8_t *kept = &u->kept_min[s][whole == EVERY_DOWN];
+	if (!(u->fresh[s] & whole)) {
+		*kept = least_loaded(u, s);
+		u->fresh[s] |= whole;
 	}
-	return u->up_min[s];
+	return *kept;
 }
 
 /* a % n for 32-bit a, with magic = UINT64_MAX / n + 1 (Lemire's remainder by multiplication). */
@@ -316,7 +339,8 @@ static struct dmodk_at dmodk_at(const struct ud *u, size_t s, unsigned nlids)
 }
 
 /* The D-mod-K port of the destination's LID number k at s, when it is a candidate; else 0. */
-static uint8_t dmodk_port(const struct ud *u, size_t s, const struct dmodk_at *at, unsigned k)
+static inline __attribute__((always_inline)) uint8_t dmodk_port(const struct ud *u, size_t s,
+								  const struct dmodk_at *at, unsigned k)
 {
 	if (!at->up_order || at->digit[k] == UINT32_MAX)
 		return 0;
@@ -366,7 +390,7 @@ static void fill_least_loaded(struct ud *u, size_t s, uint8_t *lft, const uint16
 				lft[lids[k++]] = c[i];
 				load[c[i]]++;
 			}
-	u->min_fresh[s] = false;
+	u->fresh[s] = 0;
 }
 
 /*
@@ -385,6 +409,7 @@ static void route_lids(struct ud *u, struct routing_tables *t, size_t d, const u
 		if (s != d && !u->s->ncand[s])
 			continue;
 		struct dmodk_at at = dmodk_at(u, s, n);
+		uint32_t *load = u->load + u->base[s];
 		for (unsigned k = 0; k < n;) {
 			uint8_t port;
 			if (s == d)
@@ -401,8 +426,8 @@ static void route_lids(struct ud *u, struct routing_tables *t, size_t d, const u
 			}
 			lft[lids[k]] = port;
 			if (at_port[k] && port) {	/* CA LIDs carry the traffic: they count for balance */
-				u->load[u->base[s] + port]++;
-				u->min_fresh[s] = false;
+				load[port]++;
+				u->fresh[s] = 0;
 			}
 			k++;
 		}
@@ -540,7 +565,7 @@ static size_t balance_destination(struct ud *u, struct routing_tables *t, size_t
 				lft[lids[k]] = to;
 				load[from]--;
 				load[to]++;
-				u->min_fresh[s] = false;
+				u->fresh[s] = 0;
 				moved++;
 				if (one)
 					break;
@@ -663,6 +688,7 @@ static void towards_free(struct towards *t)
 	free(t->queue);
 	free(t->cand);
 	free(t->ncand);
+	free(t->whole);
 	free(t->queued);
 }
 
@@ -674,8 +700,9 @@ static int towards_alloc(struct towards *t, size_t nsw, size_t ports)
 	t->queue = malloc(nsw * sizeof(*t->queue));
 	t->cand = malloc(ports + 1);
 	t->ncand = calloc(nsw, 1);
+	t->whole = calloc(nsw, 1);
 	t->queued = calloc(nsw, sizeof(*t->queued));
-	return t->down && t->dist && t->hops && t->queue && t->cand && t->ncand && t->queued ? 0 : -1;
+	return t->down && t->dist && t->hops && t->queue && t->cand && t->ncand && t->whole && t->queued ? 0 : -1;
 }
 
 static void ud_free(struct ud *u)
@@ -690,8 +717,8 @@ static void ud_free(struct ud *u)
 	free(u->load);
 	free(u->jpos);
 	free(u->n_upnbr);
-	free(u->up_min);
-	free(u->min_fresh);
+	free(u->kept_min);
+	free(u->fresh);
 	free(u->magic);
 	free(u->digit);
 }
@@ -724,11 +751,11 @@ static int ud_setup(struct ud *u, const struct fabric *f, const struct updown_pl
 	u->adj = malloc((ports + 1) * sizeof(*u->adj));
 	u->adj_start = malloc(nsw * sizeof(*u->adj_start));
 	u->n_upnbr = calloc(nsw, sizeof(*u->n_upnbr));
-	u->up_min = calloc(nsw, sizeof(*u->up_min));
-	u->min_fresh = calloc(nsw, sizeof(*u->min_fresh));
+	u->kept_min = calloc(nsw, sizeof(*u->kept_min));
+	u->fresh = calloc(nsw, sizeof(*u->fresh));
 	u->magic = calloc(nsw, sizeof(*u->magic));
 	u->digit = malloc(((size_t)u->r->top + 1) * (FABRIC_MAX_PORTS + 1) * sizeof(*u->digit));
-	if (!u->load || !u->adj || !u->adj_start || !u->n_upnbr || !u->up_min || !u->min_fresh || !u->magic ||
+	if (!u->load || !u->adj || !u->adj_start || !u->n_upnbr || !u->kept_min || !u->fresh || !u->magic ||
 	    !u->digit)
 		return -1;
 	size_t na = 0;
