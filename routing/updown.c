@@ -74,8 +74,9 @@ struct ud {
 	size_t *desc;		/* ranked switches, top of the order first */
 	size_t ndesc;
 	bool *leaf;		/* per switch: has hosts */
-	size_t *adj_start;	/* per switch: its links to ranked switches in adj[] */
-	struct nbr *adj;
+	size_t *adj_start;	/* per switch: its links to ranked switches in adj[] and padj[] */
+	struct nbr *adj;	/* each switch's up-links, then its down-links, each part in port order */
+	struct nbr *padj;	/* the same links in port order */
 	size_t *base;		/* per switch: offset of its ports in cand[] and load[] */
 	struct towards *s;	/* the current D's: one of sets[], swapped with those filled ahead */
 	struct towards sets[1 + AHEAD_SLOTS];
@@ -134,45 +135,80 @@ static void down_distances(struct ud *u, size_t d, uint16_t *dist)
 	}
 }
 
-/* Up-then-down distances, top of the order first: up-neighbours are done before. */
+/* Whether candidates c[0..k) of s, of which ups go up, are every up-link or every down-link of s. */
+static uint8_t whole_of(const struct ud *u, size_t s, unsigned k, unsigned ups)
+{
+	unsigned all_up = u->n_upnbr[s], all_down = (unsigned)(links_end(u, s) - downs(u, s));
+	if (k && ups == k && k == all_up)
+		return EVERY_UP;
+	return k && !ups && k == all_down ? EVERY_DOWN : 0;
+}
+
+/*
+ * Up-then-down distances, top of the order first: up-neighbours are done
+ * before. A switch going up takes as candidates the up-links one hop
+ * closer, found in the same scan (in port order, as all candidates are).
+ */
 static void updown_distances(struct ud *u)
 {
 	for (size_t i = 0; i < u->ndesc; i++) {
 		size_t s = u->desc[i];
 		uint16_t best = u->s->down[s];
-		if (best == DIST_INF)	/* down-reachable switches must go down; the others go up */
-			for (const struct nbr *a = ups(u, s); a < downs(u, s); a++)
-				if (u->s->dist[a->sw] != DIST_INF && u->s->dist[a->sw] + 1 < best)
-					best = (uint16_t)(u->s->dist[a->sw] + 1);
+		if (best == DIST_INF) {	/* down-reachable switches must go down; the others go up */
+			uint8_t *c = u->s->cand + u->base[s], k = 0;
+			for (const struct nbr *a = ups(u, s); a < downs(u, s); a++) {
+				uint16_t via = u->s->dist[a->sw];
+				if (via == DIST_INF || via + 1 > best)
+					continue;
+				if (via + 1 < best) {
+					best = (uint16_t)(via + 1);
+					k = 0;
+				}
+				c[k++] = a->port;
+			}
+			u->s->ncand[s] = k;
+			u->s->whole[s] = whole_of(u, s, k, k);
+		}
 		u->s->dist[s] = best;
 	}
 }
 
-/* One hop closer on a legal path: down where s can go down, else up. */
-static bool legal_step(const struct ud *u, size_t s, const struct nbr *a)
+/* One hop closer on a legal path down. */
+static bool down_step(const struct ud *u, size_t s, const struct nbr *a)
 {
-	if (u->s->down[s] != DIST_INF)
-		return u->s->down[a->sw] != DIST_INF && u->s->down[a->sw] + 1 == u->s->down[s];
-	return u->s->dist[a->sw] != DIST_INF && u->s->dist[a->sw] + 1 == u->s->dist[s];
+	return u->s->down[a->sw] != DIST_INF && u->s->down[a->sw] + 1 == u->s->down[s];
 }
 
-static bool escape_step(const struct ud *u, size_t s, const struct nbr *a)
+/*
+ * The escape hops of s, a switch without a legal path, from its
+ * neighbours' hops as they stand, and its candidates: the neighbours at
+ * the fewest, in port order.
+ */
+static uint16_t escape_scan(struct ud *u, size_t s)
 {
-	return u->s->hops[a->sw] != DIST_INF && u->s->hops[a->sw] + 1 == u->s->hops[s];
-}
-
-/* The shortest hops of s's neighbours plus one (DIST_INF: none known). */
-static uint16_t hops_via_neighbours(const struct ud *u, size_t s)
-{
+	uint8_t *c = u->s->cand + u->base[s], k = 0;
+	unsigned nup = 0;
 	uint16_t best = DIST_INF;
-	for (const struct nbr *a = ups(u, s); a < links_end(u, s); a++)
-		if (u->s->hops[a->sw] != DIST_INF && u->s->hops[a->sw] + 1 < best)
-			best = (uint16_t)(u->s->hops[a->sw] + 1);
+	for (const struct nbr *a = u->padj + u->adj_start[s]; a < u->padj + u->adj_start[s + 1]; a++) {
+		uint16_t via = u->s->hops[a->sw];
+		if (via == DIST_INF || via + 1 > best)
+			continue;
+		if (via + 1 < best) {
+			best = (uint16_t)(via + 1);
+			k = 0;
+			nup = 0;
+		}
+		c[k++] = a->port;
+		nup += a->up;
+	}
+	u->s->ncand[s] = k;
+	u->s->whole[s] = whole_of(u, s, k, nup);
 	return best;
 }
 
 /*
- * Escape distances into hops: a switch with a legal path keeps its legal
+ * Escape routes of the switches without a legal path: hops, and the
+ * candidates one hop closer. A switch with a legal path keeps its legal
  * distance; one without takes the shortest way to a switch that has one,
  * plus that switch's legal distance. So an escape route is a way into the
  * legal region followed by the legal path the tables give there, and its
@@ -181,11 +217,14 @@ static uint16_t hops_via_neighbours(const struct ud *u, size_t s)
  *
  * A worklist of the switches without a legal path, bottom of the order
  * first (in a fat tree they escape down to a leaf, so the lower ones
- * settle first and the others from them): one that gets shorter puts its
- * neighbours without a legal path back on the list. Each switch is on it
- * at most once at a time (queued), so the queue is a ring of nsw.
+ * settle first and the others from them). Each is scanned (escape_scan);
+ * one that gets shorter puts back on the list its neighbours without a
+ * legal path that it is now as close as or closer than their candidates
+ * (hops can only fall, so every switch's last scan sees its neighbours'
+ * final hops). Each switch is on the list at most once at a time
+ * (queued), so the queue is a ring of nsw.
  */
-static void escape_distances(struct ud *u)
+static void escapes(struct ud *u)
 {
 	size_t nsw = u->x->nsw, head = 0, tail = 0, waiting = 0;
 	for (size_t i = 0; i < u->ndesc; i++)
@@ -200,12 +239,12 @@ static void escape_distances(struct ud *u)
 		size_t s = u->s->queue[head++ % nsw];
 		u->s->queued[s] = false;
 		waiting--;
-		uint16_t h = hops_via_neighbours(u, s);
+		uint16_t h = escape_scan(u, s);
 		if (h >= u->s->hops[s])
 			continue;
 		u->s->hops[s] = h;
 		for (const struct nbr *a = ups(u, s); a < links_end(u, s); a++)
-			if (u->s->dist[a->sw] == DIST_INF && !u->s->queued[a->sw] && u->s->hops[a->sw] > h + 1) {
+			if (u->s->dist[a->sw] == DIST_INF && !u->s->queued[a->sw] && u->s->hops[a->sw] > h) {
 				u->s->queue[tail++ % nsw] = a->sw;
 				u->s->queued[a->sw] = true;
 				waiting++;
@@ -213,63 +252,32 @@ static void escape_distances(struct ud *u)
 	}
 }
 
-/* Whether candidates c[0..k) of s, of which ups go up, are every up-link or every down-link of s. */
-static uint8_t whole_of(const struct ud *u, size_t s, unsigned k, unsigned ups)
-{
-	unsigned all_up = u->n_upnbr[s], all_down = (unsigned)(links_end(u, s) - downs(u, s));
-	if (k && ups == k && k == all_up)
-		return EVERY_UP;
-	return k && !ups && k == all_down ? EVERY_DOWN : 0;
-}
-
-/* An escaping switch's candidates, in port order (merging its up- and down-links); *nup: how many go up. */
-static uint8_t escape_candidates(const struct ud *u, size_t s, uint8_t *c, unsigned *nup)
-{
-	const struct nbr *up = ups(u, s), *down = downs(u, s), *end = links_end(u, s);
-	uint8_t k = 0;
-	*nup = 0;
-	while (up < downs(u, s) || down < end) {
-		const struct nbr *a = down == end || (up < downs(u, s) && up->port < down->port) ? up++ : down++;
-		if (escape_step(u, s, a)) {
-			c[k++] = a->port;
-			*nup += a->up;
-		}
-	}
-	return k;
-}
-
-/* Candidate ports of every switch for D; returns the leaves without a legal path. */
+/*
+ * Candidate ports of every switch for D (those going up have theirs from
+ * updown_distances); returns the leaves without a legal path.
+ */
 static size_t candidates(struct ud *u, size_t d)
 {
-	size_t stranded = 0;
-	bool have_escapes = false;
+	size_t stranded = 0, escaping = 0;
 	for (size_t i = 0; i < u->ndesc; i++) {
 		size_t s = u->desc[i];
-		uint8_t *c = u->s->cand + u->base[s], k = 0;
-		unsigned nup = 0;
 		if (s == d) {
 			u->s->ncand[s] = 0;
 			u->s->whole[s] = 0;
-			continue;
-		}
-		if (u->s->dist[s] == DIST_INF) {
+		} else if (u->s->dist[s] == DIST_INF) {
 			stranded += u->leaf[s];
-			if (!have_escapes) {
-				escape_distances(u);
-				have_escapes = true;
-			}
-			k = escape_candidates(u, s, c, &nup);
-		} else {
-			bool going_down = u->s->down[s] != DIST_INF;
-			for (const struct nbr *a = going_down ? downs(u, s) : ups(u, s);
-			     a < (going_down ? links_end(u, s) : downs(u, s)); a++)
-				if (legal_step(u, s, a))
+			escaping++;
+		} else if (u->s->down[s] != DIST_INF) {
+			uint8_t *c = u->s->cand + u->base[s], k = 0;
+			for (const struct nbr *a = downs(u, s); a < links_end(u, s); a++)
+				if (down_step(u, s, a))
 					c[k++] = a->port;
-			nup = going_down ? 0 : k;
+			u->s->ncand[s] = k;
+			u->s->whole[s] = whole_of(u, s, k, 0);
 		}
-		u->s->ncand[s] = k;
-		u->s->whole[s] = whole_of(u, s, k, nup);
 	}
+	if (escaping)
+		escapes(u);
 	return stranded;
 }
 
@@ -711,6 +719,7 @@ static void ud_free(struct ud *u)
 	free(u->leaf);
 	free(u->adj_start);
 	free(u->adj);
+	free(u->padj);
 	free(u->base);
 	for (size_t k = 0; k <= AHEAD_SLOTS; k++)
 		towards_free(&u->sets[k]);
@@ -749,27 +758,32 @@ static int ud_setup(struct ud *u, const struct fabric *f, const struct updown_pl
 			return -1;
 	u->load = calloc(ports + 1, sizeof(*u->load));
 	u->adj = malloc((ports + 1) * sizeof(*u->adj));
+	u->padj = malloc((ports + 1) * sizeof(*u->padj));
 	u->adj_start = malloc(nsw * sizeof(*u->adj_start));
 	u->n_upnbr = calloc(nsw, sizeof(*u->n_upnbr));
 	u->kept_min = calloc(nsw, sizeof(*u->kept_min));
 	u->fresh = calloc(nsw, sizeof(*u->fresh));
 	u->magic = calloc(nsw, sizeof(*u->magic));
 	u->digit = malloc(((size_t)u->r->top + 1) * (FABRIC_MAX_PORTS + 1) * sizeof(*u->digit));
-	if (!u->load || !u->adj || !u->adj_start || !u->n_upnbr || !u->kept_min || !u->fresh || !u->magic ||
+	if (!u->load || !u->adj || !u->padj || !u->adj_start || !u->n_upnbr || !u->kept_min || !u->fresh || !u->magic ||
 	    !u->digit)
 		return -1;
 	size_t na = 0;
 	for (size_t s = 0; s < u->x->nsw; s++) {
 		const struct node *n = u->x->sw[s];
 		u->adj_start[s] = na;
-		for (int up = 1; up >= 0; up--)	/* up-links first */
-			for (unsigned p = 1; p <= n->nports && ranked(u, s); p++) {
-				size_t w = swindex_peer(u->x, n, p);
-				if (ranked(u, w) && rank_above(u->r, u->x, w, s) == up) {
-					u->adj[na++] = (struct nbr){ (uint32_t)w, (uint8_t)p, up };
-					u->n_upnbr[s] += up;
-				}
+		size_t first = na, np = na;
+		for (unsigned p = 1; p <= n->nports && ranked(u, s); p++) {
+			size_t w = swindex_peer(u->x, n, p);
+			if (ranked(u, w)) {
+				u->padj[np++] = (struct nbr){ (uint32_t)w, (uint8_t)p, rank_above(u->r, u->x, w, s) };
+				u->n_upnbr[s] += u->padj[np - 1].up;
 			}
+		}
+		for (int up = 1; up >= 0; up--)	/* up-links first */
+			for (size_t k = first; k < np; k++)
+				if (u->padj[k].up == up)
+					u->adj[na++] = u->padj[k];
 		if (u->p->n_up && u->p->n_up[s])
 			u->magic[s] = UINT64_MAX / u->p->n_up[s] + 1;
 	}
