@@ -145,52 +145,17 @@ static uint8_t whole_of(const struct ud *u, size_t s, unsigned k, unsigned ups)
 }
 
 /*
- * Up-then-down distances, top of the order first: up-neighbours are done
- * before. A switch going up takes as candidates the up-links one hop
- * closer, found in the same scan (in port order, as all candidates are).
+ * The fewest of dist[] over the links [a, end) of s, plus one (DIST_INF:
+ * none known), and s's candidates: the ports of those links at the
+ * fewest, in the links' order.
  */
-static void updown_distances(struct ud *u)
-{
-	for (size_t i = 0; i < u->ndesc; i++) {
-		size_t s = u->desc[i];
-		uint16_t best = u->s->down[s];
-		if (best == DIST_INF) {	/* down-reachable switches must go down; the others go up */
-			uint8_t *c = u->s->cand + u->base[s], k = 0;
-			for (const struct nbr *a = ups(u, s); a < downs(u, s); a++) {
-				uint16_t via = u->s->dist[a->sw];
-				if (via == DIST_INF || via + 1 > best)
-					continue;
-				if (via + 1 < best) {
-					best = (uint16_t)(via + 1);
-					k = 0;
-				}
-				c[k++] = a->port;
-			}
-			u->s->ncand[s] = k;
-			u->s->whole[s] = whole_of(u, s, k, k);
-		}
-		u->s->dist[s] = best;
-	}
-}
-
-/* One hop closer on a legal path down. */
-static bool down_step(const struct ud *u, size_t s, const struct nbr *a)
-{
-	return u->s->down[a->sw] != DIST_INF && u->s->down[a->sw] + 1 == u->s->down[s];
-}
-
-/*
- * The escape hops of s, a switch without a legal path, from its
- * neighbours' hops as they stand, and its candidates: the neighbours at
- * the fewest, in port order.
- */
-static uint16_t escape_scan(struct ud *u, size_t s)
+static uint16_t nearest(struct ud *u, size_t s, const struct nbr *a, const struct nbr *end, const uint16_t *dist)
 {
 	uint8_t *c = u->s->cand + u->base[s], k = 0;
 	unsigned nup = 0;
 	uint16_t best = DIST_INF;
-	for (const struct nbr *a = u->padj + u->adj_start[s]; a < u->padj + u->adj_start[s + 1]; a++) {
-		uint16_t via = u->s->hops[a->sw];
+	for (; a < end; a++) {
+		uint16_t via = dist[a->sw];
 		if (via == DIST_INF || via + 1 > best)
 			continue;
 		if (via + 1 < best) {
@@ -207,6 +172,28 @@ static uint16_t escape_scan(struct ud *u, size_t s)
 }
 
 /*
+ * Up-then-down distances, top of the order first: up-neighbours are done
+ * before. A switch going up takes as candidates the up-links one hop
+ * closer, found in the same scan (in port order, as all candidates are).
+ */
+static void updown_distances(struct ud *u)
+{
+	for (size_t i = 0; i < u->ndesc; i++) {
+		size_t s = u->desc[i];
+		uint16_t best = u->s->down[s];
+		if (best == DIST_INF)	/* down-reachable switches must go down; the others go up */
+			best = nearest(u, s, ups(u, s), downs(u, s), u->s->dist);
+		u->s->dist[s] = best;
+	}
+}
+
+/* One hop closer on a legal path down. */
+static bool down_step(const struct ud *u, size_t s, const struct nbr *a)
+{
+	return u->s->down[a->sw] != DIST_INF && u->s->down[a->sw] + 1 == u->s->down[s];
+}
+
+/*
  * Escape routes of the switches without a legal path: hops, and the
  * candidates one hop closer. A switch with a legal path keeps its legal
  * distance; one without takes the shortest way to a switch that has one,
@@ -217,7 +204,7 @@ static uint16_t escape_scan(struct ud *u, size_t s)
  *
  * A worklist of the switches without a legal path, bottom of the order
  * first (in a fat tree they escape down to a leaf, so the lower ones
- * settle first and the others from them). Each is scanned (escape_scan);
+ * settle first and the others from them). Each is scanned (nearest);
  * one that gets shorter puts back on the list its neighbours without a
  * legal path that it is now as close as or closer than their candidates
  * (hops can only fall, so every switch's last scan sees its neighbours'
@@ -239,7 +226,8 @@ static void escapes(struct ud *u)
 		size_t s = u->s->queue[head++ % nsw];
 		u->s->queued[s] = false;
 		waiting--;
-		uint16_t h = escape_scan(u, s);
+		/* its hops from its neighbours' as they stand, its candidates in port order */
+		uint16_t h = nearest(u, s, u->padj + u->adj_start[s], u->padj + u->adj_start[s + 1], u->s->hops);
 		if (h >= u->s->hops[s])
 			continue;
 		u->s->hops[s] = h;
