@@ -37,8 +37,8 @@ void routing_tables_free(struct routing_tables *t)
 #define HUGE_PAGE ((size_t)2 << 20)
 
 /*
- * t sized for nnodes nodes up to max_lid, with a row (every entry
- * LFT_NO_PATH) for each node that has_row, all in one block: a
+ * t sized for nnodes nodes up to max_lid, with a row (not yet set) for
+ * each node that has_row, all in one block: a
  * 27,648-host fabric's tables are 88 MB, and faulting them in page by
  * 4 KiB page cost more than routing half of them. (The kernel gives huge
  * pages to a block that asks, where it has them; the advice is only that.)
@@ -67,7 +67,6 @@ static int tables_init(struct routing_tables *t, size_t nnodes, uint16_t max_lid
 		routing_tables_free(t);
 		return -1;
 	}
-	memset(t->rows, LFT_NO_PATH, size);
 	for (size_t i = 0, k = 0; i < nnodes; i++)
 		if (has_row(arg, i))
 			t->lft[i] = t->rows + k++ * width;
@@ -82,7 +81,12 @@ static bool is_switch(const void *arg, size_t i)
 
 int routing_tables_alloc(struct routing_tables *t, const struct fabric *f, uint16_t max_lid)
 {
-	return tables_init(t, f->nnodes, max_lid, is_switch, f);
+	if (tables_init(t, f->nnodes, max_lid, is_switch, f) < 0)
+		return -1;
+	for (size_t i = 0; i < f->nnodes; i++)
+		if (t->lft[i])
+			memset(t->lft[i], LFT_NO_PATH, (size_t)max_lid + 1);
+	return 0;
 }
 
 static bool has_table(const void *arg, size_t i)
@@ -91,6 +95,7 @@ static bool has_table(const void *arg, size_t i)
 	return t->lft[i] != NULL;
 }
 
+/* Each row written once: copied, not first set to LFT_NO_PATH. */
 int routing_tables_copy(struct routing_tables *dst, const struct routing_tables *src)
 {
 	if (tables_init(dst, src->nnodes, src->max_lid, has_table, src) < 0)
