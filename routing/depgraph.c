@@ -165,38 +165,74 @@ struct succ {
 /* A channel on the DFS stack and how far through its row the search is. */
 struct frame {
 	size_t v;
+	struct succ s;
 	size_t w;		/* the row's word being read */
 	uint64_t bits;		/* what is left of it */
 };
 
-/* The next channel v waits for (in increasing order), or false when none is left. */
-static bool next_succ(const struct depgraph *g, const struct succ *s, struct frame *fr, size_t *to)
+/* The frame of channel v, which is (a, pa) on VL vl, before its first dependency. */
+static struct frame frame_of(const struct depgraph *g, size_t v, const struct node *a, unsigned pa, unsigned vl)
 {
-	const struct succ *c = &s[fr->v];
-	if (!c->row)
-		return false;
-	size_t words = row_words(g, g->f->nodes[c->node]);
-	while (!fr->bits) {
-		if (++fr->w >= words)
-			return false;
-		fr->bits = c->row[fr->w];
-	}
-	*to = g->base[c->node] * g->nvl + fr->w * 64 + (size_t)__builtin_ctzll(fr->bits);
-	fr->bits &= fr->bits - 1;
-	return true;
+	const struct port *p = &a->ports[pa];
+	const struct node *b = p->remote;
+	struct succ s = { NULL, 0 };
+	if (b && g->turns[b->index])
+		s = (struct succ){ g->turns[b->index] + ((size_t)p->remote_port * g->nvl + vl) * row_words(g, b),
+				   (uint32_t)b->index };
+	return (struct frame){ v, s, 0, s.row ? s.row[0] : 0 };
 }
 
-static bool has_succ(const struct depgraph *g, const struct succ *c)
+/* Where channel `to`, one that fr's channel waits for, is in the row of fr's channel. */
+static size_t column_of(const struct depgraph *g, const struct frame *fr, size_t to)
 {
-	for (size_t w = 0; c->row && w < row_words(g, g->f->nodes[c->node]); w++)
-		if (c->row[w])
+	return to - g->base[fr->s.node] * g->nvl;
+}
+
+/* The frame of channel `to`, one that fr's channel waits for (a channel of the node fr's row is at). */
+static struct frame frame_after(const struct depgraph *g, const struct frame *fr, size_t to)
+{
+	size_t col = column_of(g, fr, to);
+	return frame_of(g, to, g->f->nodes[fr->s.node], (unsigned)(col / g->nvl), (unsigned)(col % g->nvl));
+}
+
+/* Whether fr's channel still waits for `to`: a cut may have removed the dependency. */
+static bool waits_for(const struct depgraph *g, const struct frame *fr, size_t to)
+{
+	size_t col = column_of(g, fr, to);
+	return fr->s.row && (fr->s.row[col / 64] >> (col % 64) & 1);
+}
+
+/*
+ * The next channel fr's channel waits for (in increasing order), or false
+ * when none is left. A bit of the word read earlier is taken only while
+ * the row still has it.
+ */
+static bool next_succ(const struct depgraph *g, struct frame *fr, size_t *to)
+{
+	if (!fr->s.row)
+		return false;
+	size_t words = row_words(g, g->f->nodes[fr->s.node]);
+	for (;;) {
+		while (!fr->bits) {
+			if (++fr->w >= words)
+				return false;
+			fr->bits = fr->s.row[fr->w];
+		}
+		uint64_t bit = fr->bits & -fr->bits;
+		fr->bits &= fr->bits - 1;
+		if (fr->s.row[fr->w] & bit) {
+			*to = g->base[fr->s.node] * g->nvl + fr->w * 64 + (size_t)__builtin_ctzll(bit);
+			return true;
+		}
+	}
+}
+
+static bool has_succ(const struct depgraph *g, const struct frame *fr)
+{
+	for (size_t w = 0; fr->s.row && w < row_words(g, g->f->nodes[fr->s.node]); w++)
+		if (fr->s.row[w])
 			return true;
 	return false;
-}
-
-static struct frame frame_of(const struct succ *s, size_t v)
-{
-	return (struct frame){ v, 0, s[v].row ? s[v].row[0] : 0 };
 }
 
 void depgraph_remove_turn(struct depgraph *g, const struct node *b, uint8_t in_port, uint8_t out_port)
@@ -212,77 +248,126 @@ void depgraph_remove_turn(struct depgraph *g, const struct node *b, uint8_t in_p
 /*
  * The search of depgraph_cut_cycles: an iterative three-colour DFS over
  * the turn bits. A cycle is the stack from the back edge's target to the
- * top. When cut has removed dependencies, the channels on the stack go
- * back to new (their path may be gone) and the search starts again at the
- * same root. Channels already done stay done: no cycle was reachable from
- * them, and removing dependencies makes none, so the search meets the
- * cycle a fresh search of the smaller graph would meet first.
+ * top. When cut has removed dependencies, the stack is kept up to its
+ * first dependency that is gone and the rest goes back to new (its path
+ * may be gone): the search goes on as a fresh one from the same root
+ * would, which retraces the stack as long as its dependencies stand,
+ * since whatever a kept channel met before its child is done. Channels
+ * already done stay done: no cycle was reachable from them, and removing
+ * dependencies makes none, so the search meets the cycle a fresh search
+ * of the smaller graph would meet first.
  */
-static int find_cycles(struct depgraph *g, const struct succ *s, depgraph_cut_fn *cut, void *arg,
-		       struct cdg_report *r)
+struct search {
+	struct depgraph *g;
+	depgraph_cut_fn *cut;
+	void *arg;
+	struct cdg_report *r;
+	uint8_t *colour;	/* 0 new, 1 on stack, 2 done */
+	struct frame *stack;
+	size_t depth;
+	struct cdg_channel *cycle;
+};
+
+/* The stack after cut removed dependencies: up to the first one that is gone. */
+static void after_cut(struct search *s)
 {
-	uint8_t *colour = calloc(g->nch, 1);	/* 0 new, 1 on stack, 2 done */
-	struct frame *stack = malloc(g->nch * sizeof(*stack));
-	struct cdg_channel *cycle = cut ? malloc(g->nch * sizeof(*cycle)) : NULL;
-	int rc = -1;
-	if (!colour || !stack || (cut && !cycle))
-		goto done;
-	for (size_t root = 0; root < g->nch && !r->cycle_len;) {
-		if (colour[root] || !has_succ(g, &s[root])) {
-			root++;
+	size_t keep = 1;
+	while (keep < s->depth && waits_for(s->g, &s->stack[keep - 1], s->stack[keep].v))
+		keep++;
+	while (s->depth > keep)
+		s->colour[s->stack[--s->depth].v] = 0;
+}
+
+/* Hands the cycle from stack[from] to the top to cut; 0 to go on, 1 at the cycle reported, -1 on failure. */
+static int met_cycle(struct search *s, size_t from)
+{
+	size_t len = s->depth - from;
+	for (size_t k = 0; s->cut && k < len; k++)
+		s->cycle[k] = channel_of(s->g, s->stack[from + k].v);
+	int cut_rc = s->cut ? s->cut(s->arg, s->cycle, len) : -1;
+	if (cut_rc < -1)
+		return -1;
+	if (cut_rc < 0) {
+		for (size_t k = 0; k < len && k < CDG_MAX_CYCLE; k++)
+			s->r->cycle[s->r->cycle_len++] = channel_of(s->g, s->stack[from + k].v);
+		return 1;
+	}
+	after_cut(s);
+	return 0;
+}
+
+/* The DFS from one root channel (not yet met); 0, or -1 on failure. */
+static int search_from(struct search *s, struct frame root)
+{
+	if (s->colour[root.v] || !has_succ(s->g, &root))
+		return 0;
+	s->depth = 0;
+	s->stack[s->depth++] = root;
+	s->colour[root.v] = 1;
+	while (s->depth) {
+		struct frame *top = &s->stack[s->depth - 1];
+		size_t w;
+		if (!next_succ(s->g, top, &w)) {
+			s->colour[top->v] = 2;
+			s->depth--;
 			continue;
 		}
-		size_t depth = 0;
-		stack[depth++] = frame_of(s, root);
-		colour[root] = 1;
-		while (depth) {
-			struct frame *top = &stack[depth - 1];
-			size_t w;
-			if (!next_succ(g, s, top, &w)) {
-				colour[top->v] = 2;
-				depth--;
-				continue;
-			}
-			if (!colour[w]) {
-				colour[w] = 1;
-				stack[depth++] = frame_of(s, w);
-				continue;
-			}
-			if (colour[w] != 1)
-				continue;
-			size_t from = depth - 1;	/* back edge: the stack from w to the top is a cycle */
-			while (stack[from].v != w)
-				from--;
-			size_t len = depth - from;
-			for (size_t k = 0; cut && k < len; k++)
-				cycle[k] = channel_of(g, stack[from + k].v);
-			int cut_rc = cut ? cut(arg, cycle, len) : -1;
-			if (cut_rc < -1)
-				goto done;
-			if (cut_rc < 0) {
-				for (size_t k = 0; k < len && k < CDG_MAX_CYCLE; k++)
-					r->cycle[r->cycle_len++] = channel_of(g, stack[from + k].v);
-				break;
-			}
-			while (depth)
-				colour[stack[--depth].v] = 0;
+		if (!s->colour[w]) {
+			s->colour[w] = 1;
+			s->stack[s->depth] = frame_after(s->g, top, w);
+			s->depth++;
+			continue;
 		}
+		if (s->colour[w] != 1)
+			continue;
+		size_t from = s->depth - 1;	/* back edge: the stack from w to the top is a cycle */
+		while (s->stack[from].v != w)
+			from--;
+		int rc = met_cycle(s, from);
+		if (rc)
+			return rc < 0 ? -1 : 0;
 	}
+	return 0;
+}
+
+/* The search from the channels of roots (n of them), or from every channel in order when roots is NULL. */
+static int find_cycles(struct depgraph *g, const struct cdg_channel *roots, size_t n, depgraph_cut_fn *cut,
+		       void *arg, struct cdg_report *r)
+{
+	struct search s = { .g = g, .cut = cut, .arg = arg, .r = r, .colour = calloc(g->nch, 1),
+			    .stack = malloc(g->nch * sizeof(*s.stack)),
+			    .cycle = cut ? malloc(g->nch * sizeof(*s.cycle)) : NULL };
+	int rc = -1;
+	if (!s.colour || !s.stack || (cut && !s.cycle))
+		goto done;
 	rc = 0;
+	for (size_t i = 0; roots && i < n && !rc && !r->cycle_len; i++) {
+		const struct node *a = roots[i].node;
+		rc = search_from(&s, frame_of(g, (g->base[a->index] + roots[i].port) * g->nvl + roots[i].vl, a,
+					      roots[i].port, roots[i].vl));
+	}
+	for (size_t i = 0; !roots && i < g->f->nnodes && !rc && !r->cycle_len; i++) {
+		const struct node *a = g->f->nodes[i];
+		for (unsigned p = 0; p <= a->nports && !rc && !r->cycle_len; p++)
+			for (unsigned vl = 0; vl < g->nvl && !rc && !r->cycle_len; vl++)
+				rc = search_from(&s, frame_of(g, (g->base[i] + p) * g->nvl + vl, a, p, vl));
+	}
 done:
-	free(colour);
-	free(stack);
-	free(cycle);
+	free(s.colour);
+	free(s.stack);
+	free(s.cycle);
 	return rc;
 }
 
 /*
- * Each channel's row of successors, and the counts: a channel is in use
- * if it has a dependency either way (used[]), each set bit of a row that
- * a channel leads into is one dependency.
+ * The counts: a channel is in use if it has a dependency either way, each
+ * set bit of a row that a channel leads into is one dependency.
  */
-static void index_succ(const struct depgraph *g, struct succ *s, uint8_t *used, struct cdg_report *r)
+static int count_dependencies(const struct depgraph *g, struct cdg_report *r)
 {
+	uint8_t *used = calloc(g->nch + 1, 1);
+	if (!used)
+		return -1;
 	for (size_t i = 0; i < g->f->nnodes; i++) {
 		const struct node *a = g->f->nodes[i];
 		for (unsigned pa = 0; pa <= a->nports; pa++) {
@@ -294,7 +379,6 @@ static void index_succ(const struct depgraph *g, struct succ *s, uint8_t *used, 
 			for (unsigned vl = 0; vl < g->nvl; vl++) {
 				size_t c = (g->base[i] + pa) * g->nvl + vl;
 				const uint64_t *row = g->turns[b->index] + ((size_t)p->remote_port * g->nvl + vl) * words;
-				s[c] = (struct succ){ row, (uint32_t)b->index };
 				for (size_t w = 0; w < words; w++) {
 					r->dependencies += (size_t)__builtin_popcountll(row[w]);
 					used[c] |= row[w] != 0;
@@ -304,30 +388,35 @@ static void index_succ(const struct depgraph *g, struct succ *s, uint8_t *used, 
 			}
 		}
 	}
+	for (size_t c = 0; c < g->nch; c++)
+		r->channels += used[c];
+	free(used);
+	return 0;
 }
 
-int depgraph_cut_cycles(struct depgraph *g, depgraph_cut_fn *cut, void *arg, struct cdg_report *r)
+static void report_init(const struct depgraph *g, struct cdg_report *r)
 {
-	struct succ *s = calloc(g->nch + 1, sizeof(*s));
-	uint8_t *used = calloc(g->nch + 1, 1);
-	int rc = -1;
 	r->per_vl = g->nvl > 1;
 	r->channels = 0;
 	r->dependencies = 0;
 	r->cycle_len = 0;
-	if (!s || !used)
-		goto done;
-	index_succ(g, s, used, r);
-	for (size_t c = 0; c < g->nch; c++)
-		r->channels += used[c];
-	rc = find_cycles(g, s, cut, arg, r);
-done:
-	free(used);
-	free(s);
-	return rc;
+}
+
+int depgraph_cut_cycles(struct depgraph *g, depgraph_cut_fn *cut, void *arg, struct cdg_report *r)
+{
+	report_init(g, r);
+	if (count_dependencies(g, r) < 0)
+		return -1;
+	return find_cycles(g, NULL, 0, cut, arg, r);
 }
 
 int depgraph_check(struct depgraph *g, struct cdg_report *r)
 {
 	return depgraph_cut_cycles(g, NULL, NULL, r);
+}
+
+int depgraph_check_from(struct depgraph *g, const struct cdg_channel *roots, size_t n, struct cdg_report *r)
+{
+	report_init(g, r);
+	return n ? find_cycles(g, roots, n, NULL, NULL, r) : 0;	/* no roots: nothing to search (NULL is every channel) */
 }

@@ -76,6 +76,14 @@ int depgraph_add_turns(struct depgraph *g, const struct node *b, uint8_t in_port
  * allocation failure.
  */
 int depgraph_check(struct depgraph *g, struct cdg_report *r);
+/*
+ * The first cycle reachable from the n channels of roots into r->cycle
+ * (counts left 0): every cycle of a graph that was acyclic before some
+ * dependencies were added passes through one of the added ones, so their
+ * first channels as roots find it without searching the whole graph. -1
+ * on allocation failure.
+ */
+int depgraph_check_from(struct depgraph *g, const struct cdg_channel *roots, size_t n, struct cdg_report *r);
 
 /* Removes "what enters b on in_port waits for out_port" (a graph of one VL), if there. */
 void depgraph_remove_turn(struct depgraph *g, const struct node *b, uint8_t in_port, uint8_t out_port);

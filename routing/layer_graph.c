@@ -19,6 +19,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Lists channel (sw, out) among those a dependency was added to, once. */
+static void note_added(struct layer_graph *lg, const struct node *sw, uint8_t out)
+{
+	uint8_t *mark = &lg->is_added[lg->g->base[sw->index] + out];
+	if (lg->recording && !*mark) {
+		*mark = 1;
+		lg->added[lg->nadded++] = (struct cdg_channel){ sw, out, 0 };
+	}
+}
+
 /* Adds delta to each turn on the route from sw to lid; a turn no path makes any more leaves the graph. */
 static void path(struct layer_graph *lg, const struct node *sw, uint16_t lid, int delta)
 {
@@ -31,8 +41,10 @@ static void path(struct layer_graph *lg, const struct node *sw, uint16_t lid, in
 		uint32_t *count = lg->count[next->index];
 		if (next_out && count) {
 			uint32_t *c = &count[(size_t)in * (next->nports + 1u) + next_out];
-			if (!*c && delta > 0)	/* a LID coming back puts its turns back */
+			if (!*c && delta > 0) {	/* a LID coming back puts its turns back */
 				depgraph_add(lg->g, sw, out, next, next_out);
+				note_added(lg, sw, out);
+			}
 			*c += (uint32_t)delta;
 			if (!*c)
 				depgraph_remove_turn(lg->g, next, in, next_out);
@@ -159,7 +171,9 @@ int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struc
 	*lg = (struct layer_graph){ .f = f, .t = t, .layer = layer, .answers = answers, .g = g };
 	lg->count = calloc(f->nnodes + 1, sizeof(*lg->count));
 	lg->cas_on_layer = calloc(f->nnodes + 1, sizeof(*lg->cas_on_layer));
-	if (!lg->count || !lg->cas_on_layer || index_lids(lg) < 0)
+	lg->is_added = calloc(g->nch + 1, 1);
+	lg->added = malloc((g->nch + 1) * sizeof(*lg->added));
+	if (!lg->count || !lg->cas_on_layer || !lg->is_added || !lg->added || index_lids(lg) < 0)
 		goto fail;
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *sw = f->nodes[i];
@@ -181,7 +195,12 @@ void layer_graph_remove_lids(struct layer_graph *lg, const bool *lids)
 
 void layer_graph_add_lids(struct layer_graph *lg, const bool *lids)
 {
+	for (size_t i = 0; i < lg->nadded; i++)
+		lg->is_added[lg->g->base[lg->added[i].node->index] + lg->added[i].port] = 0;
+	lg->nadded = 0;
+	lg->recording = true;
 	change(lg, lids, 1);
+	lg->recording = false;
 }
 
 void layer_graph_free(struct layer_graph *lg)
@@ -196,5 +215,7 @@ void layer_graph_free(struct layer_graph *lg)
 	free(lg->ca_lids);
 	free(lg->from);
 	free(lg->own);
+	free(lg->is_added);
+	free(lg->added);
 	memset(lg, 0, sizeof(*lg));
 }

@@ -25,6 +25,10 @@ struct layer_graph {
 	size_t nca;
 	const struct node **from;	/* scratch: switches whose answers are being added or taken out */
 	bool *own;		/* per from[]: a switch's own answers (else its CAs') */
+	struct cdg_channel *added;	/* channels given a dependency by the last layer_graph_add_lids */
+	size_t nadded;
+	uint8_t *is_added;	/* per channel of g: listed in added[] */
+	bool recording;		/* layer_graph_add_lids is running */
 };
 
 /*
@@ -40,7 +44,11 @@ int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struc
  * holds exactly what cdg_add_layer would build without them on the layer.
  */
 void layer_graph_remove_lids(struct layer_graph *lg, const bool *lids);
-/* Puts the paths of the LIDs with lids[lid] set back (call it once their t->sl is the layer again). */
+/*
+ * Puts the paths of the LIDs with lids[lid] set back (call it once their
+ * t->sl is the layer again); lg->added lists the channels that gained a
+ * dependency (roots for depgraph_check_from).
+ */
 void layer_graph_add_lids(struct layer_graph *lg, const bool *lids);
 void layer_graph_free(struct layer_graph *lg);
 

@@ -103,7 +103,9 @@ static int cut(void *arg, const struct cdg_channel *cycle, size_t len)
  * Gives back to layer l, one by one, the LIDs moved off it while its
  * cycles were broken, each staying if the layer's graph stays acyclic
  * with it: a later move often took away what made an earlier one
- * necessary (first fit, as LASH places its paths). -1 on failure.
+ * necessary (first fit, as LASH places its paths). The layer is acyclic
+ * before each LID comes back, so a cycle must pass through a dependency
+ * the LID added: the search starts at those only. -1 on failure.
  */
 static int take_back(struct cutter *c)
 {
@@ -116,7 +118,7 @@ static int take_back(struct cutter *c)
 		c->t->sl[lid] = (uint8_t)c->l;
 		c->chosen[lid] = true;
 		layer_graph_add_lids(&c->lg, c->chosen);
-		if (depgraph_check(c->g, &r) < 0)
+		if (depgraph_check_from(c->g, c->lg.added, c->lg.nadded, &r) < 0)
 			return -1;
 		if (r.cycle_len) {
 			layer_graph_remove_lids(&c->lg, c->chosen);
@@ -152,7 +154,7 @@ static int split_layer(const struct fabric *f, struct routing_tables *t, unsigne
 		else if (c.counted && (take_back(&c) < 0 || depgraph_check(&g, r) < 0))
 			rc = -1;
 		else
-			rc = 0;
+			rc = r->cycle_len ? 1 : 0;	/* the whole layer checked again after take_back */
 	}
 	r->vl = l;
 	*moved = c.moved;

@@ -6,7 +6,9 @@
  * names that loop; VL layering splits the ring's routes over two acyclic
  * layers, and with one VL the result is refused. A graph built by
  * threads is the merge of the graphs of its parts. A search that hands
- * its cycles to a cutter meets each of the ring's two; a layer's counted
+ * its cycles to a cutter meets each of the ring's two; a search from
+ * given channels finds the ring's cycle only from a channel that reaches
+ * it; a layer's counted
  * graph, after LIDs leave the layer and some come back, is the graph
  * built afresh, a looping entry included. Giving moved LIDs back to the
  * layers that can hold them fits the degraded radix-16 tree in 5 VLs.
@@ -210,6 +212,40 @@ static void test_cdg_cut_search_meets_each_ring_direction_once(void **state)
 	fabric_free(&f);
 }
 
+static void test_cdg_check_from_finds_only_cycles_its_roots_reach(void **state)
+{
+	struct fabric f;
+	struct routing_tables t;
+	struct cdg_report all, r;
+	struct depgraph g;
+	ring(&f);
+	assert_int_equal(minhop_route(&f, &t), 0);
+	struct cdg_mix m = cdg_mix_of(&t);
+	assert_int_equal(depgraph_init(&g, &f), 0);
+	assert_int_equal(cdg_add_layer(&f, &m, 0, NULL, &g), 0);
+	assert_int_equal(depgraph_check(&g, &all), 0);
+	assert_int_equal(all.cycle_len, 5);
+	struct cdg_channel on_cycle = all.cycle[2], dead_end = { 0 };
+	for (size_t i = 0; i < f.nnodes && !dead_end.node; i++)	/* a switch port facing a CA: waits for nothing */
+		for (unsigned p = 1; p <= f.nodes[i]->nports && !dead_end.node; p++)
+			if (f.nodes[i]->type == NODE_SWITCH && f.nodes[i]->ports[p].remote &&
+			    f.nodes[i]->ports[p].remote->type != NODE_SWITCH)
+				dead_end = (struct cdg_channel){ f.nodes[i], (uint8_t)p, 0 };
+	assert_non_null(dead_end.node);
+	assert_int_equal(depgraph_check_from(&g, &dead_end, 1, &r), 0);
+	assert_int_equal(r.cycle_len, 0);
+	assert_int_equal(depgraph_check_from(&g, NULL, 0, &r), 0);
+	assert_int_equal(r.cycle_len, 0);
+	struct cdg_channel roots[2] = { dead_end, on_cycle };
+	assert_int_equal(depgraph_check_from(&g, roots, 2, &r), 0);
+	assert_int_equal(r.cycle_len, 5);
+	assert_ptr_equal(r.cycle[0].node, on_cycle.node);	/* the search started there */
+	assert_int_equal(r.cycle[0].port, on_cycle.port);
+	depgraph_free(&g);
+	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
 /* Whether g and h hold the same turns (a matrix never allocated is all zeros). */
 static bool same_turns(const struct fabric *f, const struct depgraph *g, const struct depgraph *h)
 {
@@ -327,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_cdg_layering_removes_the_ring_cycle),
 		cmocka_unit_test(test_cdg_shared_out_build_is_the_merge_of_its_parts),
 		cmocka_unit_test(test_cdg_cut_search_meets_each_ring_direction_once),
+		cmocka_unit_test(test_cdg_check_from_finds_only_cycles_its_roots_reach),
 		cmocka_unit_test(test_cdg_layer_graph_after_lids_leave_is_the_graph_built_afresh),
 		cmocka_unit_test(test_cdg_layering_takes_back_what_a_layer_can_hold),
 	};
