@@ -15,6 +15,7 @@
  * for the layer as it now is.
  */
 #include "routing/layer_graph.h"
+#include "routing/shares.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +30,30 @@ static void note_added(struct layer_graph *lg, const struct node *sw, uint8_t ou
 	}
 }
 
-/* Adds delta to each turn on the route from sw to lid; a turn no path makes any more leaves the graph. */
-static void path(struct layer_graph *lg, const struct node *sw, uint16_t lid, int delta)
+static void note_crossing(struct layer_crossings *x, const struct node *sw, uint8_t out, const struct node *next,
+			  uint8_t next_out)
+{
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? 2 * x->cap : 256;
+		struct layer_crossing *v = realloc(x->v, cap * sizeof(*v));
+		if (!v) {
+			x->failed = true;
+			return;
+		}
+		x->v = v;
+		x->cap = cap;
+	}
+	x->v[x->n++] = (struct layer_crossing){ sw, next, out, next_out };
+}
+
+/*
+ * Adds delta (1 or -1) to each turn on the route from sw to lid; a turn
+ * whose count leaves or reaches 0 goes into x, for the graph. The counts
+ * are atomic: shares walk at once, and within one change every delta
+ * has the same sign, so each turn crosses 0 in one share only.
+ */
+static void path(const struct layer_graph *lg, const struct node *sw, uint16_t lid, int delta,
+		 struct layer_crossings *x)
 {
 	for (size_t hops = 0; sw && hops <= lg->f->nnodes; hops++) {	/* a looping table is cut short */
 		uint8_t out = routing_next_hop(lg->t, sw, lid);
@@ -41,13 +64,10 @@ static void path(struct layer_graph *lg, const struct node *sw, uint16_t lid, in
 		uint32_t *count = lg->count[next->index];
 		if (next_out && count) {
 			uint32_t *c = &count[(size_t)in * (next->nports + 1u) + next_out];
-			if (!*c && delta > 0) {	/* a LID coming back puts its turns back */
-				depgraph_add(lg->g, sw, out, next, next_out);
-				note_added(lg, sw, out);
-			}
-			*c += (uint32_t)delta;
-			if (!*c)
-				depgraph_remove_turn(lg->g, next, in, next_out);
+			bool crossed = delta > 0 ? __atomic_fetch_add(c, 1, __ATOMIC_RELAXED) == 0
+						 : __atomic_sub_fetch(c, 1, __ATOMIC_RELAXED) == 0;
+			if (crossed)
+				note_crossing(x, sw, out, next, next_out);
 		}
 		sw = next;
 	}
@@ -70,41 +90,19 @@ static bool ca_sender(const struct layer_graph *lg, uint16_t lid)
 	return lg->lid_kind[lid] == LID_CA && lg->lid_node[lid];
 }
 
-/* The paths to lid from every CA's switch. */
-static void paths_to(struct layer_graph *lg, uint16_t lid, int delta)
-{
-	for (size_t i = 0; i < lg->nentry; i++)
-		path(lg, lg->entry[i], lid, delta);
-}
-
 /*
- * The answers to every CA from the switches of lg->from[] (where CAs
- * enter, or, own[], the switch's own LID). The destination is the outer
- * loop: consecutive destinations read the same lines of the switches'
- * tables.
+ * Notes lid among the destinations whose paths change and, with answers,
+ * the switch its answers start at in lg->from[] (a CA's only when it is
+ * the first or last on the layer at its switch).
  */
-static void answers_from(struct layer_graph *lg, size_t nfrom, int delta)
+static void note_lid(struct layer_graph *lg, uint16_t lid, int delta)
 {
-	for (size_t i = 0; i < lg->nca; i++) {
-		uint16_t d = lg->ca_lids[i];
-		for (size_t k = 0; k < nfrom; k++)
-			path(lg, lg->own[k] ? own_start(lg, lg->from[k], d) : lg->from[k], d, delta);
-	}
-}
-
-/*
- * Adds lid's paths to the graph (delta 1) or takes them out (-1): its
- * destination paths at once, its answers listed in lg->from[] at *nfrom
- * (a CA's only when it is the first or last on the layer at its switch).
- */
-static void lid_paths(struct layer_graph *lg, uint16_t lid, int delta, size_t *nfrom)
-{
-	paths_to(lg, lid, delta);
+	lg->dest[lg->ndest++] = lid;
 	if (!lg->answers)
 		return;
 	if (lg->lid_kind[lid] == LID_OWN) {
-		lg->own[*nfrom] = true;
-		lg->from[(*nfrom)++] = lg->lid_node[lid];
+		lg->own[lg->nfrom] = true;
+		lg->from[lg->nfrom++] = lg->lid_node[lid];
 		return;
 	}
 	if (!ca_sender(lg, lid))
@@ -112,19 +110,75 @@ static void lid_paths(struct layer_graph *lg, uint16_t lid, int delta, size_t *n
 	uint32_t *at = &lg->cas_on_layer[lg->lid_node[lid]->index];
 	bool changes = delta > 0 ? (*at)++ == 0 : --(*at) == 0;
 	if (changes) {
-		lg->own[*nfrom] = false;
-		lg->from[(*nfrom)++] = lg->lid_node[lid];
+		lg->own[lg->nfrom] = false;
+		lg->from[lg->nfrom++] = lg->lid_node[lid];
 	}
 }
 
-/* Adds (delta 1) or takes out (-1) the paths of the layer's LIDs with lids[lid] set (NULL: all of them). */
-static void change(struct layer_graph *lg, const bool *lids, int delta)
+/* One change's paths, shared out: items [0, ndest * nentry) to lg->dest[], the rest answers. */
+struct walk_run {
+	const struct layer_graph *lg;
+	int delta;
+	struct layer_crossings *x;	/* per share */
+};
+
+/*
+ * Walks items [from, to): the paths to each destination from every CA's
+ * switch, then the answers to every CA from each switch of lg->from[] (the
+ * destination outer: consecutive destinations read the same lines of the
+ * switches' tables).
+ */
+static void walk_share(void *arg, size_t k, size_t from, size_t to)
 {
-	size_t nfrom = 0;
+	const struct walk_run *w = arg;
+	const struct layer_graph *lg = w->lg;
+	size_t to_dest = lg->ndest * lg->nentry;
+	for (size_t i = from; i < to && i < to_dest; i++)
+		path(lg, lg->entry[i % lg->nentry], lg->dest[i / lg->nentry], w->delta, &w->x[k]);
+	for (size_t i = from > to_dest ? from : to_dest; i < to; i++) {
+		size_t j = i - to_dest, f = j % lg->nfrom;
+		uint16_t d = lg->ca_lids[j / lg->nfrom];
+		path(lg, lg->own[f] ? own_start(lg, lg->from[f], d) : lg->from[f], d, w->delta, &w->x[k]);
+	}
+}
+
+/* Puts the turns that crossed 0 into the graph (delta 1) or takes them out (-1), share by share. */
+static int apply_crossings(struct layer_graph *lg, size_t nshares, int delta)
+{
+	for (size_t k = 0; k < nshares; k++) {
+		struct layer_crossings *x = &lg->crossings[k];
+		if (x->failed)
+			return -1;
+		for (size_t i = 0; i < x->n; i++) {
+			const struct layer_crossing *c = &x->v[i];
+			if (delta < 0) {
+				depgraph_remove_turn(lg->g, c->next, c->sw->ports[c->out].remote_port, c->next_out);
+				continue;
+			}
+			if (depgraph_add(lg->g, c->sw, c->out, c->next, c->next_out) < 0)	/* a LID coming back */
+				return -1;
+			note_added(lg, c->sw, c->out);
+		}
+	}
+	return 0;
+}
+
+#define WALK_SHARE_MIN_PATHS 8192
+
+/* Adds (delta 1) or takes out (-1) the paths of the layer's LIDs with lids[lid] set (NULL: all of them). */
+static int change(struct layer_graph *lg, const bool *lids, int delta)
+{
+	lg->ndest = lg->nfrom = 0;
 	for (uint32_t lid = 1; lid <= lg->t->max_lid; lid++)
 		if ((!lids || lids[lid]) && on_layer(lg, (uint16_t)lid))
-			lid_paths(lg, (uint16_t)lid, delta, &nfrom);
-	answers_from(lg, nfrom, delta);
+			note_lid(lg, (uint16_t)lid, delta);
+	size_t items = lg->ndest * lg->nentry + lg->nca * lg->nfrom;
+	size_t nshares = shares_count(items, WALK_SHARE_MIN_PATHS);
+	struct walk_run w = { lg, delta, lg->crossings };
+	for (size_t k = 0; k < nshares; k++)
+		lg->crossings[k].n = 0;
+	shares_run(nshares, items, walk_share, &w);
+	return apply_crossings(lg, nshares, delta);
 }
 
 /* Indexes the fabric's LIDs as routing/cdg.c walks them: a switch's port 0, a CA's ports. */
@@ -137,9 +191,10 @@ static int index_lids(struct layer_graph *lg)
 	lg->lid_kind = calloc(n, sizeof(*lg->lid_kind));
 	lg->entry = malloc((f->nnodes + 1) * sizeof(*lg->entry));
 	lg->ca_lids = malloc(n * sizeof(*lg->ca_lids));
+	lg->dest = malloc(n * sizeof(*lg->dest));
 	lg->from = malloc((f->nnodes + 1) * sizeof(*lg->from));
 	lg->own = malloc((f->nnodes + 1) * sizeof(*lg->own));
-	if (!entered || !lg->lid_node || !lg->lid_kind || !lg->entry || !lg->ca_lids || !lg->from || !lg->own) {
+	if (!entered || !lg->lid_node || !lg->lid_kind || !lg->entry || !lg->ca_lids || !lg->dest || !lg->from || !lg->own) {
 		free(entered);
 		return -1;
 	}
@@ -181,26 +236,28 @@ int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struc
 		if (sw->type == NODE_SWITCH && !(lg->count[i] = calloc(ports * ports, sizeof(**lg->count))))
 			goto fail;
 	}
-	change(lg, NULL, 1);
+	if (change(lg, NULL, 1) < 0)
+		goto fail;
 	return 0;
 fail:
 	layer_graph_free(lg);
 	return -1;
 }
 
-void layer_graph_remove_lids(struct layer_graph *lg, const bool *lids)
+int layer_graph_remove_lids(struct layer_graph *lg, const bool *lids)
 {
-	change(lg, lids, -1);
+	return change(lg, lids, -1);
 }
 
-void layer_graph_add_lids(struct layer_graph *lg, const bool *lids)
+int layer_graph_add_lids(struct layer_graph *lg, const bool *lids)
 {
 	for (size_t i = 0; i < lg->nadded; i++)
 		lg->is_added[lg->g->base[lg->added[i].node->index] + lg->added[i].port] = 0;
 	lg->nadded = 0;
 	lg->recording = true;
-	change(lg, lids, 1);
+	int rc = change(lg, lids, 1);
 	lg->recording = false;
+	return rc;
 }
 
 void layer_graph_free(struct layer_graph *lg)
@@ -213,8 +270,11 @@ void layer_graph_free(struct layer_graph *lg)
 	free(lg->lid_kind);
 	free(lg->entry);
 	free(lg->ca_lids);
+	free(lg->dest);
 	free(lg->from);
 	free(lg->own);
+	for (size_t k = 0; k < SHARES_MAX; k++)
+		free(lg->crossings[k].v);
 	free(lg->is_added);
 	free(lg->added);
 	memset(lg, 0, sizeof(*lg));

@@ -6,8 +6,22 @@
 #define ROUTING_LAYER_GRAPH_H
 
 #include "routing/cdg.h"
+#include "routing/shares.h"
 
 enum { LID_NONE, LID_CA, LID_OWN };
+
+/* A turn (sw, out) -> (next, next_out) whose count left or reached 0 during a change. */
+struct layer_crossing {
+	const struct node *sw, *next;
+	uint8_t out, next_out;
+};
+
+/* One share's crossings. */
+struct layer_crossings {
+	struct layer_crossing *v;
+	size_t n, cap;
+	bool failed;		/* one could not be kept */
+};
 
 struct layer_graph {
 	const struct fabric *f;
@@ -23,8 +37,12 @@ struct layer_graph {
 	size_t nentry;
 	uint16_t *ca_lids;	/* every CA LID: where answers go */
 	size_t nca;
+	uint16_t *dest;		/* scratch: the LIDs whose paths are being added or taken out */
+	size_t ndest;
 	const struct node **from;	/* scratch: switches whose answers are being added or taken out */
 	bool *own;		/* per from[]: a switch's own answers (else its CAs') */
+	size_t nfrom;
+	struct layer_crossings crossings[SHARES_MAX];
 	struct cdg_channel *added;	/* channels given a dependency by the last layer_graph_add_lids */
 	size_t nadded;
 	uint8_t *is_added;	/* per channel of g: listed in added[] */
@@ -42,14 +60,15 @@ int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struc
  * Takes the paths of the LIDs with lids[lid] set out of the graph (call it
  * while their t->sl is still the layer, then change their SLs): g then
  * holds exactly what cdg_add_layer would build without them on the layer.
+ * -1 on allocation failure (the graph is then not to be trusted).
  */
-void layer_graph_remove_lids(struct layer_graph *lg, const bool *lids);
+int layer_graph_remove_lids(struct layer_graph *lg, const bool *lids);
 /*
  * Puts the paths of the LIDs with lids[lid] set back (call it once their
  * t->sl is the layer again); lg->added lists the channels that gained a
- * dependency (roots for depgraph_check_from).
+ * dependency (roots for depgraph_check_from). -1 on allocation failure.
  */
-void layer_graph_add_lids(struct layer_graph *lg, const bool *lids);
+int layer_graph_add_lids(struct layer_graph *lg, const bool *lids);
 void layer_graph_free(struct layer_graph *lg);
 
 #endif

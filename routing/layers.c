@@ -88,7 +88,8 @@ static int cut(void *arg, const struct cdg_channel *cycle, size_t len)
 	if (!c->counted && layer_graph_init(&c->lg, c->f, c->t, c->l, c->answers, c->g) < 0)
 		return -2;
 	c->counted = true;
-	layer_graph_remove_lids(&c->lg, c->chosen);
+	if (layer_graph_remove_lids(&c->lg, c->chosen) < 0)
+		return -2;
 	for (size_t lid = 1; lid < n; lid++)
 		if (c->chosen[lid]) {
 			c->left[lid] = true;
@@ -117,11 +118,12 @@ static int take_back(struct cutter *c)
 			continue;
 		c->t->sl[lid] = (uint8_t)c->l;
 		c->chosen[lid] = true;
-		layer_graph_add_lids(&c->lg, c->chosen);
-		if (depgraph_check_from(c->g, c->lg.added, c->lg.nadded, &r) < 0)
+		if (layer_graph_add_lids(&c->lg, c->chosen) < 0 ||
+		    depgraph_check_from(c->g, c->lg.added, c->lg.nadded, &r) < 0)
 			return -1;
 		if (r.cycle_len) {
-			layer_graph_remove_lids(&c->lg, c->chosen);
+			if (layer_graph_remove_lids(&c->lg, c->chosen) < 0)
+				return -1;
 			c->t->sl[lid] = (uint8_t)(c->l + 1);
 		} else
 			c->moved--;

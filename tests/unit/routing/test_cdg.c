@@ -297,7 +297,7 @@ static void test_cdg_layer_graph_after_lids_leave_is_the_graph_built_afresh(void
 			for (uint32_t round = 0; round < 3; round++) {	/* most of the layer leaves, in 3 moves */
 				for (uint32_t lid = 1; lid <= t.max_lid; lid++)
 					leaving[lid] = t.sl[lid] == layer && lid % 4 && lid % 3 == round;
-				layer_graph_remove_lids(&lg, leaving);
+				assert_int_equal(layer_graph_remove_lids(&lg, leaving), 0);
 				for (uint32_t lid = 1; lid <= t.max_lid; lid++)
 					if (leaving[lid])
 						t.sl[lid] = 2;
@@ -316,7 +316,7 @@ static void test_cdg_layer_graph_after_lids_leave_is_the_graph_built_afresh(void
 					t.sl[lid] = (uint8_t)layer;
 					back[lid] = true;
 				}
-			layer_graph_add_lids(&lg, back);
+			assert_int_equal(layer_graph_add_lids(&lg, back), 0);
 			free(back);
 			assert_int_equal(depgraph_init(&fresh, &f), 0);
 			assert_int_equal(cdg_add_layer(&f, &m, layer, NULL, &fresh), 0);
