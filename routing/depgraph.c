@@ -235,6 +235,14 @@ static bool has_succ(const struct depgraph *g, const struct frame *fr)
 	return false;
 }
 
+bool depgraph_has(const struct depgraph *g, const struct cdg_channel *a, const struct cdg_channel *b)
+{
+	const uint64_t *t = g->turns[b->node->index];
+	size_t row = (size_t)a->node->ports[a->port].remote_port * g->nvl + a->vl, col = (size_t)b->port * g->nvl + b->vl;
+	return t && a->node->ports[a->port].remote == b->node &&
+	       (t[row * row_words(g, b->node) + col / 64] >> (col % 64) & 1);
+}
+
 void depgraph_remove_turn(struct depgraph *g, const struct node *b, uint8_t in_port, uint8_t out_port)
 {
 	uint64_t *t = g->turns[b->index];

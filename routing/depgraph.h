@@ -85,6 +85,8 @@ int depgraph_check(struct depgraph *g, struct cdg_report *r);
  */
 int depgraph_check_from(struct depgraph *g, const struct cdg_channel *roots, size_t n, struct cdg_report *r);
 
+/* Whether channel a waits for channel b in g. */
+bool depgraph_has(const struct depgraph *g, const struct cdg_channel *a, const struct cdg_channel *b);
 /* Removes "what enters b on in_port waits for out_port" (a graph of one VL), if there. */
 void depgraph_remove_turn(struct depgraph *g, const struct node *b, uint8_t in_port, uint8_t out_port);
 

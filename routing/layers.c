@@ -36,7 +36,45 @@ struct cutter {
 	struct depgraph *g;	/* the layer's graph */
 	struct layer_graph lg;	/* its paths, counted from the first move on */
 	bool counted;
+	struct cut_record {	/* each cut: its cycle and the dependency whose users moved */
+		struct cdg_channel *cycle;
+		size_t len, chosen;
+	} *cuts;
+	size_t ncuts, cap;
+	uint32_t *cut_of;	/* [lid]: the cut that moved it, + 1 */
 };
+
+/* Notes the cycle a cut broke at its dependency i, for the LIDs it moves. -1 on allocation failure. */
+static int record_cut(struct cutter *c, const struct cdg_channel *cycle, size_t len, size_t i)
+{
+	if (c->ncuts == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		struct cut_record *more = realloc(c->cuts, cap * sizeof(*more));
+		if (!more)
+			return -1;
+		c->cuts = more;
+		c->cap = cap;
+	}
+	struct cdg_channel *copy = malloc(len * sizeof(*copy));
+	if (!copy)
+		return -1;
+	memcpy(copy, cycle, len * sizeof(*copy));
+	c->cuts[c->ncuts++] = (struct cut_record){ copy, len, i };
+	return 0;
+}
+
+/*
+ * Whether the cycle lid was moved for still stands but for the dependency
+ * lid made: bringing it back would close that cycle again.
+ */
+static bool cycle_waits(const struct cutter *c, uint16_t lid)
+{
+	const struct cut_record *k = &c->cuts[c->cut_of[lid] - 1];
+	for (size_t j = 0; j < k->len; j++)
+		if (j != k->chosen && !depgraph_has(c->g, &k->cycle[j], &k->cycle[(j + 1) % k->len]))
+			return false;
+	return true;
+}
 
 /* A dependency of the cycle (cycle[i] -> the next) and how many routes make it. */
 struct candidate {
@@ -88,10 +126,11 @@ static int cut(void *arg, const struct cdg_channel *cycle, size_t len)
 	if (!c->counted && layer_graph_init(&c->lg, c->f, c->t, c->l, c->answers, c->g) < 0)
 		return -2;
 	c->counted = true;
-	if (layer_graph_remove_lids(&c->lg, c->chosen) < 0)
+	if (layer_graph_remove_lids(&c->lg, c->chosen) < 0 || record_cut(c, cycle, len, best_i) < 0)
 		return -2;
 	for (size_t lid = 1; lid < n; lid++)
 		if (c->chosen[lid]) {
+			c->cut_of[lid] = (uint32_t)c->ncuts;
 			c->left[lid] = true;
 			c->t->sl[lid] = (uint8_t)(c->l + 1);
 		}
@@ -104,9 +143,12 @@ static int cut(void *arg, const struct cdg_channel *cycle, size_t len)
  * Gives back to layer l, one by one, the LIDs moved off it while its
  * cycles were broken, each staying if the layer's graph stays acyclic
  * with it: a later move often took away what made an earlier one
- * necessary (first fit, as LASH places its paths). The layer is acyclic
- * before each LID comes back, so a cycle must pass through a dependency
- * the LID added: the search starts at those only. -1 on failure.
+ * necessary (first fit, as LASH places its paths). A LID whose cycle
+ * still stands but for the dependency its move took away stays off
+ * without a try (the cut counted it among that dependency's users). The
+ * layer is acyclic before each LID comes back, so a cycle must pass
+ * through a dependency the LID added: the search starts at those only.
+ * -1 on failure.
  */
 static int take_back(struct cutter *c)
 {
@@ -115,6 +157,8 @@ static int take_back(struct cutter *c)
 	for (size_t lid = 1; lid < n; lid++) {
 		struct cdg_report r;
 		if (!c->left[lid] || c->t->sl[lid] != c->l + 1)
+			continue;
+		if (cycle_waits(c, (uint16_t)lid))
 			continue;
 		c->t->sl[lid] = (uint8_t)c->l;
 		c->chosen[lid] = true;
@@ -145,11 +189,12 @@ static int split_layer(const struct fabric *f, struct routing_tables *t, unsigne
 	struct cutter c = { .f = f, .t = t, .l = l, .answers = !m->no_answers, .g = &g,
 			    .uses = malloc((size_t)t->max_lid + 1), .chosen = malloc((size_t)t->max_lid + 1),
 			    .left = calloc((size_t)t->max_lid + 1, 1),
+			    .cut_of = calloc((size_t)t->max_lid + 1, sizeof(*c.cut_of)),
 			    .users = last ? NULL : cdg_users_new(f, t, l, !m->no_answers) };
 	int rc = -1;
 	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
 		c.on_layer += t->sl[lid] == l;
-	if (c.uses && c.chosen && c.left && (last || c.users) && depgraph_init(&g, f) == 0 &&
+	if (c.uses && c.chosen && c.left && c.cut_of && (last || c.users) && depgraph_init(&g, f) == 0 &&
 	    cdg_add_layer(f, m, l, NULL, &g) == 0 && depgraph_cut_cycles(&g, last ? NULL : cut, &c, r) == 0) {
 		if (r->cycle_len)
 			rc = 1;
@@ -167,6 +212,10 @@ static int split_layer(const struct fabric *f, struct routing_tables *t, unsigne
 	free(c.uses);
 	free(c.chosen);
 	free(c.left);
+	free(c.cut_of);
+	for (size_t k = 0; k < c.ncuts; k++)
+		free(c.cuts[k].cycle);
+	free(c.cuts);
 	return rc;
 }
 
