@@ -19,6 +19,7 @@
  */
 #include "routing/layers.h"
 #include "routing/layer_graph.h"
+#include "routing/users_memo.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ struct cutter {
 	unsigned l;
 	bool answers;
 	struct cdg_users *users;	/* who makes a dependency */
+	struct users_memo memo;	/* what it found, per dependency */
 	bool *uses, *chosen, *left;	/* max_lid + 1 each; left: moved off l */
 	unsigned on_layer;	/* LIDs on l */
 	unsigned moved;
@@ -76,6 +78,32 @@ static bool cycle_waits(const struct cutter *c, uint16_t lid)
 	return true;
 }
 
+/*
+ * The users of a -> b on layer l, stopping at limit (cdg_users_of). The
+ * search only takes LIDs off the layer, so a dependency's users are those
+ * found before that are still on it: a complete answer serves again, and
+ * so does a partial one that still reaches the limit. -1 on failure.
+ */
+static long users_of(struct cutter *c, const struct cdg_channel *a, const struct cdg_channel *b, unsigned limit)
+{
+	const struct users_memo_entry *e = users_memo_find(&c->memo, a, b);
+	if (e) {
+		unsigned users = 0;
+		memset(c->uses, 0, (size_t)c->t->max_lid + 1);
+		for (uint32_t i = 0; i < e->n; i++)
+			if (c->t->sl[e->lids[i]] == c->l) {
+				c->uses[e->lids[i]] = true;
+				users++;
+			}
+		if (e->complete || users >= limit)
+			return users;
+	}
+	unsigned users = cdg_users_of(c->users, a, b, c->uses, limit);
+	if (users_memo_keep(&c->memo, a, b, c->uses, c->t->max_lid, users < limit) < 0)
+		return -1;
+	return users;
+}
+
 /* A dependency of the cycle (cycle[i] -> the next) and how many routes make it. */
 struct candidate {
 	size_t reach;
@@ -113,9 +141,13 @@ static int cut(void *arg, const struct cdg_channel *cycle, size_t len)
 	for (size_t k = 0; k < len; k++) {	/* a later dependency must have fewer users, an earlier one as few */
 		size_t i = order[k].i;
 		unsigned limit = !best ? c->on_layer : i < best_i ? best + 1 : best;
-		unsigned users = cdg_users_of(c->users, &cycle[i], &cycle[(i + 1) % len], c->uses, limit);
+		long users = users_of(c, &cycle[i], &cycle[(i + 1) % len], limit);
+		if (users < 0) {
+			free(order);
+			return -2;
+		}
 		if (users && users < limit) {
-			best = users;
+			best = (unsigned)users;
 			best_i = i;
 			memcpy(c->chosen, c->uses, n * sizeof(*c->uses));
 		}
@@ -209,6 +241,7 @@ static int split_layer(const struct fabric *f, struct routing_tables *t, unsigne
 		layer_graph_free(&c.lg);
 	depgraph_free(&g);
 	cdg_users_free(c.users);
+	users_memo_free(&c.memo);
 	free(c.uses);
 	free(c.chosen);
 	free(c.left);

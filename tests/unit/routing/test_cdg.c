@@ -8,7 +8,8 @@
  * threads is the merge of the graphs of its parts. A search that hands
  * its cycles to a cutter meets each of the ring's two; a search from
  * given channels finds the ring's cycle only from a channel that reaches
- * it; a layer's counted
+ * it; the memo of a dependency's users keeps each apart and finds them
+ * after it grows; a layer's counted
  * graph, after LIDs leave the layer and some come back, is the graph
  * built afresh, a looping entry included. Giving moved LIDs back to the
  * layers that can hold them fits the degraded radix-16 tree in 5 VLs.
@@ -24,6 +25,7 @@
 #include "routing/cdg.h"
 #include "routing/engine.h"
 #include "routing/layer_graph.h"
+#include "routing/users_memo.h"
 #include "topology/fattree_gen.h"
 #include "fixtures.h"
 
@@ -246,6 +248,46 @@ static void test_cdg_check_from_finds_only_cycles_its_roots_reach(void **state)
 	fabric_free(&f);
 }
 
+static void test_cdg_users_memo_keeps_each_dependency_apart(void **state)
+{
+	struct fabric f;
+	struct users_memo m;
+	ring(&f);
+	users_memo_init(&m);
+	bool uses[USERS_MEMO_MAX_LIDS + 8] = { false };
+	const struct node *sw = f.nodes[0];
+	struct cdg_channel a = { sw, 1, 0 }, b = { sw->ports[1].remote, 1, 0 }, b2 = { b.node, 3, 0 };
+	assert_null(users_memo_find(&m, &a, &b));
+	uses[3] = uses[7] = true;
+	assert_int_equal(users_memo_keep(&m, &a, &b, uses, 10, true), 0);
+	uses[7] = false;
+	uses[9] = true;
+	assert_int_equal(users_memo_keep(&m, &a, &b2, uses, 10, false), 0);
+	const struct users_memo_entry *e = users_memo_find(&m, &a, &b);
+	assert_non_null(e);
+	assert_int_equal(e->n, 2);
+	assert_int_equal(e->lids[0], 3);
+	assert_int_equal(e->lids[1], 7);
+	assert_true(e->complete);
+	e = users_memo_find(&m, &a, &b2);
+	assert_non_null(e);
+	assert_int_equal(e->lids[1], 9);
+	assert_false(e->complete);
+	for (unsigned node = 1; node < 5; node++)	/* enough keys to grow the table past its first size */
+		for (unsigned p = 0; p < 255; p++) {
+			struct cdg_channel x = { f.nodes[node], (uint8_t)p, 0 }, y = { b.node, (uint8_t)(p % 7), 0 };
+			assert_int_equal(users_memo_keep(&m, &x, &y, uses, 10, true), 0);
+		}
+	assert_true(m.cap > 1024);
+	assert_int_equal(users_memo_find(&m, &a, &b)->lids[1], 7);	/* still found after growing */
+	for (unsigned lid = 1; lid <= USERS_MEMO_MAX_LIDS + 1; lid++)
+		uses[lid] = true;
+	assert_int_equal(users_memo_keep(&m, &a, &b, uses, USERS_MEMO_MAX_LIDS + 1, true), 0);
+	assert_int_equal(users_memo_find(&m, &a, &b)->n, 2);	/* too many users: not remembered */
+	users_memo_free(&m);
+	fabric_free(&f);
+}
+
 /* Whether g and h hold the same turns (a matrix never allocated is all zeros). */
 static bool same_turns(const struct fabric *f, const struct depgraph *g, const struct depgraph *h)
 {
@@ -364,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_cdg_shared_out_build_is_the_merge_of_its_parts),
 		cmocka_unit_test(test_cdg_cut_search_meets_each_ring_direction_once),
 		cmocka_unit_test(test_cdg_check_from_finds_only_cycles_its_roots_reach),
+		cmocka_unit_test(test_cdg_users_memo_keeps_each_dependency_apart),
 		cmocka_unit_test(test_cdg_layer_graph_after_lids_leave_is_the_graph_built_afresh),
 		cmocka_unit_test(test_cdg_layering_takes_back_what_a_layer_can_hold),
 	};
