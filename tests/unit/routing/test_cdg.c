@@ -188,17 +188,23 @@ static int cut_first(void *arg, const struct cdg_channel *cycle, size_t len)
 	return 0;
 }
 
+/* The ring of five routed min-hop, and its graph. */
+static void ring_graph(struct fabric *f, struct routing_tables *t, struct depgraph *g)
+{
+	ring(f);
+	assert_int_equal(minhop_route(f, t), 0);
+	struct cdg_mix m = cdg_mix_of(t);
+	assert_int_equal(depgraph_init(g, f), 0);
+	assert_int_equal(cdg_add_layer(f, &m, 0, NULL, g), 0);
+}
+
 static void test_cdg_cut_search_meets_each_ring_direction_once(void **state)
 {
 	struct fabric f;
 	struct routing_tables t;
 	struct cdg_report first, r;
 	struct depgraph g;
-	ring(&f);
-	assert_int_equal(minhop_route(&f, &t), 0);
-	struct cdg_mix m = cdg_mix_of(&t);
-	assert_int_equal(depgraph_init(&g, &f), 0);
-	assert_int_equal(cdg_add_layer(&f, &m, 0, NULL, &g), 0);
+	ring_graph(&f, &t, &g);
 	assert_int_equal(depgraph_cut_cycles(&g, NULL, NULL, &first), 0);	/* no cutter: depgraph_check */
 	assert_int_equal(first.cycle_len, 5);
 	size_t before = g.used;
@@ -220,11 +226,7 @@ static void test_cdg_check_from_finds_only_cycles_its_roots_reach(void **state)
 	struct routing_tables t;
 	struct cdg_report all, r;
 	struct depgraph g;
-	ring(&f);
-	assert_int_equal(minhop_route(&f, &t), 0);
-	struct cdg_mix m = cdg_mix_of(&t);
-	assert_int_equal(depgraph_init(&g, &f), 0);
-	assert_int_equal(cdg_add_layer(&f, &m, 0, NULL, &g), 0);
+	ring_graph(&f, &t, &g);
 	assert_int_equal(depgraph_check(&g, &all), 0);
 	assert_int_equal(all.cycle_len, 5);
 	struct cdg_channel on_cycle = all.cycle[2], dead_end = { 0 };
