@@ -274,8 +274,6 @@ struct search {
 	struct frame *stack;
 	size_t depth;
 	struct cdg_channel *cycle;
-	uint32_t *post;		/* NULL, or per channel: when it was done (1, 2, ...) */
-	uint32_t ndone;
 };
 
 /* The stack after cut removed dependencies: up to the first one that is gone. */
@@ -319,8 +317,6 @@ static int search_from(struct search *s, struct frame root)
 		size_t w;
 		if (!next_succ(s->g, top, &w)) {
 			s->colour[top->v] = 2;
-			if (s->post)
-				s->post[top->v] = ++s->ndone;
 			s->depth--;
 			continue;
 		}
@@ -342,17 +338,23 @@ static int search_from(struct search *s, struct frame root)
 	return 0;
 }
 
-/* The search from every channel in order (numbering them in post when not NULL). */
-static int find_cycles(struct depgraph *g, depgraph_cut_fn *cut, void *arg, struct cdg_report *r, uint32_t *post)
+/* The search from the channels of roots (n of them), or from every channel in order when roots is NULL. */
+static int find_cycles(struct depgraph *g, const struct cdg_channel *roots, size_t n, depgraph_cut_fn *cut,
+		       void *arg, struct cdg_report *r)
 {
-	struct search s = { .g = g, .cut = cut, .arg = arg, .r = r, .post = post, .colour = calloc(g->nch, 1),
+	struct search s = { .g = g, .cut = cut, .arg = arg, .r = r, .colour = calloc(g->nch, 1),
 			    .stack = malloc(g->nch * sizeof(*s.stack)),
 			    .cycle = cut ? malloc(g->nch * sizeof(*s.cycle)) : NULL };
 	int rc = -1;
 	if (!s.colour || !s.stack || (cut && !s.cycle))
 		goto done;
 	rc = 0;
-	for (size_t i = 0; i < g->f->nnodes && !rc && !r->cycle_len; i++) {
+	for (size_t i = 0; roots && i < n && !rc && !r->cycle_len; i++) {
+		const struct node *a = roots[i].node;
+		rc = search_from(&s, frame_of(g, (g->base[a->index] + roots[i].port) * g->nvl + roots[i].vl, a,
+					      roots[i].port, roots[i].vl));
+	}
+	for (size_t i = 0; !roots && i < g->f->nnodes && !rc && !r->cycle_len; i++) {
 		const struct node *a = g->f->nodes[i];
 		for (unsigned p = 0; p <= a->nports && !rc && !r->cycle_len; p++)
 			for (unsigned vl = 0; vl < g->nvl && !rc && !r->cycle_len; vl++)
@@ -413,7 +415,7 @@ int depgraph_cut_cycles(struct depgraph *g, depgraph_cut_fn *cut, void *arg, str
 	report_init(g, r);
 	if (count_dependencies(g, r) < 0)
 		return -1;
-	return find_cycles(g, cut, arg, r, NULL);
+	return find_cycles(g, NULL, 0, cut, arg, r);
 }
 
 int depgraph_check(struct depgraph *g, struct cdg_report *r)
@@ -421,9 +423,8 @@ int depgraph_check(struct depgraph *g, struct cdg_report *r)
 	return depgraph_cut_cycles(g, NULL, NULL, r);
 }
 
-int depgraph_post_order(struct depgraph *g, uint32_t *post, struct cdg_report *r)
+int depgraph_check_from(struct depgraph *g, const struct cdg_channel *roots, size_t n, struct cdg_report *r)
 {
 	report_init(g, r);
-	memset(post, 0, g->nch * sizeof(*post));
-	return find_cycles(g, NULL, NULL, r, post);
+	return n ? find_cycles(g, roots, n, NULL, NULL, r) : 0;	/* no roots: nothing to search (NULL is every channel) */
 }

@@ -77,12 +77,13 @@ int depgraph_add_turns(struct depgraph *g, const struct node *b, uint8_t in_port
  */
 int depgraph_check(struct depgraph *g, struct cdg_report *r);
 /*
- * depgraph_check (cycle only, counts left 0) that also numbers the
- * channels in the order the search is done with them (post[nch]; 0: never
- * met, it waits for nothing): in an acyclic g every dependency a -> b has
- * post[a] > post[b]. -1 on allocation failure.
+ * The first cycle reachable from the n channels of roots into r->cycle
+ * (counts left 0): every cycle of a graph that was acyclic before some
+ * dependencies were added passes through one of the added ones, so their
+ * first channels as roots find it without searching the whole graph. -1
+ * on allocation failure.
  */
-int depgraph_post_order(struct depgraph *g, uint32_t *post, struct cdg_report *r);
+int depgraph_check_from(struct depgraph *g, const struct cdg_channel *roots, size_t n, struct cdg_report *r);
 
 /* Whether channel a waits for channel b in g. */
 bool depgraph_has(const struct depgraph *g, const struct cdg_channel *a, const struct cdg_channel *b);

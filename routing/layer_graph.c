@@ -20,6 +20,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Lists channel (sw, out) among those a dependency was added to, once. */
+static void note_added(struct layer_graph *lg, const struct node *sw, uint8_t out)
+{
+	uint8_t *mark = &lg->is_added[lg->g->base[sw->index] + out];
+	if (lg->recording && !*mark) {
+		*mark = 1;
+		lg->added[lg->nadded++] = (struct cdg_channel){ sw, out, 0 };
+	}
+}
+
 static void note_crossing(struct layer_crossings *x, const struct node *sw, uint8_t out, const struct node *next,
 			  uint8_t next_out)
 {
@@ -147,6 +157,7 @@ static int apply_crossings(struct layer_graph *lg, size_t nshares, int delta)
 			}
 			if (depgraph_add(lg->g, c->sw, c->out, c->next, c->next_out) < 0)	/* a LID coming back */
 				return -1;
+			note_added(lg, c->sw, c->out);
 		}
 	}
 	return 0;
@@ -167,7 +178,6 @@ static int change(struct layer_graph *lg, const bool *lids, int delta)
 	for (size_t k = 0; k < nshares; k++)
 		lg->crossings[k].n = 0;
 	shares_run(nshares, items, walk_share, &w);
-	lg->ncrossings = nshares;
 	return apply_crossings(lg, nshares, delta);
 }
 
@@ -216,7 +226,9 @@ int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struc
 	*lg = (struct layer_graph){ .f = f, .t = t, .layer = layer, .answers = answers, .g = g };
 	lg->count = calloc(f->nnodes + 1, sizeof(*lg->count));
 	lg->cas_on_layer = calloc(f->nnodes + 1, sizeof(*lg->cas_on_layer));
-	if (!lg->count || !lg->cas_on_layer || index_lids(lg) < 0)
+	lg->is_added = calloc(g->nch + 1, 1);
+	lg->added = malloc((g->nch + 1) * sizeof(*lg->added));
+	if (!lg->count || !lg->cas_on_layer || !lg->is_added || !lg->added || index_lids(lg) < 0)
 		goto fail;
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *sw = f->nodes[i];
@@ -239,7 +251,13 @@ int layer_graph_remove_lids(struct layer_graph *lg, const bool *lids)
 
 int layer_graph_add_lids(struct layer_graph *lg, const bool *lids)
 {
-	return change(lg, lids, 1);
+	for (size_t i = 0; i < lg->nadded; i++)
+		lg->is_added[lg->g->base[lg->added[i].node->index] + lg->added[i].port] = 0;
+	lg->nadded = 0;
+	lg->recording = true;
+	int rc = change(lg, lids, 1);
+	lg->recording = false;
+	return rc;
 }
 
 void layer_graph_free(struct layer_graph *lg)
@@ -257,5 +275,7 @@ void layer_graph_free(struct layer_graph *lg)
 	free(lg->own);
 	for (size_t k = 0; k < SHARES_MAX; k++)
 		free(lg->crossings[k].v);
+	free(lg->is_added);
+	free(lg->added);
 	memset(lg, 0, sizeof(*lg));
 }

@@ -42,8 +42,11 @@ struct layer_graph {
 	const struct node **from;	/* scratch: switches whose answers are being added or taken out */
 	bool *own;		/* per from[]: a switch's own answers (else its CAs') */
 	size_t nfrom;
-	struct layer_crossings crossings[SHARES_MAX];	/* the last change's, per share */
-	size_t ncrossings;	/* its shares */
+	struct layer_crossings crossings[SHARES_MAX];
+	struct cdg_channel *added;	/* channels given a dependency by the last layer_graph_add_lids */
+	size_t nadded;
+	uint8_t *is_added;	/* per channel of g: listed in added[] */
+	bool recording;		/* layer_graph_add_lids is running */
 };
 
 /*
@@ -62,8 +65,8 @@ int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struc
 int layer_graph_remove_lids(struct layer_graph *lg, const bool *lids);
 /*
  * Puts the paths of the LIDs with lids[lid] set back (call it once their
- * t->sl is the layer again); lg->crossings then list the dependencies it
- * added to the graph. -1 on allocation failure.
+ * t->sl is the layer again); lg->added lists the channels that gained a
+ * dependency (roots for depgraph_check_from). -1 on allocation failure.
  */
 int layer_graph_add_lids(struct layer_graph *lg, const bool *lids);
 void layer_graph_free(struct layer_graph *lg);

@@ -19,7 +19,6 @@
  */
 #include "routing/layers.h"
 #include "routing/layer_graph.h"
-#include "routing/topo_order.h"
 #include "routing/users_memo.h"
 
 #include <stdlib.h>
@@ -173,32 +172,6 @@ static int cut(void *arg, const struct cdg_channel *cycle, size_t len)
 }
 
 /*
- * Whether the dependencies the last layer_graph_add_lids put into the
- * layer's graph close a cycle: they are taken out and put back one by one
- * through the layer's order (o), up to the first that would close one. 1
- * then (the rest stay out: taking the LID's paths out again leaves the
- * graph as it was), 0 when none does, -1 on failure.
- */
-static int closes_cycle(struct cutter *c, struct topo_order *o)
-{
-	const struct layer_graph *lg = &c->lg;
-	for (size_t k = 0; k < lg->ncrossings; k++)
-		for (size_t i = 0; i < lg->crossings[k].n; i++) {
-			const struct layer_crossing *x = &lg->crossings[k].v[i];
-			depgraph_remove_turn(c->g, x->next, x->sw->ports[x->out].remote_port, x->next_out);
-		}
-	for (size_t k = 0; k < lg->ncrossings; k++)
-		for (size_t i = 0; i < lg->crossings[k].n; i++) {
-			const struct layer_crossing *x = &lg->crossings[k].v[i];
-			if (topo_order_insert(o, x->sw, x->out, x->next, x->next_out))
-				return 1;
-			if (depgraph_add(c->g, x->sw, x->out, x->next, x->next_out) < 0)
-				return -1;
-		}
-	return 0;
-}
-
-/*
  * Gives back to layer l, one by one, the LIDs moved off it while its
  * cycles were broken, each staying if the layer's graph stays acyclic
  * with it: a later move often took away what made an earlier one
@@ -206,42 +179,33 @@ static int closes_cycle(struct cutter *c, struct topo_order *o)
  * still stands but for the dependency its move took away stays off
  * without a try (the cut counted it among that dependency's users). The
  * layer is acyclic before each LID comes back, so a cycle must pass
- * through a dependency the LID added: a dynamic topological order of the
- * layer's channels judges those alone (routing/topo_order.c). -1 on
- * failure.
+ * through a dependency the LID added: the search starts at those only.
+ * -1 on failure.
  */
 static int take_back(struct cutter *c)
 {
 	size_t n = (size_t)c->t->max_lid + 1;
-	struct topo_order o;
-	int rc = -1;
-	if (topo_order_init(&o, c->g) != 0)	/* the layer is acyclic here: 1 would be a failure too */
-		goto done;
 	memset(c->chosen, 0, n * sizeof(*c->chosen));
 	for (size_t lid = 1; lid < n; lid++) {
+		struct cdg_report r;
 		if (!c->left[lid] || c->t->sl[lid] != c->l + 1)
 			continue;
 		if (cycle_waits(c, (uint16_t)lid))
 			continue;
 		c->t->sl[lid] = (uint8_t)c->l;
 		c->chosen[lid] = true;
-		if (layer_graph_add_lids(&c->lg, c->chosen) < 0)
-			goto done;
-		int closes = closes_cycle(c, &o);
-		if (closes < 0)
-			goto done;
-		if (closes) {
+		if (layer_graph_add_lids(&c->lg, c->chosen) < 0 ||
+		    depgraph_check_from(c->g, c->lg.added, c->lg.nadded, &r) < 0)
+			return -1;
+		if (r.cycle_len) {
 			if (layer_graph_remove_lids(&c->lg, c->chosen) < 0)
-				goto done;
+				return -1;
 			c->t->sl[lid] = (uint8_t)(c->l + 1);
 		} else
 			c->moved--;
 		c->chosen[lid] = false;
 	}
-	rc = 0;
-done:
-	topo_order_free(&o);
-	return rc;
+	return 0;
 }
 
 /*

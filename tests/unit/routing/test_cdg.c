@@ -6,9 +6,9 @@
  * names that loop; VL layering splits the ring's routes over two acyclic
  * layers, and with one VL the result is refused. A graph built by
  * threads is the merge of the graphs of its parts. A search that hands
- * its cycles to a cutter meets each of the ring's two; a dynamic topological order keeps every dependency going up as
- * they come against it, and finds the one that closes the ring; the memo
- * of a dependency's users keeps each apart and finds them
+ * its cycles to a cutter meets each of the ring's two; a search from
+ * given channels finds the ring's cycle only from a channel that reaches
+ * it; the memo of a dependency's users keeps each apart and finds them
  * after it grows; a layer's counted
  * graph, after LIDs leave the layer and some come back, is the graph
  * built afresh, a looping entry included. Giving moved LIDs back to the
@@ -25,7 +25,6 @@
 #include "routing/cdg.h"
 #include "routing/engine.h"
 #include "routing/layer_graph.h"
-#include "routing/topo_order.h"
 #include "routing/users_memo.h"
 #include "topology/fattree_gen.h"
 #include "fixtures.h"
@@ -221,6 +220,36 @@ static void test_cdg_cut_search_meets_each_ring_direction_once(void **state)
 	fabric_free(&f);
 }
 
+static void test_cdg_check_from_finds_only_cycles_its_roots_reach(void **state)
+{
+	struct fabric f;
+	struct routing_tables t;
+	struct cdg_report all, r;
+	struct depgraph g;
+	ring_graph(&f, &t, &g);
+	assert_int_equal(depgraph_check(&g, &all), 0);
+	assert_int_equal(all.cycle_len, 5);
+	struct cdg_channel on_cycle = all.cycle[2], dead_end = { 0 };
+	for (size_t i = 0; i < f.nnodes && !dead_end.node; i++)	/* a switch port facing a CA: waits for nothing */
+		for (unsigned p = 1; p <= f.nodes[i]->nports && !dead_end.node; p++)
+			if (f.nodes[i]->type == NODE_SWITCH && f.nodes[i]->ports[p].remote &&
+			    f.nodes[i]->ports[p].remote->type != NODE_SWITCH)
+				dead_end = (struct cdg_channel){ f.nodes[i], (uint8_t)p, 0 };
+	assert_non_null(dead_end.node);
+	assert_int_equal(depgraph_check_from(&g, &dead_end, 1, &r), 0);
+	assert_int_equal(r.cycle_len, 0);
+	assert_int_equal(depgraph_check_from(&g, NULL, 0, &r), 0);
+	assert_int_equal(r.cycle_len, 0);
+	struct cdg_channel roots[2] = { dead_end, on_cycle };
+	assert_int_equal(depgraph_check_from(&g, roots, 2, &r), 0);
+	assert_int_equal(r.cycle_len, 5);
+	assert_ptr_equal(r.cycle[0].node, on_cycle.node);	/* the search started there */
+	assert_int_equal(r.cycle[0].port, on_cycle.port);
+	depgraph_free(&g);
+	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
 static void test_cdg_users_memo_keeps_each_dependency_apart(void **state)
 {
 	struct fabric f;
@@ -258,31 +287,6 @@ static void test_cdg_users_memo_keeps_each_dependency_apart(void **state)
 	assert_int_equal(users_memo_keep(&m, &a, &b, uses, USERS_MEMO_MAX_LIDS + 1, true), 0);
 	assert_int_equal(users_memo_find(&m, &a, &b)->n, 2);	/* too many users: not remembered */
 	users_memo_free(&m);
-	fabric_free(&f);
-}
-
-static void test_cdg_topo_order_keeps_an_order_and_finds_the_closing_dependency(void **state)
-{
-	struct fabric f;
-	struct depgraph g;
-	struct topo_order o;
-	ring(&f);	/* switches R0..R4 first: channel numbers rise with them */
-	assert_int_equal(depgraph_init(&g, &f), 0);
-	assert_int_equal(topo_order_init(&o, &g), 0);
-	/* counter-clockwise (port 2 leads to the switch before): each dependency goes down the first order */
-	for (int i = 4; i > 0; i--) {
-		const struct node *a = f.nodes[i], *b = f.nodes[i - 1];
-		assert_int_equal(topo_order_insert(&o, a, 2, b, 2), 0);
-		assert_int_equal(depgraph_add(&g, a, 2, b, 2), 0);
-		for (int k = 4; k >= i; k--)	/* every dependency so far goes up the order */
-			assert_true(o.ord[g.base[k] + 2] < o.ord[g.base[k - 1] + 2]);
-	}
-	assert_int_equal(topo_order_insert(&o, f.nodes[0], 2, f.nodes[4], 2), 1);	/* R0 -> R4 closes the ring */
-	struct cdg_report r;
-	assert_int_equal(depgraph_check(&g, &r), 0);
-	assert_int_equal(r.cycle_len, 0);
-	topo_order_free(&o);
-	depgraph_free(&g);
 	fabric_free(&f);
 }
 
@@ -403,8 +407,8 @@ int main(void)
 		cmocka_unit_test(test_cdg_layering_removes_the_ring_cycle),
 		cmocka_unit_test(test_cdg_shared_out_build_is_the_merge_of_its_parts),
 		cmocka_unit_test(test_cdg_cut_search_meets_each_ring_direction_once),
+		cmocka_unit_test(test_cdg_check_from_finds_only_cycles_its_roots_reach),
 		cmocka_unit_test(test_cdg_users_memo_keeps_each_dependency_apart),
-		cmocka_unit_test(test_cdg_topo_order_keeps_an_order_and_finds_the_closing_dependency),
 		cmocka_unit_test(test_cdg_layer_graph_after_lids_leave_is_the_graph_built_afresh),
 		cmocka_unit_test(test_cdg_layering_takes_back_what_a_layer_can_hold),
 	};
