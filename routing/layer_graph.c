@@ -20,11 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Lists channel (sw, out) among those a dependency was added to, once. */
+/* Lists channel (sw, out) among those the last change added a dependency to, once. */
 static void note_added(struct layer_graph *lg, const struct node *sw, uint8_t out)
 {
 	uint8_t *mark = &lg->is_added[lg->g->base[sw->index] + out];
-	if (lg->recording && !*mark) {
+	if (!*mark) {
 		*mark = 1;
 		lg->added[lg->nadded++] = (struct cdg_channel){ sw, out, 0 };
 	}
@@ -254,10 +254,7 @@ int layer_graph_add_lids(struct layer_graph *lg, const bool *lids)
 	for (size_t i = 0; i < lg->nadded; i++)
 		lg->is_added[lg->g->base[lg->added[i].node->index] + lg->added[i].port] = 0;
 	lg->nadded = 0;
-	lg->recording = true;
-	int rc = change(lg, lids, 1);
-	lg->recording = false;
-	return rc;
+	return change(lg, lids, 1);
 }
 
 void layer_graph_free(struct layer_graph *lg)

@@ -43,10 +43,9 @@ struct layer_graph {
 	bool *own;		/* per from[]: a switch's own answers (else its CAs') */
 	size_t nfrom;
 	struct layer_crossings crossings[SHARES_MAX];
-	struct cdg_channel *added;	/* channels given a dependency by the last layer_graph_add_lids */
+	struct cdg_channel *added;	/* channels given a dependency by the last change adding paths */
 	size_t nadded;
 	uint8_t *is_added;	/* per channel of g: listed in added[] */
-	bool recording;		/* layer_graph_add_lids is running */
 };
 
 /*
