@@ -167,7 +167,19 @@ fd_stop() {
 	FD_PID=
 }
 
-# fd_once [ARGS]: one sweep with --once; returns fabricd's exit code.
+# fd_once [ARGS]: one sweep with --once; returns fabricd's exit code. Run
+# again, like diag, while fabricd could not even open its port because
+# ibsim had no client slot free (umad2sim then reports the port missing).
 fd_once() {
-	LD_PRELOAD=$UMAD2SIM "$FABRICD" --once -d "$DB" --log-file "$WORK/fabricd.log" "$@"
+	local rc
+	for _ in 1 2 3 4 5; do
+		rc=0
+		LD_PRELOAD=$UMAD2SIM "$FABRICD" --once -d "$DB" --log-file "$WORK/fabricd.log" "$@" \
+			2>"$WORK/fd_once.err" || rc=$?
+		cat "$WORK/fd_once.err" >&2
+		[ "$rc" -ne 0 ] && grep -q "^fabricd: cannot open ibsim0 port 0: No such file" "$WORK/fd_once.err" ||
+			return "$rc"
+		sleep 0.5
+	done
+	return "$rc"
 }
