@@ -153,6 +153,55 @@ static bool fresh_uses_new_link(const struct merge *m, const struct lid_owner *o
 	return false;
 }
 
+/*
+ * Marks the LIDs whose old column could fail on f, reading each switch's
+ * row as it lies in memory (a column walk reads one byte per switch, each
+ * a cache miss): an entry that drops, that leads out of a port whose link
+ * is gone or now reaches another peer, to a CA port that does not hold
+ * the LID, or 0 (here) at a switch that does not hold it. Every other
+ * column takes, on f, the hops it took on old_f, where it was loop-free
+ * (old comes from routing_compute, which returns no looping table), so it
+ * still delivers from every switch. All are marked when f has a switch
+ * the old tables lack: its row is fresh's and may lead anywhere.
+ */
+static void find_suspects(const struct merge *m, const struct lid_owner *own, uint16_t max_lid, bool *suspect)
+{
+	enum { FINE, DROPS, TO_CA, HERE };
+	uint8_t kind[256];
+	for (size_t k = 0; k < m->nsw; k++)
+		if (!m->oldof[k]) {
+			memset(suspect, 1, (size_t)max_lid + 1);
+			return;
+		}
+	for (size_t k = 0; k < m->nsw; k++) {
+		const struct node *sw = m->sw[k], *o = m->oldof[k];
+		memset(kind, DROPS, sizeof(kind));
+		kind[0] = HERE;
+		for (unsigned p = 1; p <= sw->nports; p++) {
+			const struct port *now = &sw->ports[p];
+			if (now->remote && p <= o->nports && o->ports[p].remote &&
+			    o->ports[p].remote->guid == now->remote->guid && o->ports[p].remote_port == now->remote_port)
+				kind[p] = now->remote->type == NODE_SWITCH ? FINE : TO_CA;
+		}
+		const uint8_t *lft = m->out->lft[sw->index];
+		for (uint32_t lid = 1; lid <= max_lid; lid++) {
+			uint8_t e = lft[lid];
+			switch (kind[e]) {
+			case FINE:
+				break;
+			case TO_CA:
+				suspect[lid] |= own[lid].node != sw->ports[e].remote || own[lid].port != sw->ports[e].remote_port;
+				break;
+			case HERE:
+				suspect[lid] |= own[lid].node != sw;
+				break;
+			default:
+				suspect[lid] = true;
+			}
+		}
+	}
+}
+
 static void take_fresh(const struct merge *m, uint16_t lid)
 {
 	for (size_t k = 0; k < m->nsw; k++)
@@ -217,16 +266,19 @@ int stable_merge(const struct fabric *old_f, const struct routing_tables *old, c
 		.state = malloc(nn), .walk = malloc(nn * sizeof(*m.walk)),
 	};
 	struct lid_owner *own = calloc((size_t)fresh->max_lid + 1, sizeof(*own));
+	bool *suspect = calloc((size_t)fresh->max_lid + 1, sizeof(*suspect));
 	int rc = -1;
-	if (!own || !m.sw || !m.oldof || !m.carried || !m.state || !m.walk ||
+	if (!own || !suspect || !m.sw || !m.oldof || !m.carried || !m.state || !m.walk ||
 	    transition_remap(old_f, old, f, fresh, out) < 0)
 		goto done;
 	match_switches(&m, old_f, old, f);
 	find_owners(f, fresh->max_lid, own);
 	r->grew = fresh_uses_new_link(&m, own);
+	if (!r->grew)
+		find_suspects(&m, own, fresh->max_lid, suspect);
 	unsigned layers = 1;
 	for (uint32_t lid = 1; lid <= fresh->max_lid && !r->grew; lid++) {
-		int how = settle(&m, (uint16_t)lid, &own[lid]);
+		int how = suspect[lid] || !own[lid].node ? settle(&m, (uint16_t)lid, &own[lid]) : KEPT;
 		r->lids += own[lid].node != NULL;
 		r->kept += how == KEPT;
 		r->patched += how == PATCHED;
@@ -245,6 +297,7 @@ done:
 	if (rc < 0)
 		routing_tables_free(out);
 	free(own);
+	free(suspect);
 	free(m.sw);
 	free(m.oldof);
 	free(m.carried);
