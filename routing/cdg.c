@@ -50,14 +50,6 @@ struct cdg_mix cdg_mix_of(const struct routing_tables *t)
 	return (struct cdg_mix){ .lft = { t }, .nlft = 1, .sl = { t }, .nsl = 1 };
 }
 
-static bool on_layer(const struct cdg_mix *m, uint16_t lid, unsigned layer)
-{
-	for (unsigned k = 0; k < m->nsl; k++)
-		if (lid <= m->sl[k]->max_lid && m->sl[k]->sl[lid] == layer)
-			return true;
-	return false;
-}
-
 /* Whether v is among a[0..n): a mixture's tables mostly agree, and an entry they share is taken once. */
 static inline bool among(const uint8_t *a, unsigned n, uint8_t v)
 {
@@ -109,7 +101,7 @@ static int walk(struct graph *g, uint16_t lid, size_t top)
 static int add_destination(struct graph *g, uint16_t lid, bool to_ca)
 {
 	size_t top = 0;
-	bool mine = on_layer(g->m, lid, g->layer);
+	bool mine = cdg_on_layer(g->m, lid, g->layer);
 	g->generation++;
 	for (size_t i = 0; mine && i < g->nentry; i++)
 		visit(g, g->entry[i], &top);
@@ -156,7 +148,7 @@ static void each_layer_lid(const struct fabric *f, const struct cdg_mix *m, unsi
 		for (unsigned p = own ? 0 : 1; p <= (own ? 0 : n->nports); p++) {
 			const struct node *sw = cdg_entry_switch(n, p);
 			uint16_t lid = n->ports[p].lid;
-			if (lid && sw && lid <= max_lid && on_layer(m, lid, layer))
+			if (lid && sw && lid <= max_lid && cdg_on_layer(m, lid, layer))
 				fn(arg, lid, sw, own);
 		}
 	}

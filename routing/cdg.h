@@ -30,6 +30,15 @@ struct cdg_mix {
 	bool no_answers;	/* leave out what LIDs send on their own SL (answers): the CAs' requests only */
 };
 
+/* Whether traffic to lid travels on layer in m: some SL set of m puts lid there. */
+static inline bool cdg_on_layer(const struct cdg_mix *m, uint16_t lid, unsigned layer)
+{
+	for (unsigned k = 0; k < m->nsl; k++)
+		if (lid <= m->sl[k]->max_lid && m->sl[k]->sl[lid] == layer)
+			return true;
+	return false;
+}
+
 /* The steady state of t: its own entries and SLs. */
 struct cdg_mix cdg_mix_of(const struct routing_tables *t);
 

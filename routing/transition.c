@@ -24,6 +24,7 @@
  * it is not proven (and which cycle).
  */
 #include "routing/transition.h"
+#include "routing/cdg_delta.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -154,44 +155,111 @@ static int check_step_from(const struct fabric *f, const struct step_base *b, co
 
 /*
  * The graphs of the state a stage starts from, cur: b's, plus every
- * moving LID on cur's entries alone (with its old and new SL). A step
- * from cur changes the entries of a few LIDs; every other LID has cur's
- * entries in both states, so the step's graph is this one with the
- * changed LIDs' mixture added: the halving checks of one stage share it.
+ * moving LID on cur's entries alone (with its old and new SL), and where
+ * those LIDs' traffic goes under cur. A step from cur changes the entries
+ * of a few LIDs; every other LID has cur's entries in both states, so the
+ * step's graph is this one with what the changed entries add
+ * (routing/cdg_delta.c): the checks of one stage share it.
  */
 struct state_graphs {
 	bool built;
+	bool acyclic;		/* every layer's graph: then a step's cycle passes through what it adds */
 	struct depgraph *g;	/* [layer] */
-	bool *changed;		/* [lid]: an entry of the batch checked is this LID's */
+	struct cdg_reach *reach;	/* of the LIDs with entries left to change, under cur */
 };
 
 static void state_graphs_drop(struct state_graphs *sg, const struct step_base *b)
 {
 	for (unsigned l = 0; sg->built && l < b->layers; l++)
 		depgraph_free(&sg->g[l]);
+	cdg_reach_free(sg->reach);
+	sg->reach = NULL;
 	sg->built = false;
 }
 
+/*
+ * sg for cur, whose entries item[0..n) are still to change. proven: cur
+ * is the end of a proven step, whose graph holds all of cur's, so cur's
+ * graphs are acyclic; else they are searched once.
+ */
 static int state_graphs_build(struct state_graphs *sg, const struct fabric *f, const struct step_base *b,
 			      const struct routing_tables *cur, const struct routing_tables *old,
-			      const struct routing_tables *new)
+			      const struct routing_tables *new, const struct entry *item, size_t n, bool proven)
 {
 	struct cdg_mix m = { .lft = { cur }, .nlft = 1, .sl = { old, new }, .nsl = 2, .no_answers = true };
+	bool *left = calloc((size_t)new->max_lid + 1, sizeof(*left));
 	unsigned l;
-	for (l = 0; l < b->layers; l++)
+	if (!left)
+		return -1;
+	for (size_t k = 0; k < n; k++)
+		left[item[k].lid] = true;
+	sg->reach = cdg_reach_new(f, cur, left);
+	free(left);
+	if (!sg->reach)
+		return -1;
+	sg->acyclic = true;
+	for (l = 0; l < b->layers; l++) {
+		struct cdg_report r = { .cycle_len = 0 };
 		if (depgraph_copy(&sg->g[l], &b->g[l]) < 0)
 			break;
-		else if (cdg_add_layer(f, &m, l, b->moving, &sg->g[l]) < 0) {
+		if (cdg_add_layer(f, &m, l, b->moving, &sg->g[l]) < 0 ||
+		    (!proven && depgraph_check(&sg->g[l], &r) < 0)) {
 			depgraph_free(&sg->g[l]);
 			break;
 		}
+		sg->acyclic &= !r.cycle_len;
+	}
 	if (l == b->layers) {
 		sg->built = true;
 		return 0;
 	}
 	while (l--)
 		depgraph_free(&sg->g[l]);
+	cdg_reach_free(sg->reach);
+	sg->reach = NULL;
 	return -1;
+}
+
+/*
+ * transition_check_step cur -> next (states of b's plan, with SLs of old
+ * and next), next being cur with the entries item[0..n) changed: sg's
+ * graphs with what those changes add. When sg's graphs are acyclic the
+ * search starts from the channels the changes gave dependencies, unless
+ * whole (the cycle to report is the one a search of the whole graph meets
+ * first); r's counts are then left 0.
+ */
+static int check_step_delta(const struct fabric *f, const struct step_base *b, const struct state_graphs *sg,
+			    const struct routing_tables *cur, const struct routing_tables *next,
+			    const struct routing_tables *old, const struct entry *item, size_t n, bool whole,
+			    struct cdg_report *r)
+{
+	struct cdg_mix m = { .lft = { cur, next }, .nlft = 2, .sl = { old, next }, .nsl = 2, .no_answers = true };
+	struct cdg_report sum = { 0 };
+	struct cdg_change *ch = malloc((n + 1) * sizeof(*ch));
+	struct cdg_roots roots = { 0 };
+	int rc = ch ? 0 : -1;
+	for (unsigned l = 0; rc == 0 && l < b->layers; l++) {
+		struct depgraph g;
+		for (size_t k = 0; k < n; k++)	/* cdg_add_changes sorts them */
+			ch[k] = (struct cdg_change){ item[k].node, item[k].lid };
+		roots.n = 0;
+		rc = depgraph_copy(&g, &sg->g[l]);
+		if (rc == 0)
+			rc = cdg_add_changes(f, &m, l, sg->reach, ch, n, &g, &roots);
+		if (rc == 0)
+			rc = sg->acyclic && !whole ? depgraph_check_from(&g, roots.v, roots.n, r) : depgraph_check(&g, r);
+		depgraph_free(&g);
+		r->vl = l;
+		if (rc == 0 && r->cycle_len)
+			break;
+		sum.channels += r->channels;
+		sum.dependencies += r->dependencies;
+	}
+	if (rc == 0 && !r->cycle_len)
+		*r = sum;
+	free(ch);
+	free(roots.v);
+	return rc;
 }
 
 /* An entry a stage changes, and what it was. */
@@ -277,27 +345,20 @@ static void set_entries(struct routing_tables *t, const struct routing_tables *f
  * The largest leading batch of item[0..n) whose step from cur is
  * acyclic, halving from all; 0 when not even the first entry's is (r then
  * holds that cycle). next holds cur's entries and new's SLs; it is left
- * with the batch found set. The first check starts from b's graphs; the
- * smaller batches from cur's (sg, built once per state). -1 on allocation
- * failure.
+ * with the batch found set. Every check starts from cur's graphs (sg,
+ * built once per state). -1 on allocation failure.
  */
 static long proven_batch(const struct fabric *f, const struct step_base *b, struct state_graphs *sg,
 			 const struct routing_tables *cur, const struct routing_tables *new,
-			 const struct routing_tables *old, const struct entry *item, size_t n,
+			 const struct routing_tables *old, const struct entry *item, size_t n, bool proven,
 			 struct routing_tables *next, struct cdg_report *r, size_t *checks)
 {
-	for (bool first = true;; n /= 2, first = false) {
+	if (!sg->built && state_graphs_build(sg, f, b, cur, old, new, item, n, proven) < 0)
+		return -1;
+	for (;; n /= 2) {
 		set_entries(next, new, item, n);
 		++*checks;
-		if (!first && !sg->built && state_graphs_build(sg, f, b, cur, old, new) < 0)
-			return -1;
-		for (size_t k = 0; !first && k < n; k++)
-			sg->changed[item[k].lid] = true;
-		int rc = first ? check_step_from(f, b, b->g, b->moving, cur, next, old, r)
-			       : check_step_from(f, b, sg->g, sg->changed, cur, next, old, r);
-		for (size_t k = 0; !first && k < n; k++)
-			sg->changed[item[k].lid] = false;
-		if (rc < 0)
+		if (check_step_delta(f, b, sg, cur, next, old, item, n, false, r) < 0)
 			return -1;
 		if (!r->cycle_len)
 			return (long)n;
@@ -321,11 +382,11 @@ static int stage_by_entries(const struct fabric *f, const struct step_base *b, c
 {
 	struct routing_tables cur, next;
 	struct cdg_report r;
-	struct state_graphs sg = { .g = calloc(b->layers, sizeof(*sg.g)),
-				   .changed = calloc((size_t)new->max_lid + 1, sizeof(*sg.changed)) };
+	struct state_graphs sg = { .g = calloc(b->layers, sizeof(*sg.g)) };
 	size_t checks = 0, stuck = 0;
+	bool proven = false;	/* cur is the end of a proven step */
 	int rc = -1;
-	if (!sg.g || !sg.changed || routing_tables_copy(&cur, old) < 0)
+	if (!sg.g || routing_tables_copy(&cur, old) < 0)
 		goto no_tables;
 	if (routing_tables_copy(&next, old) < 0)
 		goto done;
@@ -333,7 +394,7 @@ static int stage_by_entries(const struct fabric *f, const struct step_base *b, c
 	next.layers = new->layers > old->layers ? new->layers : old->layers;
 	while (n) {
 		long k = stuck < n && checks < STAGE_CHECKS
-				 ? proven_batch(f, b, &sg, &cur, new, old, item, n, &next, &r, &checks)
+				 ? proven_batch(f, b, &sg, &cur, new, old, item, n, proven, &next, &r, &checks)
 				 : 0;
 		if (k < 0)
 			goto done;
@@ -347,7 +408,8 @@ static int stage_by_entries(const struct fabric *f, const struct step_base *b, c
 		if (k == 0) {	/* nothing can move alone: the rest in one unproven stage, its cycle named */
 			k = (long)n;
 			set_entries(&next, new, item, n);
-			if (check_step_from(f, b, b->g, b->moving, &cur, &next, old, &r) < 0)
+			if ((!sg.built && state_graphs_build(&sg, f, b, &cur, old, new, item, n, proven) < 0) ||
+			    check_step_delta(f, b, &sg, &cur, &next, old, item, n, true, &r) < 0)
 				goto done;
 			p->proven = false;
 			p->cycle = r;
@@ -362,6 +424,7 @@ static int stage_by_entries(const struct fabric *f, const struct step_base *b, c
 		memcpy(next.sl, new->sl, (size_t)new->max_lid + 1);
 		next.layers = cur.layers;
 		state_graphs_drop(&sg, b);
+		proven = true;	/* if not, this was the last stage */
 		memmove(item, item + k, (n - (size_t)k) * sizeof(*item));
 		n -= (size_t)k;
 		stuck = 0;
@@ -373,7 +436,6 @@ done:
 no_tables:
 	state_graphs_drop(&sg, b);
 	free(sg.g);
-	free(sg.changed);
 	return rc;
 }
 

@@ -13,6 +13,8 @@
  * graph, after LIDs leave the layer and some come back, is the graph
  * built afresh, a looping entry included. Giving moved LIDs back to the
  * layers that can hold them fits the degraded radix-16 tree in 5 VLs.
+ * What a change of some entries adds to a state's graph, walked from the
+ * changed switches, is what walking the changed LIDs' mixture adds.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,7 +25,9 @@
 #include <cmocka.h>
 
 #include "routing/cdg.h"
+#include "routing/cdg_delta.h"
 #include "routing/engine.h"
+#include "routing/transition.h"
 #include "routing/layer_graph.h"
 #include "routing/users_memo.h"
 #include "topology/fattree_gen.h"
@@ -398,6 +402,84 @@ static void test_cdg_layering_takes_back_what_a_layer_can_hold(void **state)
 	fabric_free(&f);
 }
 
+/*
+ * A repair's change on a degraded tree: the old tables (A) against the
+ * tables routed after a lost link (B), all of the changed entries, and
+ * every other one. For each layer the state's graph plus cdg_add_changes
+ * must equal the state's graph plus the changed LIDs' mixture walked
+ * whole, and must have grown.
+ */
+static void test_cdg_changes_add_what_the_mixture_walk_adds(void **state)
+{
+	struct fabric f, g;
+	struct routing_tables old, a, b, part;
+	struct routing_result res;
+	char err[256];
+	struct fattree_spec spec = { .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1, .seed = 1 };
+	struct routing_request rq = { .engine = ENGINE_FTREE, .max_layers = 8 };
+	assert_int_equal(fattree_generate(&spec, &f, err), 0);
+	number_lids(&f);
+	assert_int_equal(routing_compute(&f, &rq, &old, &res), 0);
+	assert_int_equal(fabric_copy(&g, &f), 0);
+	struct node *leaf = fabric_find_desc(&g, "L0");
+	unsigned up = 1;
+	while (!routing_next_switch(leaf, up))
+		up++;
+	fabric_unlink(leaf, (uint8_t)up);
+	rq.keep_fabric = &f;
+	rq.keep = &old;
+	assert_int_equal(routing_compute(&g, &rq, &b, &res), 0);
+	assert_int_equal(transition_remap(&f, &old, &g, &b, &a), 0);
+	struct cdg_change *ch = calloc((size_t)g.nnodes * (b.max_lid + 1u), sizeof(*ch));
+	bool *lids = calloc(b.max_lid + 1u, sizeof(*lids));
+	assert_true(ch && lids);
+	for (unsigned every = 1; every <= 2; every++) {
+		size_t n = 0, seen = 0;
+		assert_int_equal(routing_tables_copy(&part, &a), 0);
+		memcpy(part.sl, b.sl, b.max_lid + 1u);
+		memset(lids, 0, b.max_lid + 1u);
+		for (size_t i = 0; i < g.nnodes; i++)
+			for (uint32_t lid = 1; a.lft[i] && lid <= b.max_lid; lid++)
+				if (a.lft[i][lid] != b.lft[i][lid] && seen++ % every == 0) {
+					part.lft[i][lid] = b.lft[i][lid];
+					ch[n++] = (struct cdg_change){ (uint32_t)i, (uint16_t)lid };
+					lids[lid] = true;
+				}
+		assert_true(n > 10);
+		struct cdg_reach *reach = cdg_reach_new(&g, &a, lids);
+		assert_non_null(reach);
+		struct cdg_mix state_m = { .lft = { &a }, .nlft = 1, .sl = { &a, &part }, .nsl = 2, .no_answers = true };
+		struct cdg_mix step_m = { .lft = { &a, &part }, .nlft = 2, .sl = { &a, &part }, .nsl = 2,
+					  .no_answers = true };
+		for (unsigned layer = 0; layer < b.layers; layer++) {
+			struct depgraph st, walked, delta;
+			struct cdg_roots roots = { 0 };
+			assert_int_equal(depgraph_init(&st, &g), 0);
+			assert_int_equal(cdg_add_layer(&g, &state_m, layer, NULL, &st), 0);
+			assert_int_equal(depgraph_copy(&walked, &st), 0);
+			assert_int_equal(cdg_add_layer(&g, &step_m, layer, lids, &walked), 0);
+			assert_int_equal(depgraph_copy(&delta, &st), 0);
+			assert_int_equal(cdg_add_changes(&g, &step_m, layer, reach, ch, n, &delta, &roots), 0);
+			assert_true(layer > 0 || walked.used > st.used);	/* the change adds turns */
+			assert_true(same_turns(&g, &walked, &delta));
+			assert_true(roots.n > 0 || walked.used == st.used);
+			free(roots.v);
+			depgraph_free(&st);
+			depgraph_free(&walked);
+			depgraph_free(&delta);
+		}
+		cdg_reach_free(reach);
+		routing_tables_free(&part);
+	}
+	free(ch);
+	free(lids);
+	routing_tables_free(&a);
+	routing_tables_free(&b);
+	routing_tables_free(&old);
+	fabric_free(&g);
+	fabric_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_cdg_users_memo_keeps_each_dependency_apart),
 		cmocka_unit_test(test_cdg_layer_graph_after_lids_leave_is_the_graph_built_afresh),
 		cmocka_unit_test(test_cdg_layering_takes_back_what_a_layer_can_hold),
+		cmocka_unit_test(test_cdg_changes_add_what_the_mixture_walk_adds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,241 @@
+/*
+ * DOC: the dependencies a change of some entries adds
+ *
+ * A transition step goes from a state (table A) to A with some entries
+ * changed (B); its graph is A's plus the mixture's extra dependencies at
+ * the destinations that change. Walking those destinations' mixture over
+ * the whole fabric costs as much as building the graph; but for a
+ * destination most of the mixture is A's own paths. A dependency
+ * (x, o) -> (y, o') of the mixture (x reached by the traffic, o an entry
+ * of x in A or B, o' one of y's) is new only if x is not on A's paths
+ * (its reach, R), or x changed, or y changed. So the walk starts at the
+ * changed switches on R and adds, for each, what its R predecessors
+ * (whose A entry leads to it) send into it; from there it follows both
+ * entries and goes on through every switch not on R. A switch on R
+ * reached that way adds its turns into the next switch, and the rest of
+ * its path is A's unless it meets a changed switch, which started a walk
+ * of its own. No switch off R is reached but through a changed switch on
+ * R, since R is closed under A's entries.
+ */
+#include "routing/cdg_delta.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct cdg_reach {
+	size_t words;		/* per LID: a bit per node */
+	uint16_t max_lid;
+	uint64_t **row;		/* [lid]: NULL for a LID not in the set */
+	uint64_t *bits;
+};
+
+static inline bool reached(const uint64_t *row, const struct node *n)
+{
+	return row[n->index / 64] >> (n->index % 64) & 1;
+}
+
+/* The switches with CAs, where the CAs' traffic enters; returns how many (out: nnodes entries). */
+static size_t entry_switches(const struct fabric *f, const struct node **out, uint8_t *seen)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->nnodes; i++)
+		for (unsigned p = 1; f->nodes[i]->type != NODE_SWITCH && p <= f->nodes[i]->nports; p++) {
+			const struct node *sw = cdg_entry_switch(f->nodes[i], p);
+			if (sw && !seen[sw->index]) {
+				seen[sw->index] = 1;
+				out[n++] = sw;
+			}
+		}
+	return n;
+}
+
+/* Marks in row the switches t's entries lead through from entry[0..nentry) towards lid. */
+static void reach_lid(const struct routing_tables *t, uint16_t lid, const struct node *const *entry, size_t nentry,
+		      const struct node **stack, uint64_t *row)
+{
+	size_t top = 0;
+	for (size_t i = 0; i < nentry; i++)
+		if (!reached(row, entry[i])) {
+			row[entry[i]->index / 64] |= 1ull << (entry[i]->index % 64);
+			stack[top++] = entry[i];
+		}
+	while (top) {
+		const struct node *sw = stack[--top];
+		const struct node *next = routing_next_switch(sw, routing_next_hop(t, sw, lid));
+		if (next && !reached(row, next)) {
+			row[next->index / 64] |= 1ull << (next->index % 64);
+			stack[top++] = next;
+		}
+	}
+}
+
+struct cdg_reach *cdg_reach_new(const struct fabric *f, const struct routing_tables *t, const bool *lids)
+{
+	struct cdg_reach *r = calloc(1, sizeof(*r));
+	const struct node **entry = malloc((f->nnodes + 1) * sizeof(*entry));
+	const struct node **stack = malloc((f->nnodes + 1) * sizeof(*stack));
+	uint8_t *seen = calloc(f->nnodes + 1, 1);
+	size_t nlids = 0;
+	if (!r || !entry || !stack || !seen)
+		goto fail;
+	r->words = f->nnodes / 64 + 1;
+	r->max_lid = t->max_lid;
+	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
+		nlids += lids[lid];
+	r->row = calloc((size_t)t->max_lid + 1, sizeof(*r->row));
+	r->bits = calloc(nlids * r->words + 1, sizeof(*r->bits));
+	if (!r->row || !r->bits)
+		goto fail;
+	size_t nentry = entry_switches(f, entry, seen), at = 0;
+	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
+		if (lids[lid]) {
+			r->row[lid] = r->bits + at;
+			at += r->words;
+			reach_lid(t, (uint16_t)lid, entry, nentry, stack, r->row[lid]);
+		}
+	free(entry);
+	free(stack);
+	free(seen);
+	return r;
+fail:
+	free(entry);
+	free(stack);
+	free(seen);
+	cdg_reach_free(r);
+	return NULL;
+}
+
+void cdg_reach_free(struct cdg_reach *r)
+{
+	if (!r)
+		return;
+	free(r->row);
+	free(r->bits);
+	free(r);
+}
+
+/* One destination's walk: the mixture m, its reach under m->lft[0], the graph and the walk's marks. */
+struct delta_walk {
+	const struct cdg_mix *m;
+	uint16_t lid;
+	const uint64_t *row;
+	struct depgraph *g;
+	const struct node **stack;
+	size_t top;
+	uint32_t *mark;
+	uint32_t generation;
+	struct cdg_roots *roots;
+};
+
+/* sw's distinct entries for the walk's LID in the two tables; how many. */
+static unsigned outs_of(const struct delta_walk *w, const struct node *sw, uint8_t out[2])
+{
+	out[0] = routing_next_hop(w->m->lft[0], sw, w->lid);
+	out[1] = routing_next_hop(w->m->lft[1], sw, w->lid);
+	return out[1] != out[0] ? 2 : 1;
+}
+
+/* Adds (x, o) -> (y, each entry of y), y the switch o leads to, and lists (x, o) among the roots. */
+static int add_turns_into(struct delta_walk *w, const struct node *x, uint8_t o, const struct node *y)
+{
+	struct cdg_roots *r = w->roots;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 256;
+		struct cdg_channel *v = realloc(r->v, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		r->v = v;
+		r->cap = cap;
+	}
+	r->v[r->n++] = (struct cdg_channel){ x, o, 0 };
+	uint8_t yo[2];
+	unsigned n = outs_of(w, y, yo);
+	for (unsigned j = 0; j < n; j++)
+		if (yo[j] && depgraph_add(w->g, x, o, y, yo[j]) < 0)
+			return -1;
+	return 0;
+}
+
+static void push(struct delta_walk *w, const struct node *sw)
+{
+	if (w->mark[sw->index] != w->generation) {
+		w->mark[sw->index] = w->generation;
+		w->stack[w->top++] = sw;
+	}
+}
+
+/* What the switches on R whose lft[0] entry leads into s (which changed) send into it now. */
+static int add_from_predecessors(struct delta_walk *w, const struct node *s)
+{
+	for (unsigned q = 1; q <= s->nports; q++) {
+		const struct node *p = s->ports[q].remote;
+		uint8_t rp = s->ports[q].remote_port;
+		if (p && p->type == NODE_SWITCH && reached(w->row, p) && routing_next_hop(w->m->lft[0], p, w->lid) == rp &&
+		    add_turns_into(w, p, rp, s) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Follows both tables from the switches on the stack, adding each turn; stops at unchanged switches on R. */
+static int walk_on(struct delta_walk *w)
+{
+	while (w->top) {
+		const struct node *x = w->stack[--w->top];
+		uint8_t xo[2];
+		unsigned n = outs_of(w, x, xo);
+		for (unsigned k = 0; k < n; k++) {
+			const struct node *y = routing_next_switch(x, xo[k]);
+			if (!y)
+				continue;
+			if (add_turns_into(w, x, xo[k], y) < 0)
+				return -1;
+			if (!reached(w->row, y))
+				push(w, y);
+		}
+	}
+	return 0;
+}
+
+static int by_lid(const void *a, const void *b)
+{
+	const struct cdg_change *x = a, *y = b;
+	return x->lid != y->lid ? (x->lid < y->lid ? -1 : 1) : (x->node > y->node) - (x->node < y->node);
+}
+
+int cdg_add_changes(const struct fabric *f, const struct cdg_mix *m, unsigned layer, const struct cdg_reach *r,
+		    struct cdg_change *ch, size_t n, struct depgraph *g, struct cdg_roots *roots)
+{
+	struct delta_walk w = { .m = m, .g = g, .roots = roots, .stack = malloc((f->nnodes + 1) * sizeof(*w.stack)),
+				.mark = calloc(f->nnodes + 1, sizeof(*w.mark)) };
+	int rc = -1;
+	if (!w.stack || !w.mark)
+		goto done;
+	qsort(ch, n, sizeof(*ch), by_lid);
+	for (size_t i = 0; i < n;) {
+		size_t end = i;
+		while (end < n && ch[end].lid == ch[i].lid)
+			end++;
+		w.lid = ch[i].lid;
+		w.row = w.lid <= r->max_lid ? r->row[w.lid] : NULL;
+		if (w.row && cdg_on_layer(m, w.lid, layer)) {
+			w.generation++;
+			for (size_t k = i; k < end; k++) {
+				const struct node *s = f->nodes[ch[k].node];
+				if (!reached(w.row, s))	/* off A's paths: reached, if at all, through a changed switch on them */
+					continue;
+				push(&w, s);
+				if (add_from_predecessors(&w, s) < 0)
+					goto done;
+			}
+			if (walk_on(&w) < 0)
+				goto done;
+		}
+		i = end;
+	}
+	rc = 0;
+done:
+	free(w.stack);
+	free(w.mark);
+	return rc;
+}
