@@ -12,6 +12,7 @@
 #include "routing/order_proof.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const names[] = { [ENGINE_FTREE] = "ftree", [ENGINE_UPDOWN] = "updown",
@@ -56,9 +57,13 @@ static int run_engine(const struct fabric *f, const struct routing_request *rq, 
 	return -1;
 }
 
-/* Layers t and looks for loops: 0 proven, 1 not (res says why), -1 on allocation failure. */
+/*
+ * Layers t and looks for loops (at the LIDs in loop_lids; NULL: all, the
+ * others known to deliver without one): 0 proven, 1 not (res says why),
+ * -1 on allocation failure.
+ */
 static int prove(const struct fabric *f, const struct routing_request *rq, struct routing_tables *t,
-		 struct routing_result *res)
+		 const bool *loop_lids, struct routing_result *res)
 {
 	unsigned max_layers = rq->max_layers ? rq->max_layers : 1;
 	/* every turn rising in the up*-down* order proves it all at once; else build the graph */
@@ -75,7 +80,7 @@ static int prove(const struct fabric *f, const struct routing_request *rq, struc
 		return 0;
 	}
 	int rc = layers_assign(f, t, max_layers, &res->layers);
-	if (rc >= 0 && loops_find(f, t, &res->loops) < 0)
+	if (rc >= 0 && loops_find_lids(f, t, loop_lids, &res->loops) < 0)
 		rc = -1;
 	res->cdg = res->layers.cdg;
 	return rc < 0 ? -1 : rc || res->loops.entries ? 1 : 0;
@@ -91,10 +96,14 @@ static int keep_routes(const struct fabric *f, const struct routing_request *rq,
 		       struct routing_result *res)
 {
 	struct routing_tables merged;
-	if (stable_merge(rq->keep_fabric, rq->keep, f, fresh, &merged, &res->stable) < 0)
+	bool *from_fresh = calloc((size_t)fresh->max_lid + 1, sizeof(*from_fresh));
+	if (!from_fresh || stable_merge(rq->keep_fabric, rq->keep, f, fresh, &merged, &res->stable, from_fresh) < 0) {
+		free(from_fresh);
 		return -1;
+	}
 	size_t some = res->stable.kept + res->stable.patched;
-	int rc = some ? prove(f, rq, &merged, res) : 1;
+	int rc = some ? prove(f, rq, &merged, from_fresh, res) : 1;	/* the merge walked the other columns */
+	free(from_fresh);
 	if (rc == 0 && res->layers.answers_proven) {
 		routing_tables_free(fresh);
 		*fresh = merged;
@@ -116,7 +125,7 @@ int routing_compute(const struct fabric *f, const struct routing_request *rq, st
 	if (rc == 1)
 		return 0;
 	if (rc == 0)
-		rc = prove(f, rq, out, res);
+		rc = prove(f, rq, out, NULL, res);
 	if (rc < 0)
 		routing_tables_free(out);
 	return rc;

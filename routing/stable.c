@@ -24,9 +24,11 @@
  * fresh routing has one). After a loss and its return the fresh routing
  * differs from the patched tables only where they were patched.
  *
- * Every column that leaves here delivers from every switch without a
- * loop; whether the mixture is deadlock-free is for the caller's proof,
- * which refuses it like any engine's tables.
+ * Every column kept or patched here delivers from every switch without a
+ * loop (the walks said so); one taken from the fresh routing is as that
+ * routing made it. Whether the mixture is deadlock-free, and whether the
+ * fresh columns loop, is for the caller's proof, which refuses it like
+ * any engine's tables.
  */
 #include "routing/stable.h"
 
@@ -255,7 +257,8 @@ static void match_switches(struct merge *m, const struct fabric *old_f, const st
 }
 
 int stable_merge(const struct fabric *old_f, const struct routing_tables *old, const struct fabric *f,
-		 const struct routing_tables *fresh, struct routing_tables *out, struct stable_report *r)
+		 const struct routing_tables *fresh, struct routing_tables *out, struct stable_report *r,
+		 bool *from_fresh)
 {
 	memset(r, 0, sizeof(*r));
 	memset(out, 0, sizeof(*out));
@@ -279,6 +282,8 @@ int stable_merge(const struct fabric *old_f, const struct routing_tables *old, c
 	unsigned layers = 1;
 	for (uint32_t lid = 1; lid <= fresh->max_lid && !r->grew; lid++) {
 		int how = suspect[lid] || !own[lid].node ? settle(&m, (uint16_t)lid, &own[lid]) : KEPT;
+		if (from_fresh)
+			from_fresh[lid] = how == FRESH;
 		r->lids += own[lid].node != NULL;
 		r->kept += how == KEPT;
 		r->patched += how == PATCHED;
@@ -291,6 +296,8 @@ int stable_merge(const struct fabric *old_f, const struct routing_tables *old, c
 			memcpy(out->lft[m.sw[k]->index], fresh->lft[m.sw[k]->index], (size_t)fresh->max_lid + 1);
 		memcpy(out->sl, fresh->sl, (size_t)fresh->max_lid + 1);
 		out->layers = fresh->layers;
+		if (from_fresh)
+			memset(from_fresh, 1, (size_t)fresh->max_lid + 1);
 	}
 	rc = 0;
 done:

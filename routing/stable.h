@@ -29,10 +29,14 @@ struct stable_report {
  * uses a link that old did not (r->grew: a link back, a new cable, an
  * isolated link healthy again), out is fresh whole, so that new capacity
  * is balanced as a fresh routing balances it. out is not proven: the
- * caller layers it and checks it like any engine's tables. -1 on
- * allocation failure.
+ * caller layers it and checks it like any engine's tables. from_fresh
+ * (NULL, or fresh->max_lid + 1 entries) marks the LIDs whose column is
+ * fresh's whole: every other column delivers from every switch of f
+ * without a loop. old must be loop-free on old_f, as every table
+ * routing_compute returns is. -1 on allocation failure.
  */
 int stable_merge(const struct fabric *old_f, const struct routing_tables *old, const struct fabric *f,
-		 const struct routing_tables *fresh, struct routing_tables *out, struct stable_report *r);
+		 const struct routing_tables *fresh, struct routing_tables *out, struct stable_report *r,
+		 bool *from_fresh);
 
 #endif

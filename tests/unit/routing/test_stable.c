@@ -86,6 +86,7 @@ struct merge_case {
 	struct fabric old_f, f;
 	struct routing_tables old, fresh, kept;
 	struct stable_report sr;
+	bool *from_fresh;	/* [lid]: the merge took fresh's column whole */
 };
 
 /* Both fabrics the full tree; the test then changes them. */
@@ -101,11 +102,23 @@ static void case_merge(struct merge_case *c, const struct fabric *routed)
 	struct routing_result res;
 	assert_int_equal(routing_compute(routed, &rq_plain, &c->old, &res), 0);
 	assert_int_equal(routing_compute(&c->f, &rq_plain, &c->fresh, &res), 0);
-	assert_int_equal(stable_merge(&c->old_f, &c->old, &c->f, &c->fresh, &c->kept, &c->sr), 0);
+	c->from_fresh = calloc(c->fresh.max_lid + 1u, sizeof(*c->from_fresh));
+	assert_non_null(c->from_fresh);
+	assert_int_equal(stable_merge(&c->old_f, &c->old, &c->f, &c->fresh, &c->kept, &c->sr, c->from_fresh), 0);
+}
+
+/* How many LIDs the merge took from fresh whole. */
+static size_t from_fresh_count(const struct merge_case *c)
+{
+	size_t n = 0;
+	for (uint32_t lid = 1; lid <= c->fresh.max_lid; lid++)
+		n += c->from_fresh[lid];
+	return n;
 }
 
 static void case_free(struct merge_case *c)
 {
+	free(c->from_fresh);
 	routing_tables_free(&c->kept);
 	routing_tables_free(&c->fresh);
 	routing_tables_free(&c->old);
@@ -120,6 +133,7 @@ static void assert_fresh_whole(const struct merge_case *c)
 	assert_int_equal(c->sr.kept + c->sr.patched, 0);
 	assert_int_equal(changed_entries(&c->f, &c->fresh, &c->f, &c->kept), 0);
 	assert_memory_equal(c->kept.sl, c->fresh.sl, c->kept.max_lid + 1u);
+	assert_int_equal(from_fresh_count(c), c->fresh.max_lid);
 }
 
 static void test_stable_link_failure_moves_only_what_crossed_it(void **state)
@@ -142,6 +156,7 @@ static void test_stable_link_failure_moves_only_what_crossed_it(void **state)
 		moved += !same_column(&c.old_f, &c.old, &c.f, &c.kept, lid);
 	}
 	assert_int_equal(moved, c.sr.lids - c.sr.kept);
+	assert_int_equal(from_fresh_count(&c), c.kept.max_lid - c.sr.kept - c.sr.patched);	/* every owned LID walked */
 	/* L0's hosts, which the aggregation switch reached over the link, are among the patched */
 	for (unsigned p = 1; p <= 4; p++)
 		assert_false(same_column(&c.old_f, &c.old, &c.f, &c.kept, leaf->ports[p].remote->ports[1].lid));
