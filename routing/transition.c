@@ -17,11 +17,12 @@
  * current tables to "current with that batch changed" is acyclic;
  * program that batch as a stage, and go on from there. An entry whose
  * change alone closes a cycle waits at the back until others have moved.
- * Every step is checked by the same CDG code as the steady state (the
- * LIDs that do not change add the same dependencies to every step: they
- * are built once per plan, and each step adds the changing LIDs'). When
- * no entry left can move, the rest goes as one stage and the plan says
- * it is not proven (and which cycle).
+ * Every step is checked by the same CDG code as the steady state: the
+ * LIDs that do not change add the same dependencies to every step (built
+ * once per plan), each stage adds its changing LIDs on its own entries,
+ * and each step what its changed entries add to that
+ * (routing/cdg_delta.c). When no entry left can move, the rest goes as
+ * one stage and the plan says it is not proven (and which cycle).
  */
 #include "routing/transition.h"
 #include "routing/cdg_delta.h"
