@@ -33,8 +33,10 @@ struct cdg_roots {
 
 /*
  * g holds (at least) the dependencies one layer of the CAs' traffic has
- * under table m->lft[0] for the LIDs of the changes, whose reach under it
- * is r; m->lft[1] is that table with the entries ch[0..n) changed
+ * under table m->lft[0] for the LIDs of the changes, and r is their reach
+ * under it (cdg_reach_new of lft[0] for a set holding every LID of ch: a
+ * LID r lacks adds nothing); m->lft[1] is that table with the entries
+ * ch[0..n) changed
  * (every other entry of those LIDs equal), m->no_answers is set, and SLs
  * are m's. Adds the dependencies the mixture of the two tables has on the
  * layer for those LIDs beyond lft[0]'s: g then holds what cdg_add_layer of
