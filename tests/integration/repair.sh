@@ -91,7 +91,10 @@ event() {
 		"($full_mads MADs, $full_reads to discover) changed nothing"
 }
 
-printf 'sweep_interval: 1\nfull_sweep_interval: 0\ntrap_holddown_ms: 50\nmad: { retries: 8, timeout_ms: 50 }\n' \
+# 100 ms per try: on a loaded CI machine (an ASan build beside lintian) ibsim
+# once stalled past 8 tries of 50 ms, and a light sweep that finds switches
+# silent gives way to a full discovery, which this test refuses.
+printf 'sweep_interval: 1\nfull_sweep_interval: 0\ntrap_holddown_ms: 50\nmad: { retries: 8, timeout_ms: 100 }\n' \
 	>"$WORK/fabricd.yaml"
 sim_start "$NET"
 fd_start -c "$WORK/fabricd.yaml"
