@@ -12,10 +12,10 @@
  * cycle, change entries (switch, LID) in batches: from the entries still
  * to change, nearest their destination first (under the new tables, so a
  * switch changes after the switch its new entry points at, the ordered
- * FIB rule that keeps the mixture free of forwarding loops), take all,
- * and halve until the step from the
- * current tables to "current with that batch changed" is acyclic;
- * program that batch as a stage, and go on from there. An entry whose
+ * FIB rule that keeps the mixture free of forwarding loops), the largest
+ * leading batch whose step from the current tables to "current with that
+ * batch changed" is acyclic; program that batch as a stage, and go on
+ * from there. An entry whose
  * change alone closes a cycle waits at the back until others have moved.
  * Every step is checked by the same CDG code as the steady state: the
  * LIDs that do not change add the same dependencies to every step (built
@@ -342,31 +342,58 @@ static void set_entries(struct routing_tables *t, const struct routing_tables *f
 		t->lft[item[k].node][item[k].lid] = from->lft[item[k].node][item[k].lid];
 }
 
+/* Checks the step from cur that changes item[0..k); leaves next as cur. 1 proven, 0 not (r: the cycle), -1. */
+static int step_proven(const struct fabric *f, const struct step_base *b, const struct state_graphs *sg,
+		       const struct routing_tables *cur, const struct routing_tables *new,
+		       const struct routing_tables *old, const struct entry *item, size_t k,
+		       struct routing_tables *next, struct cdg_report *r, size_t *checks)
+{
+	set_entries(next, new, item, k);
+	++*checks;
+	int rc = check_step_delta(f, b, sg, cur, next, old, item, k, false, r);
+	set_entries(next, cur, item, k);
+	return rc < 0 ? -1 : !r->cycle_len;
+}
+
 /*
  * The largest leading batch of item[0..n) whose step from cur is
- * acyclic, halving from all; 0 when not even the first entry's is (r then
- * holds that cycle). next holds cur's entries and new's SLs; it is left
- * with the batch found set. Every check starts from cur's graphs (sg,
- * built once per state). -1 on allocation failure.
+ * acyclic; 0 when not even the first entry's is (r then holds that
+ * cycle). A batch's step graph holds every smaller one's (each entry of
+ * the smaller batch changes in the larger too), so the largest is found
+ * by halving from all until one is proven, then searching between it
+ * and the last refused. next holds cur's entries and new's SLs; it is
+ * left with the batch found set. Every check starts from cur's graphs
+ * (sg, built once per state). -1 on allocation failure.
  */
 static long proven_batch(const struct fabric *f, const struct step_base *b, struct state_graphs *sg,
 			 const struct routing_tables *cur, const struct routing_tables *new,
 			 const struct routing_tables *old, const struct entry *item, size_t n, bool proven,
 			 struct routing_tables *next, struct cdg_report *r, size_t *checks)
 {
+	size_t ok = 0, refused = n + 1;
 	if (!sg->built && state_graphs_build(sg, f, b, cur, old, new, item, n, proven) < 0)
 		return -1;
-	for (;; n /= 2) {
-		set_entries(next, new, item, n);
-		++*checks;
-		if (check_step_delta(f, b, sg, cur, next, old, item, n, false, r) < 0)
+	for (size_t k = n; k > 0 && !ok; k /= 2) {
+		int rc = step_proven(f, b, sg, cur, new, old, item, k, next, r, checks);
+		if (rc < 0)
 			return -1;
-		if (!r->cycle_len)
-			return (long)n;
-		set_entries(next, cur, item, n);
-		if (n == 1)
-			return 0;
+		if (rc)
+			ok = k;
+		else
+			refused = k;
 	}
+	while (ok && refused - ok > 1) {
+		size_t k = ok + (refused - ok) / 2;
+		int rc = step_proven(f, b, sg, cur, new, old, item, k, next, r, checks);
+		if (rc < 0)
+			return -1;
+		if (rc)
+			ok = k;
+		else
+			refused = k;
+	}
+	set_entries(next, new, item, ok);
+	return (long)ok;
 }
 
 /*
