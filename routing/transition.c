@@ -496,13 +496,21 @@ int transition_plan(const struct fabric *f, const struct routing_tables *old, co
 		}
 		p->switches += n > before;
 	}
-	if (step_base_init(&base, f, old, new, item, n) < 0 ||
-	    check_step_from(f, &base, base.g, base.moving, old, new, old, &r) < 0)
+	if (step_base_init(&base, f, old, new, item, n) < 0)
+		goto done;
+	if (n) {	/* the first stage's first check is the whole change */
+		order_by_hops(f, new, item, n);
+		rc = stage_by_entries(f, &base, old, new, item, n, p);
+		goto done;
+	}
+	/* SLs alone change: one step, which no staging can help */
+	if (check_step_from(f, &base, base.g, base.moving, old, new, old, &r) < 0)
 		goto done;
 	rc = 0;
 	if (r.cycle_len) {
-		order_by_hops(f, new, item, n);
-		rc = stage_by_entries(f, &base, old, new, item, n, p);
+		p->proven = false;
+		p->cycle = r;
+		p->failed_step = 1;
 	}
 done:
 	step_base_free(&base);

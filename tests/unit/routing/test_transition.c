@@ -3,7 +3,8 @@
  * gives two acyclic routings whose mixture is cyclic (each forbids a
  * different turn); the staged plan reaches the new tables through states
  * that are each proven acyclic by the same CDG code, one step at a time.
- * Remapping by GUID keeps a switch's entries when node order changes.
+ * Remapping by GUID keeps a switch's entries when node order changes. A
+ * change of SLs alone whose mixture is cyclic is reported not proven.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -168,6 +169,45 @@ static void test_transition_remap_follows_guids(void **state)
 	fabric_free(&g);
 }
 
+/*
+ * Min-hop on the ring, layered on two VLs; the new tables swap every
+ * LID's layer. Both are acyclic, no entry changes, yet hosts still on the
+ * old SLs put every LID on both layers, each of which then holds the
+ * ring's cycle: the plan must say so (it once reported such a change
+ * proven, since no entry was left to stage).
+ */
+static void test_transition_sl_only_change_with_cyclic_mixture_is_not_proven(void **state)
+{
+	struct fabric f;
+	struct routing_tables old, new;
+	struct routing_result res;
+	struct cdg_report r;
+	struct transition_plan p;
+	ring(&f);
+	struct routing_request rq = { .engine = ENGINE_MINHOP, .max_layers = 8 };
+	assert_int_equal(routing_compute(&f, &rq, &old, &res), 0);
+	assert_int_equal(old.layers, 2);
+	assert_int_equal(routing_tables_copy(&new, &old), 0);
+	for (uint32_t lid = 1; lid <= new.max_lid; lid++)
+		new.sl[lid] = (uint8_t)(1 - old.sl[lid]);
+	assert_int_equal(cdg_check(&f, &new, &r), 0);
+	assert_int_equal(r.cycle_len, 0);
+	assert_int_equal(transition_plan(&f, &old, &new, &p), 0);
+	assert_false(p.proven);
+	assert_int_equal(p.nstages, 1);
+	assert_int_equal(p.switches, 0);
+	assert_int_equal(p.failed_step, 1);
+	assert_int_equal(p.cycle.cycle_len, 5);
+	transition_plan_free(&p);
+	/* swapping nothing is proven */
+	assert_int_equal(transition_plan(&f, &old, &old, &p), 0);
+	assert_true(p.proven);
+	transition_plan_free(&p);
+	routing_tables_free(&old);
+	routing_tables_free(&new);
+	fabric_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_transition_same_tables_is_one_proven_stage),
 		cmocka_unit_test(test_transition_leaf_uplink_failure_on_degraded_tree_is_proven),
 		cmocka_unit_test(test_transition_remap_follows_guids),
+		cmocka_unit_test(test_transition_sl_only_change_with_cyclic_mixture_is_not_proven),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
