@@ -19,7 +19,8 @@
  * switch whose column lost its way down. Those switch LIDs are routed by
  * plain up/down from one root instead, on VL layer 1 (SL 1), where that
  * order's own up/down rule keeps them acyclic; every CA LID stays on
- * layer 0 with its fat-tree routes.
+ * layer 0 with its fat-tree routes. Only those LIDs are routed there, each
+ * on the port the fat-tree routes give the fewest host LIDs.
  *
  * A fabric that is not a fat tree, where fat-tree up/down would leave a
  * host without a path, or that needs the second layer when only one VL
@@ -242,9 +243,10 @@ static void note(struct route_info *info, const char *engine, unsigned levels, c
  * ports are not balanced by CA LIDs.
  */
 static int updown_tables(const struct fabric *f, const struct swindex *x, struct routing_tables *out,
-			 struct rank *r, bool switch_lids_only)
+			 struct rank *r, const bool *switch_lids_only, const struct routing_tables *load_from)
 {
-	struct updown_plan plan = { .x = x, .r = r, .skip_balance = switch_lids_only };
+	struct updown_plan plan = { .x = x, .r = r, .skip_balance = switch_lids_only != NULL, .only = switch_lids_only,
+				    .load_from = load_from };
 	struct updown_gaps gaps;
 	if (rank_from_center(r, x) < 0)
 		return -1;
@@ -260,7 +262,7 @@ static int updown_with_note(const struct fabric *f, const struct swindex *x, str
 			    struct route_info *info, const char *why)
 {
 	struct rank r;
-	if (updown_tables(f, x, out, &r, false) < 0)
+	if (updown_tables(f, x, out, &r, NULL, NULL) < 0)
 		return -1;
 	char text[sizeof(info->note)];
 	snprintf(text, sizeof(text), "%s%s%s", why ? why : "", why ? "; " : "", r.why);
@@ -279,13 +281,27 @@ int updown_route(const struct fabric *f, struct routing_tables *out, struct rout
 	return rc;
 }
 
-/* Moves the switch LIDs in gaps to layer 1, routed up/down from one root. */
+/*
+ * Moves the switch LIDs in gaps to layer 1, routed up/down from one root:
+ * those switches' LIDs only, so with no CA load on any port each takes
+ * its first shortest legal port.
+ */
 static int escape_layer(const struct fabric *f, const struct swindex *x, struct routing_tables *t,
 			const struct updown_gaps *gaps, char *why, size_t len)
 {
 	struct routing_tables u;
 	struct rank r;
-	if (updown_tables(f, x, &u, &r, true) < 0)
+	bool *only = calloc(x->nsw + 1, sizeof(*only)), *gap = calloc((size_t)t->max_lid + 1, sizeof(*gap));
+	int rc = only && gap ? 0 : -1;
+	for (size_t i = 0; rc == 0 && i < gaps->nswitch_lids; i++)
+		gap[gaps->switch_lids[i]] = true;
+	for (size_t s = 0; rc == 0 && s < x->nsw; s++)
+		only[s] = x->sw[s]->ports[0].lid <= t->max_lid && gap[x->sw[s]->ports[0].lid];
+	if (rc == 0)
+		rc = updown_tables(f, x, &u, &r, only, t);
+	free(only);
+	free(gap);
+	if (rc < 0)
 		return -1;
 	for (size_t i = 0; i < gaps->nswitch_lids; i++) {
 		uint16_t lid = gaps->switch_lids[i];

@@ -789,6 +789,14 @@ static int ud_setup(struct ud *u, const struct fabric *f, const struct updown_pl
 		u->leaf[u->x->of_node[order[j].leaf->index]] = true;
 	}
 	free(order);
+	const struct routing_tables *t = p->load_from;
+	for (size_t s = 0; t && s < u->x->nsw; s++) {	/* each table read as it lies in memory */
+		const uint8_t *lft = t->lft[u->x->sw[s]->index];
+		uint32_t *load = u->load + u->base[s];
+		for (uint32_t lid = 1; lft && lid <= t->max_lid && lid <= max_lid; lid++)
+			if (u->jpos[lid] != UINT32_MAX && lft[lid] && lft[lid] <= u->x->sw[s]->nports)
+				load[lft[lid]]++;
+	}
 	return 0;
 }
 
@@ -807,13 +815,15 @@ int updown_fill(const struct fabric *f, const struct updown_plan *plan, struct r
 	bottom_up = malloc((u.ndesc + 1) * sizeof(*bottom_up));
 	if (!bottom_up)
 		goto done;
+	size_t ndest = 0;
 	for (size_t i = 0; i < u.ndesc; i++)
-		bottom_up[i] = u.desc[u.ndesc - 1 - i];
+		if (!plan->only || plan->only[u.desc[u.ndesc - 1 - i]])
+			bottom_up[ndest++] = u.desc[u.ndesc - 1 - i];
 	struct ud frozen = u;
 	struct ahead a;
-	towards_each(&a, &u, &frozen, bottom_up, u.ndesc);
+	towards_each(&a, &u, &frozen, bottom_up, ndest);
 	int failed = 0;
-	for (size_t i = 0; i < u.ndesc && !failed; i++) {
+	for (size_t i = 0; i < ndest && !failed; i++) {
 		ahead_next(&a, (void **)&u.s);
 		failed = route_destination(&u, out, bottom_up[i], gaps);
 	}
