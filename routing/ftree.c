@@ -283,8 +283,8 @@ int updown_route(const struct fabric *f, struct routing_tables *out, struct rout
 
 /*
  * Moves the switch LIDs in gaps to layer 1, routed up/down from one root:
- * those switches' LIDs only, so with no CA load on any port each takes
- * its first shortest legal port.
+ * those switches' LIDs only, each on the shortest legal port that carries
+ * the fewest CA LIDs in t (the fat-tree routes).
  */
 static int escape_layer(const struct fabric *f, const struct swindex *x, struct routing_tables *t,
 			const struct updown_gaps *gaps, char *why, size_t len)
