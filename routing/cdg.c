@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/cdg_rows.h"
 #include "routing/shares.h"
 
 /* Fabrics smaller than this are walked by one thread: starting more costs more than it saves. */
@@ -215,25 +216,84 @@ static void graph_free(struct graph *g)
 	free(g->answering);
 }
 
+/*
+ * The walks towards CAs start at nearly every switch (one table, answers
+ * from switches that send on their own hop: layer 0, at most one in
+ * ROWS_QUIET_SHARE of the switches with a table starting nothing): then
+ * cdg_rows.c builds their dependencies row by row. Fills s (arrays per
+ * node index and per LID, freed with rows_free) and says whether to.
+ */
+#define ROWS_QUIET_SHARE 8
+
+static void rows_free(struct cdg_starts *s)
+{
+	free((void *)s->always);
+	free((void *)s->mine);
+	free((void *)s->mine_lid);
+}
+
+static int rows_starts(struct graph *g, const struct fabric *f, struct cdg_starts *s)
+{
+	const struct routing_tables *t = g->m->lft[0];
+	bool *always = NULL, *mine = NULL, *mine_lid = NULL;
+	size_t quiet = 0, tables = 0;
+	memset(s, 0, sizeof(*s));
+	if (g->m->nlft != 1 || g->m->to_cas_only || g->m->no_answers || cdg_own_hop_on_vl0(g->layer))
+		return 0;
+	always = calloc(f->nnodes + 1, sizeof(*always));
+	mine = calloc(f->nnodes + 1, sizeof(*mine));
+	mine_lid = calloc((size_t)g->max_lid + 1, sizeof(*mine_lid));
+	s->always = always;
+	s->mine = mine;
+	s->mine_lid = mine_lid;
+	if (!always || !mine || !mine_lid)
+		return -1;
+	for (size_t i = 0; i < g->nsource; i++)
+		always[g->source[i]->index] = true;
+	for (size_t i = 0; i < g->nanswering; i++)
+		always[g->answering[i]->index] = true;
+	for (size_t i = 0; i < g->nentry; i++)
+		mine[g->entry[i]->index] = true;
+	for (uint32_t lid = 1; lid <= g->max_lid; lid++)
+		mine_lid[lid] = cdg_on_layer(g->m, (uint16_t)lid, g->layer);
+	for (size_t i = 0; i < f->nnodes; i++)
+		if (f->nodes[i]->type == NODE_SWITCH && t->lft[i]) {
+			tables++;
+			quiet += !always[i];
+		}
+	return quiet * ROWS_QUIET_SHARE <= tables;
+}
+
 /* Adds the destinations among nodes [from, to) (lids: which ones; NULL all) to dg. */
 static int add_nodes(const struct fabric *f, const struct cdg_mix *m, unsigned layer, const bool *lids, size_t from,
 		     size_t to, struct depgraph *dg)
 {
 	struct graph g;
-	int rc = -1;
-	if (graph_init(&g, f, m, layer, dg) < 0)
+	struct cdg_starts starts = { 0 };
+	uint16_t *cas = NULL;	/* CA destinations nearly every switch sends to: row by row */
+	size_t ncas = 0;
+	int rc = -1, rows = 0;
+	if (graph_init(&g, f, m, layer, dg) < 0 || (rows = rows_starts(&g, f, &starts)) < 0)
+		goto done;
+	if (rows && !(cas = malloc((size_t)(g.max_lid + 1) * sizeof(*cas))))
 		goto done;
 	for (size_t i = from; i < to; i++) {
 		const struct node *n = f->nodes[i];
 		for (unsigned p = 0; p <= n->nports; p++) {
 			uint16_t lid = n->ports[p].lid;
-			if (lid && (n->type == NODE_SWITCH ? p == 0 && !m->to_cas_only : p > 0) && lid <= g.max_lid &&
-			    (!lids || lids[lid]) && add_destination(&g, lid, n->type != NODE_SWITCH) < 0)
+			if (!lid || !(n->type == NODE_SWITCH ? p == 0 && !m->to_cas_only : p > 0) || lid > g.max_lid ||
+			    (lids && !lids[lid]))
+				continue;
+			if (cas && n->type != NODE_SWITCH)
+				cas[ncas++] = lid;
+			else if (add_destination(&g, lid, n->type != NODE_SWITCH) < 0)
 				goto done;
 		}
 	}
-	rc = 0;
+	rc = cas ? cdg_add_rows(f, m->lft[0], cas, ncas, &starts, dg) : 0;
 done:
+	free(cas);
+	rows_free(&starts);
 	graph_free(&g);
 	return rc;
 }

@@ -14,7 +14,8 @@
  * built afresh, a looping entry included. Giving moved LIDs back to the
  * layers that can hold them fits the degraded radix-16 tree in 5 VLs.
  * What a change of some entries adds to a state's graph, walked from the
- * changed switches, is what walking the changed LIDs' mixture adds.
+ * changed switches, is what walking the changed LIDs' mixture adds; a
+ * layer built row by row is the layer the walks build.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -480,6 +481,55 @@ static void test_cdg_changes_add_what_the_mixture_walk_adds(void **state)
 	fabric_free(&f);
 }
 
+/*
+ * Layer 0 with the switches' answers starts traffic to every CA at nearly
+ * every switch, which cdg_rows.c builds row by row: the same turns as the
+ * walks of the same table given twice (a mixture, which walks), on a
+ * degraded tree routed by ftree (its escape layer leaves some switches
+ * starting nothing on layer 0) and by min-hop, with every switch on layer
+ * 0 and a third of the hosts on layer 1, then with every tenth switch on
+ * layer 1 too. Layer 1 (walked either way) agrees as well.
+ */
+static void test_cdg_rows_build_what_the_walks_build(void **state)
+{
+	struct fabric f;
+	char err[256];
+	struct fattree_spec spec = { .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1, .seed = 3 };
+	assert_int_equal(fattree_generate(&spec, &f, err), 0);
+	number_lids(&f);
+	for (int config = 0; config < 3; config++) {
+		struct routing_tables t;
+		struct routing_result res;
+		struct routing_request rq = { .engine = ENGINE_FTREE, .max_layers = 8 };
+		if (config == 0) {
+			assert_int_equal(routing_compute(&f, &rq, &t, &res), 0);
+			assert_true(t.layers > 1);
+		} else {
+			assert_int_equal(minhop_route(&f, &t), 0);
+			for (size_t i = 0; i < f.nnodes; i++) {
+				bool sw = f.nodes[i]->type == NODE_SWITCH;
+				uint16_t lid = f.nodes[i]->ports[sw ? 0 : 1].lid;
+				t.sl[lid] = sw ? config == 2 && lid % 10 == 0 : lid % 3 == 0;
+			}
+			t.layers = 2;
+		}
+		for (unsigned layer = 0; layer < 2; layer++) {
+			struct cdg_mix once = cdg_mix_of(&t), twice = { .lft = { &t, &t }, .nlft = 2, .sl = { &t }, .nsl = 1 };
+			struct depgraph rows, walks;
+			assert_int_equal(depgraph_init(&rows, &f), 0);
+			assert_int_equal(depgraph_init(&walks, &f), 0);
+			assert_int_equal(cdg_add_layer(&f, &once, layer, NULL, &rows), 0);
+			assert_int_equal(cdg_add_layer(&f, &twice, layer, NULL, &walks), 0);
+			assert_true(walks.used > 0);
+			assert_true(same_turns(&f, &rows, &walks));
+			depgraph_free(&rows);
+			depgraph_free(&walks);
+		}
+		routing_tables_free(&t);
+	}
+	fabric_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -494,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_cdg_layer_graph_after_lids_leave_is_the_graph_built_afresh),
 		cmocka_unit_test(test_cdg_layering_takes_back_what_a_layer_can_hold),
 		cmocka_unit_test(test_cdg_changes_add_what_the_mixture_walk_adds),
+		cmocka_unit_test(test_cdg_rows_build_what_the_walks_build),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
