@@ -216,13 +216,7 @@ static void graph_free(struct graph *g)
 	free(g->answering);
 }
 
-/*
- * The walks towards CAs start at nearly every switch (one table, answers
- * from switches that send on their own hop: layer 0, at most one in
- * ROWS_QUIET_SHARE of the switches with a table starting nothing): then
- * cdg_rows.c builds their dependencies row by row. Fills s (arrays per
- * node index and per LID, freed with rows_free) and says whether to.
- */
+/* At most one in this many switches with a table may start nothing for cdg_rows.c to be used. */
 #define ROWS_QUIET_SHARE 8
 
 static void rows_free(struct cdg_starts *s)
@@ -232,6 +226,14 @@ static void rows_free(struct cdg_starts *s)
 	free((void *)s->mine_lid);
 }
 
+/*
+ * Whether the walks towards CAs start at nearly every switch (one table,
+ * answers from switches that send on their own hop: layer 0, and at most
+ * one in ROWS_QUIET_SHARE of the switches with a table starting nothing):
+ * then cdg_rows.c builds their dependencies row by row. Fills s (arrays
+ * per node index and per LID, freed with rows_free); -1 on allocation
+ * failure.
+ */
 static int rows_starts(struct graph *g, const struct fabric *f, struct cdg_starts *s)
 {
 	const struct routing_tables *t = g->m->lft[0];
@@ -275,7 +277,10 @@ static int add_nodes(const struct fabric *f, const struct cdg_mix *m, unsigned l
 	int rc = -1, rows = 0;
 	if (graph_init(&g, f, m, layer, dg) < 0 || (rows = rows_starts(&g, f, &starts)) < 0)
 		goto done;
-	if (rows && !(cas = malloc((size_t)(g.max_lid + 1) * sizeof(*cas))))
+	size_t ports = 0;	/* a LID per end port at most, even where a bad dump repeats one */
+	for (size_t i = from; rows && i < to; i++)
+		ports += (size_t)f->nodes[i]->nports + 1;
+	if (rows && !(cas = malloc((ports + 1) * sizeof(*cas))))
 		goto done;
 	for (size_t i = from; i < to; i++) {
 		const struct node *n = f->nodes[i];
