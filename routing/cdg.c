@@ -130,6 +130,24 @@ const struct node *cdg_entry_switch(const struct node *n, unsigned port)
 	return sw && sw->type == NODE_SWITCH ? sw : NULL;
 }
 
+size_t cdg_entry_switches(const struct fabric *f, const struct node **out)
+{
+	bool *seen = calloc(f->nnodes + 1, sizeof(*seen));
+	size_t n = 0;
+	if (!seen)
+		return SIZE_MAX;
+	for (size_t i = 0; i < f->nnodes; i++)
+		for (unsigned p = 1; f->nodes[i]->type != NODE_SWITCH && p <= f->nodes[i]->nports; p++) {
+			const struct node *sw = cdg_entry_switch(f->nodes[i], p);
+			if (sw && !seen[sw->index]) {
+				seen[sw->index] = true;
+				out[n++] = sw;
+			}
+		}
+	free(seen);
+	return n;
+}
+
 /*
  * Where the layer's own LIDs send from. A pair of ports talks on one SL
  * both ways (a GMP answer and an RC connection's return traffic keep the
@@ -191,16 +209,8 @@ static int graph_init(struct graph *g, const struct fabric *f, const struct cdg_
 	g->answering = malloc((f->nnodes + 1) * sizeof(*g->answering));
 	if (!g->mark || !g->entry || !g->stack || !g->source || !g->answering)
 		return -1;
-	for (size_t i = 0; i < f->nnodes; i++) {
-		const struct node *n = f->nodes[i];
-		for (unsigned p = 1; p <= n->nports && n->type != NODE_SWITCH; p++) {
-			const struct node *sw = n->ports[p].remote;
-			if (sw && sw->type == NODE_SWITCH && g->mark[sw->index] != 1) {
-				g->mark[sw->index] = 1;
-				g->entry[g->nentry++] = sw;
-			}
-		}
-	}
+	if ((g->nentry = cdg_entry_switches(f, g->entry)) == SIZE_MAX)
+		return -1;
 	g->generation = 1;
 	if (!m->to_cas_only && !m->no_answers)
 		find_sources(g, f);

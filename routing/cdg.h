@@ -101,6 +101,12 @@ static inline bool cdg_own_hop_on_vl0(unsigned layer)
 }
 /* The switch where traffic from port (0 of a switch, else of a CA) enters the fabric, or NULL. */
 const struct node *cdg_entry_switch(const struct node *n, unsigned port);
+/*
+ * The switches where CAs' traffic enters the fabric, each once, in node
+ * and port order, into out (f->nnodes entries); how many, or SIZE_MAX on
+ * allocation failure.
+ */
+size_t cdg_entry_switches(const struct fabric *f, const struct node **out);
 /* "L0[9] -> A0[3] -> ... -> L0[9]" into buf. */
 void cdg_cycle_text(const struct cdg_report *r, char *buf, size_t len);
 

@@ -34,21 +34,6 @@ static inline bool reached(const uint64_t *row, const struct node *n)
 	return row[n->index / 64] >> (n->index % 64) & 1;
 }
 
-/* The switches with CAs, where the CAs' traffic enters; returns how many (out: nnodes entries). */
-static size_t entry_switches(const struct fabric *f, const struct node **out, uint8_t *seen)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < f->nnodes; i++)
-		for (unsigned p = 1; f->nodes[i]->type != NODE_SWITCH && p <= f->nodes[i]->nports; p++) {
-			const struct node *sw = cdg_entry_switch(f->nodes[i], p);
-			if (sw && !seen[sw->index]) {
-				seen[sw->index] = 1;
-				out[n++] = sw;
-			}
-		}
-	return n;
-}
-
 /* Marks in row the switches t's entries lead through from entry[0..nentry) towards lid. */
 static void reach_lid(const struct routing_tables *t, uint16_t lid, const struct node *const *entry, size_t nentry,
 		      const struct node **stack, uint64_t *row)
@@ -74,9 +59,8 @@ struct cdg_reach *cdg_reach_new(const struct fabric *f, const struct routing_tab
 	struct cdg_reach *r = calloc(1, sizeof(*r));
 	const struct node **entry = malloc((f->nnodes + 1) * sizeof(*entry));
 	const struct node **stack = malloc((f->nnodes + 1) * sizeof(*stack));
-	uint8_t *seen = calloc(f->nnodes + 1, 1);
-	size_t nlids = 0;
-	if (!r || !entry || !stack || !seen)
+	size_t nlids = 0, nentry;
+	if (!r || !entry || !stack || (nentry = cdg_entry_switches(f, entry)) == SIZE_MAX)
 		goto fail;
 	r->words = f->nnodes / 64 + 1;
 	r->max_lid = t->max_lid;
@@ -86,7 +70,7 @@ struct cdg_reach *cdg_reach_new(const struct fabric *f, const struct routing_tab
 	r->bits = calloc(nlids * r->words + 1, sizeof(*r->bits));
 	if (!r->row || !r->bits)
 		goto fail;
-	size_t nentry = entry_switches(f, entry, seen), at = 0;
+	size_t at = 0;
 	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
 		if (lids[lid]) {
 			r->row[lid] = r->bits + at;
@@ -95,12 +79,10 @@ struct cdg_reach *cdg_reach_new(const struct fabric *f, const struct routing_tab
 		}
 	free(entry);
 	free(stack);
-	free(seen);
 	return r;
 fail:
 	free(entry);
 	free(stack);
-	free(seen);
 	cdg_reach_free(r);
 	return NULL;
 }

@@ -186,7 +186,6 @@ static int index_lids(struct layer_graph *lg)
 {
 	const struct fabric *f = lg->f;
 	size_t n = (size_t)lg->t->max_lid + 1;
-	bool *entered = calloc(f->nnodes + 1, sizeof(*entered));
 	lg->lid_node = calloc(n, sizeof(*lg->lid_node));
 	lg->lid_kind = calloc(n, sizeof(*lg->lid_kind));
 	lg->entry = malloc((f->nnodes + 1) * sizeof(*lg->entry));
@@ -194,20 +193,15 @@ static int index_lids(struct layer_graph *lg)
 	lg->dest = malloc(n * sizeof(*lg->dest));
 	lg->from = malloc((f->nnodes + 1) * sizeof(*lg->from));
 	lg->own = malloc((f->nnodes + 1) * sizeof(*lg->own));
-	if (!entered || !lg->lid_node || !lg->lid_kind || !lg->entry || !lg->ca_lids || !lg->dest || !lg->from || !lg->own) {
-		free(entered);
+	if (!lg->lid_node || !lg->lid_kind || !lg->entry || !lg->ca_lids || !lg->dest || !lg->from || !lg->own ||
+	    (lg->nentry = cdg_entry_switches(f, lg->entry)) == SIZE_MAX)
 		return -1;
-	}
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *nd = f->nodes[i];
 		bool own = nd->type == NODE_SWITCH;
 		for (unsigned p = own ? 0 : 1; p <= (own ? 0 : nd->nports); p++) {
 			const struct node *sw = cdg_entry_switch(nd, p);
 			uint16_t lid = nd->ports[p].lid;
-			if (!own && sw && !entered[sw->index]) {
-				entered[sw->index] = true;
-				lg->entry[lg->nentry++] = sw;
-			}
 			if (!lid || lid >= n)
 				continue;
 			lg->lid_node[lid] = sw;
@@ -216,7 +210,6 @@ static int index_lids(struct layer_graph *lg)
 				lg->ca_lids[lg->nca++] = lid;
 		}
 	}
-	free(entered);
 	return 0;
 }
 

@@ -116,6 +116,15 @@ struct merge {
 	const struct node **walk;
 };
 
+/* Whether port p of sw[k] reaches the port it reached in the old fabric (both cabled). */
+static bool same_peer(const struct merge *m, size_t k, uint8_t p)
+{
+	const struct node *o = m->oldof[k];
+	const struct port *now = &m->sw[k]->ports[p];
+	return now->remote && p <= o->nports && o->ports[p].remote && o->ports[p].remote->guid == now->remote->guid &&
+	       o->ports[p].remote_port == now->remote_port;
+}
+
 /*
  * Whether link (sw[k], p) is capacity the old tables did not use: the old
  * switch had another peer or none there, or no old entry sent out of it
@@ -123,11 +132,7 @@ struct merge {
  */
 static bool link_is_new(const struct merge *m, size_t k, uint8_t p)
 {
-	const struct node *o = m->oldof[k];
-	const struct port *now = &m->sw[k]->ports[p];
-	if (p > o->nports || !o->ports[p].remote || !m->carried[k * PORT_SLOTS + p])
-		return true;
-	return o->ports[p].remote->guid != now->remote->guid || o->ports[p].remote_port != now->remote_port;
+	return !m->carried[k * PORT_SLOTS + p] || !same_peer(m, k, p);
 }
 
 /*
@@ -176,15 +181,12 @@ static void find_suspects(const struct merge *m, const struct lid_owner *own, ui
 			return;
 		}
 	for (size_t k = 0; k < m->nsw; k++) {
-		const struct node *sw = m->sw[k], *o = m->oldof[k];
+		const struct node *sw = m->sw[k];
 		memset(kind, DROPS, sizeof(kind));
 		kind[0] = HERE;
-		for (unsigned p = 1; p <= sw->nports; p++) {
-			const struct port *now = &sw->ports[p];
-			if (now->remote && p <= o->nports && o->ports[p].remote &&
-			    o->ports[p].remote->guid == now->remote->guid && o->ports[p].remote_port == now->remote_port)
-				kind[p] = now->remote->type == NODE_SWITCH ? FINE : TO_CA;
-		}
+		for (unsigned p = 1; p <= sw->nports; p++)
+			if (same_peer(m, k, (uint8_t)p))
+				kind[p] = sw->ports[p].remote->type == NODE_SWITCH ? FINE : TO_CA;
 		const uint8_t *lft = m->out->lft[sw->index];
 		for (uint32_t lid = 1; lid <= max_lid; lid++) {
 			uint8_t e = lft[lid];
