@@ -373,7 +373,7 @@ static long proven_batch(const struct fabric *f, const struct step_base *b, stru
 	size_t ok = 0, refused = n + 1;
 	if (!sg->built && state_graphs_build(sg, f, b, cur, old, new, item, n, proven) < 0)
 		return -1;
-	for (size_t k = n; k > 0 && !ok; k /= 2) {
+	for (size_t k = n; k > ok;) {	/* halve until one proves out, then bisect up to the refused */
 		int rc = step_proven(f, b, sg, cur, new, old, item, k, next, r, checks);
 		if (rc < 0)
 			return -1;
@@ -381,16 +381,7 @@ static long proven_batch(const struct fabric *f, const struct step_base *b, stru
 			ok = k;
 		else
 			refused = k;
-	}
-	while (ok && refused - ok > 1) {
-		size_t k = ok + (refused - ok) / 2;
-		int rc = step_proven(f, b, sg, cur, new, old, item, k, next, r, checks);
-		if (rc < 0)
-			return -1;
-		if (rc)
-			ok = k;
-		else
-			refused = k;
+		k = ok ? ok + (refused - ok) / 2 : k / 2;
 	}
 	set_entries(next, new, item, ok);
 	return (long)ok;
