@@ -35,8 +35,8 @@ while (($#)); do
 done
 [[ -d $PLAN ]] || { echo "roce-twin.sh: $PLAN: not a plan directory" >&2; exit 2; }
 ((EUID == 0)) || { echo "roce-twin.sh: needs root (network namespaces)" >&2; exit 2; }
-for tool in ip vtysh /usr/lib/frr/zebra /usr/lib/frr/bgpd /usr/lib/frr/staticd; do
-	command -v "$tool" >/dev/null || { echo "roce-twin.sh: $tool is missing (Debian packages iproute2, frr)" >&2; exit 2; }
+for tool in ip jq vtysh /usr/lib/frr/zebra /usr/lib/frr/bgpd /usr/lib/frr/staticd; do
+	command -v "$tool" >/dev/null || { echo "roce-twin.sh: $tool is missing (Debian packages iproute2, jq, frr)" >&2; exit 2; }
 done
 KEEP_WORK=1
 if [[ -z $WORK ]]; then
@@ -151,22 +151,25 @@ fib_digest() {
 	done | md5sum
 }
 
-# sessions_missing: with eBGP, how many fabric links that are up have no established session at one end.
-sessions_missing() {
-	local sw up est missing=0
+# sessions_settling: with eBGP, how many fabric links that are up have no established session at one end, or
+# one established less than 3 s ago (its first updates may not be in the FIB yet: a restored link's session can
+# come up while the FIBs look stable, and a check then sees the routes of before).
+sessions_settling() {
+	local sw up est settling=0
 	grep -q '^router bgp' "$PLAN"/*.frr.conf 2>/dev/null || { echo 0; return; }
 	for sw in $SWITCHES; do
 		up=$(ip -n "$(ns "$sw")" -o link show up | grep -c -w -f <(awk -v s="$sw" '$1 == "link" && $2 == s { print $3 }
 			$1 == "link" && $4 == s { print $5 }' "$WIRING")) || true
 		est=$(ip netns exec "$(ns "$sw")" vtysh --vty_socket "$WORK/run/$sw" -c "show bgp neighbors json" 2>/dev/null |
-			grep -o '"bgpState":"Established"' | wc -l)
-		((est < up)) && missing=$((missing + up - est))
+			jq '[.[] | objects | select(.bgpState == "Established" and .bgpTimerUpMsec >= 3000)] | length' \
+			2>/dev/null) || est=0
+		((est < up)) && settling=$((settling + up - est))
 	done
-	echo "$missing"
+	echo "$settling"
 }
 
-# converge: waits until every live link has its BGP session and the FIBs have not changed for 3 s (at most
-# 120 s); prints the seconds until the last change.
+# converge: waits until every live link has had its BGP session for 3 s and the FIBs have not changed for 3 s
+# (at most 120 s); prints the seconds until the last change.
 converge() {
 	local t0 last now changed same=0
 	t0=$(now_ms)
@@ -178,7 +181,7 @@ converge() {
 		if [[ $now == "$last" ]]; then
 			same=$((same + 1))
 			# stable: but a session still coming up may change it yet (asked once, it is slow)
-			if ((same == 6)) && [[ $(sessions_missing) != 0 ]]; then same=0; fi
+			if ((same == 6)) && [[ $(sessions_settling) != 0 ]]; then same=0; fi
 		else
 			same=0 last=$now changed=$(now_ms)
 		fi
