@@ -23,7 +23,8 @@
  *   packet_life_time: 18             # switches' LifeTimeValue (PathRecords carry subnet_timeout, as OpenSM's)
  *   sweep_interval: 10
  *   full_sweep_interval: 600          # a full heavy sweep at least this often, whatever repairs ran
- *   trap_holddown_ms: 50              # after a link-change trap, wait, then sweep once
+ *   trap_holddown_ms: 50              # after a link-change trap, sweep once, this long after it at the latest
+ *   trap_quiet_ms: 10                 # ... or as soon as no other trap came for this long (0: always wait)
  *   react_to_traps: 1                 # 0: traps are logged only
  *   trap_budget_per_minute: 20        # traps one source LID may send; the rest are ignored
  *   mad: { window: 64, timeout_ms: 200, retries: 3 }
@@ -74,6 +75,7 @@ void config_defaults(struct fabricd_config *c)
 	c->sm_poll_interval_ms = 2000;
 	c->sm_poll_retries = 3;
 	c->trap_holddown_ms = 50;
+	c->trap_quiet_ms = 10;
 	c->react_to_traps = 1;
 	c->trap_budget_per_minute = 20;
 	c->sa_services_per_port = 32;
@@ -447,6 +449,7 @@ static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 		{ "sweep_interval", 86400, &c->sweep_interval },
 		{ "full_sweep_interval", 604800, &c->full_sweep_interval },
 		{ "trap_holddown_ms", 60000, &c->trap_holddown_ms },
+		{ "trap_quiet_ms", 60000, &c->trap_quiet_ms },
 		{ "react_to_traps", 1, &c->react_to_traps },
 		{ "keep_routes", 1, &c->keep_routes },
 		{ "trap_budget_per_minute", 100000, &c->trap_budget_per_minute },

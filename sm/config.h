@@ -40,7 +40,8 @@ struct fabricd_config {
 	unsigned sweep_interval;	/* seconds between re-sweeps; 0 = only on request */
 	unsigned keep_routes;	/* 1: a sweep keeps the routes a change left whole (routing/stable.h) */
 	unsigned full_sweep_interval;	/* seconds between full heavy sweeps (the repairs' safety net); 0: none */
-	unsigned trap_holddown_ms;	/* after a change trap, wait this long before sweeping */
+	unsigned trap_holddown_ms;	/* after a change trap, sweep this long after it at the latest */
+	unsigned trap_quiet_ms;	/* ... or once no other has come for this long; 0: the whole hold-down */
 	unsigned react_to_traps;	/* 0: traps are only logged; light sweeps find changes */
 	unsigned trap_budget_per_minute;	/* traps one source LID may send (burst and rate); 0: no limit */
 	unsigned mad_window, mad_timeout_ms, mad_retries;

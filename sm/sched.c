@@ -11,9 +11,14 @@
  * request (SIGHUP, fabricctl, the election, health), after other traps,
  * without a clean sweep. A light sweep's silent switches are repaired
  * too: the repair falls back to a full discovery if it cannot reach them.
- * A trap that reports a change asks for a sweep trap_holddown_ms after
- * the first such trap, however many more come; the repair reads every
- * switch that reported one meanwhile. A STANDBY or NOTACTIVE SM does
+ * A trap that reports a change asks for a sweep once the traps have been
+ * quiet for trap_quiet_ms, and at most trap_holddown_ms after the first
+ * such trap, however many more come; the repair reads every switch that
+ * reported one meanwhile. The quiet window is why a link's repair need
+ * not wait the whole hold-down: both ends of a cable report its loss
+ * within a millisecond or two (ibsim at once), the neighbours of a dead
+ * switch as quickly; a change reported later, during the repair, is
+ * repaired right after it. A STANDBY or NOTACTIVE SM does
  * not sweep. A published sweep is followed by the multicast trees on its
  * fabric; every heavy sweep's end is told to systemd (STATUS=). With
  * --once nothing is rearmed: the first sweep's end (once its MFT Sets
@@ -128,7 +133,9 @@ static void on_change_timer(void *arg)
 {
 	struct sm *sm = arg;
 	sm->sched.change_pending = false;
-	log_info("sweep: after a trap (hold-down %u ms)", sm->cfg.trap_holddown_ms);
+	log_info("sweep: after a trap (%llu ms after the first; quiet %u ms, hold-down %u ms)",
+		 (unsigned long long)(evl_now_ms() - sm->sched.change_first_ms), sm->cfg.trap_quiet_ms,
+		 sm->cfg.trap_holddown_ms);
 	kick(sm);
 }
 
@@ -163,13 +170,23 @@ void sm_sweep_request(struct sm *sm)
 	kick(sm);
 }
 
-/* The callers ignore changes under --once: its one sweep is the whole run. */
+/*
+ * Each change trap (re)arms the sweep for trap_quiet_ms on, never past
+ * trap_holddown_ms after the first. The callers ignore changes under
+ * --once: its one sweep is the whole run.
+ */
 static void hold_down(struct sm *sm)
 {
-	if (sm->sched.change_pending)
-		return;
-	sm->sched.change_pending = true;
-	evl_timer_arm(sm->sched.change_timer, sm->cfg.trap_holddown_ms);
+	struct sm_sched *c = &sm->sched;
+	uint64_t now = evl_now_ms(), quiet = sm->cfg.trap_quiet_ms;
+	if (!c->change_pending) {
+		c->change_pending = true;
+		c->change_first_ms = now;
+	} else if (!quiet) {
+		return;		/* the whole hold-down, armed at the first trap */
+	}
+	uint64_t end = c->change_first_ms + sm->cfg.trap_holddown_ms, left = end > now ? end - now : 0;
+	evl_timer_arm(c->change_timer, quiet && quiet < left ? quiet : left);
 }
 
 void sm_sweep_soon(struct sm *sm)

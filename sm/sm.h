@@ -78,6 +78,7 @@ struct sm {
 		struct evl_watch *sweep_timer;	/* the next light sweep */
 		struct evl_watch *change_timer;	/* hold-down after a trap reported a change */
 		bool change_pending;
+		uint64_t change_first_ms;	/* when the first trap of the pending change came */
 		/*
 		 * What the next sweep is: a full heavy sweep when asked for
 		 * (full_wanted), else a repair of the switches that reported a
@@ -129,8 +130,9 @@ void sched_free(struct sm *sm);
 /* Starts a full heavy sweep now, or right after the one running; nothing on a STANDBY or NOTACTIVE SM. */
 void sm_sweep_request(struct sm *sm);
 /*
- * A node reported a change: sweep in full once cfg.trap_holddown_ms has
- * passed since the first such report, however many more arrive meanwhile.
+ * A node reported a change: sweep in full once no other report came for
+ * cfg.trap_quiet_ms, or cfg.trap_holddown_ms after the first such report,
+ * whichever is sooner, however many more arrive meanwhile.
  */
 void sm_sweep_soon(struct sm *sm);
 /*

@@ -55,8 +55,8 @@ for _ in $(seq 50); do
 	sleep 0.1
 done
 "$FABRICCTL" -d "$DB" events | grep -q 'link_down.*L0\[1\]' || fail "L0's own trap about its port 1 started no sweep"
-sim_cmd 'ReLink "L0"[1]'
 n=$(grep -c "SUBNET UP" "$WORK/fabricd.log")
+sim_cmd 'ReLink "L0"[1]'
 fd_wait_ups $((n + 1))
 note "a host unlinked from fabricd's own switch: its trap 128 was swept on"
 

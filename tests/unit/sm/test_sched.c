@@ -4,6 +4,9 @@
  * ends it when it likes, on a real event loop run for a few milliseconds.
  *
  * - A storm of traps becomes one heavy sweep per hold-down.
+ * - Traps that fall quiet start it before the hold-down ends (trap_quiet_ms;
+ *   0 waits the whole hold-down); traps that keep coming delay it no further
+ *   than the hold-down.
  * - A sweep asked for while one runs follows it, once.
  * - A STANDBY or NOTACTIVE SM does not sweep.
  * - The light sweep runs on its timer after a clean sweep; one that saw a
@@ -110,6 +113,50 @@ static void a_trap_storm_is_one_sweep_per_hold_down(void **state)
 		sm_sweep_soon(&sm);
 	run_for(&sm, 60);
 	assert_int_equal(heavy, 2);
+	end_heavy(&sm);
+	done(&sm);
+}
+
+static void quiet_traps_start_the_repair_before_the_hold_down(void **state)
+{
+	(void)state;
+	struct sm sm;
+	master(&sm, 0);
+	sm.cfg.trap_holddown_ms = 10000;
+	sm.cfg.trap_quiet_ms = 20;
+	sm_repair_soon(&sm, 0x10);
+	sm_repair_soon(&sm, 0x20);	/* the far end of the same cable */
+	run_for(&sm, 100);
+	assert_int_equal(heavy, 1);
+	assert_int_equal(nrepaired, 2);
+	end_heavy(&sm);
+	sm.cfg.trap_quiet_ms = 0;	/* off: the whole hold-down */
+	sm_repair_soon(&sm, 0x10);
+	run_for(&sm, 100);
+	assert_int_equal(heavy, 1);
+	done(&sm);
+}
+
+static void traps_that_keep_coming_wait_at_most_the_hold_down(void **state)
+{
+	(void)state;
+	struct sm sm;
+	master(&sm, 0);
+	sm.cfg.trap_holddown_ms = 150;
+	sm.cfg.trap_quiet_ms = 40;
+	uint64_t first = evl_now_ms(), last = first, widest_gap = 0, swept_at = 0;
+	for (int i = 0; i < 100 && !heavy; i++) {
+		uint64_t now = evl_now_ms();
+		if (now - last > widest_gap)
+			widest_gap = now - last;
+		last = now;
+		sm_sweep_soon(&sm);
+		run_for(&sm, 5);
+		swept_at = evl_now_ms();
+	}
+	assert_int_equal(heavy, 1);	/* 100 traps 5 ms apart: the hold-down ended it */
+	if (widest_gap < sm.cfg.trap_quiet_ms)	/* the machine never stalled as long as the quiet window */
+		assert_true(swept_at - first >= sm.cfg.trap_holddown_ms);
 	end_heavy(&sm);
 	done(&sm);
 }
@@ -253,6 +300,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_trap_storm_is_one_sweep_per_hold_down),
+		cmocka_unit_test(quiet_traps_start_the_repair_before_the_hold_down),
+		cmocka_unit_test(traps_that_keep_coming_wait_at_most_the_hold_down),
 		cmocka_unit_test(a_request_during_a_sweep_follows_it_once),
 		cmocka_unit_test(standby_and_notactive_do_not_sweep),
 		cmocka_unit_test(the_light_sweep_runs_on_its_timer),
