@@ -15,10 +15,9 @@
  * quiet for trap_quiet_ms, and at most trap_holddown_ms after the first
  * such trap, however many more come; the repair reads every switch that
  * reported one meanwhile. The quiet window is why a link's repair need
- * not wait the whole hold-down: both ends of a cable report its loss
- * within a millisecond or two (ibsim at once), the neighbours of a dead
- * switch as quickly; a change reported later, during the repair, is
- * repaired right after it. A STANDBY or NOTACTIVE SM does
+ * not wait the whole hold-down: both ends of a cable report its loss at
+ * nearly the same moment (ibsim in the same millisecond); a change
+ * reported later, during the repair, is repaired right after it. A STANDBY or NOTACTIVE SM does
  * not sweep. A published sweep is followed by the multicast trees on its
  * fabric; every heavy sweep's end is told to systemd (STATUS=). With
  * --once nothing is rearmed: the first sweep's end (once its MFT Sets
