@@ -36,6 +36,7 @@ struct reread {
 	struct node *node;
 	int port;
 	bool retried;	/* its first read went unanswered */
+	bool after_peers;	/* not before the reads of the switch ports facing it (it may be dead) */
 };
 
 struct discovery {
@@ -159,12 +160,18 @@ static void complete(struct discovery *d, struct probe *p)
 	maybe_done(d);
 }
 
-/* Marks (n, port) for a read in a later wave (port -1: its SwitchInfo); once per wave. */
-static void queue_reread(struct discovery *d, struct node *n, int port, bool retried)
+/*
+ * Marks (n, port) for a read in a later wave (port -1: its SwitchInfo);
+ * once per wave. after_peers: not before the other reads queued (a read
+ * queued both ways need not wait).
+ */
+static void queue_read(struct discovery *d, struct node *n, int port, bool retried, bool after_peers)
 {
 	for (size_t i = 0; i < d->nrereads; i++)
-		if (d->rereads[i].node == n && d->rereads[i].port == port)
+		if (d->rereads[i].node == n && d->rereads[i].port == port) {
+			d->rereads[i].after_peers &= after_peers;
 			return;
+		}
 	if (d->nrereads == d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 16;
 		struct reread *q = realloc(d->rereads, cap * sizeof(*q));
@@ -175,7 +182,20 @@ static void queue_reread(struct discovery *d, struct node *n, int port, bool ret
 		d->rereads = q;
 		d->cap = cap;
 	}
-	d->rereads[d->nrereads++] = (struct reread){ n, port, retried };
+	d->rereads[d->nrereads++] = (struct reread){ n, port, retried, after_peers };
+}
+
+static void queue_reread(struct discovery *d, struct node *n, int port, bool retried)
+{
+	queue_read(d, n, port, retried, false);
+}
+
+static bool waits_for_peers(const struct discovery *d, const struct node *x)
+{
+	for (size_t i = 0; i < d->nrereads; i++)
+		if (d->rereads[i].node == x && d->rereads[i].after_peers)
+			return true;
+	return false;
 }
 
 /* A CA port is read only over its own link: once that is gone, the model knows nothing of it. */
@@ -193,7 +213,12 @@ static void forget_port(struct node *n, uint8_t port)
  * A repair found (n, port)'s link gone, or retrained: the link leaves the
  * model, its far end is read again (with its SwitchInfo, whose
  * PortStateChange the programming then clears, as that switch's own trap
- * would have had it).
+ * would have had it). A far switch is read only after the ports its other
+ * neighbours have facing it: it may be dead (a switch down is lost links
+ * all round), and a read of a dead switch waits out every try's timeout
+ * (on hardware, 1 + mad.retries tries of mad.timeout_ms), while its
+ * neighbours answer at once; if they all show their link down, it is cut
+ * off and never asked.
  */
 static void drop_link(struct discovery *d, struct node *n, uint8_t port)
 {
@@ -201,8 +226,14 @@ static void drop_link(struct discovery *d, struct node *n, uint8_t port)
 	uint8_t pp = n->ports[port].remote_port;
 	fabric_unlink(n, port);
 	if (peer->type == NODE_SWITCH) {
-		queue_reread(d, peer, pp, false);
-		queue_reread(d, peer, -1, false);
+		bool facing_queued = waits_for_peers(d, peer);	/* by an earlier drop of one of its links */
+		queue_read(d, peer, pp, false, true);
+		queue_read(d, peer, -1, false, true);
+		for (unsigned q = 1; !facing_queued && q <= peer->nports; q++) {
+			struct node *m = peer->ports[q].remote;
+			if (m && m->type == NODE_SWITCH)
+				queue_reread(d, m, peer->ports[q].remote_port, false);
+		}
 	} else {
 		forget_port(peer, pp);
 	}
@@ -492,13 +523,23 @@ static bool next_wave(struct discovery *d)
 		give_up(d, "out of memory");
 		return false;
 	}
-	unsigned nearest = FABRIC_MAX_HOPS + 1;
+	bool others = false;	/* reads that need not wait: while some are left, the waiting ones wait */
 	for (size_t i = 0; i < d->nrereads; i++)
-		if (reached[d->rereads[i].node->index] && d->rereads[i].node->hops < nearest)
+		others |= reached[d->rereads[i].node->index] && !d->rereads[i].after_peers;
+	unsigned nearest = FABRIC_MAX_HOPS + 1;
+	for (size_t i = 0; i < d->nrereads; i++) {
+		d->rereads[i].after_peers &= others;
+		if (reached[d->rereads[i].node->index] && !d->rereads[i].after_peers &&
+		    d->rereads[i].node->hops < nearest)
 			nearest = d->rereads[i].node->hops;
+	}
 	size_t nwave = 0, keep = 0;
 	for (size_t i = 0; i < d->nrereads; i++) {
 		const struct reread *q = &d->rereads[i];
+		if (q->after_peers) {
+			d->rereads[keep++] = *q;
+			continue;
+		}
 		if (!reached[q->node->index])
 			continue;
 		if (q->node->hops == nearest)

@@ -19,6 +19,10 @@
  * - a leaf's up-link unlinked, then linked again;
  * - a core switch gone (every cable), then back: the repair discovers
  *   it anew through its neighbours;
+ * - a core switch gone, only one neighbour reporting it: the repair reads
+ *   the ports facing it from its other neighbours first, finds them all
+ *   down, and never asks the dead switch (on hardware each such read
+ *   waits out every try's timeout);
  * - a host's cable moved to another port of its switch: repaired;
  * - a switch's cable moved, met at its new place before its old one is
  *   read: the repair cannot vouch for its model and the sweep discovers
@@ -381,6 +385,38 @@ static void repairs_end_where_a_full_sweep_does(void **state)
 	drop(&full);
 }
 
+/* Reads of the last sweep that no node answered (on hardware: each waited out its timeouts). */
+static size_t unanswered(void)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < queued; i++)
+		n += queue[i].status != 0;
+	return n;
+}
+
+static void a_dead_switch_is_not_asked(void **state)
+{
+	sm.cfg.full_sweep_interval = 0;
+	sweep(NULL, 0);
+	struct node *core = NULL;
+	for (size_t i = 0; i < truth.nnodes && !core; i++)
+		if (truth.nodes[i]->type == NODE_SWITCH && truth.nodes[i]->desc[0] == 'C' && truth.nodes[i]->ports[1].remote)
+			core = truth.nodes[i];
+	assert_non_null(core);
+	uint64_t reporter = core->ports[1].remote->guid, gone = core->guid;
+	for (unsigned p = 1; p <= core->nports; p++)
+		fabric_unlink(core, (uint8_t)p);
+	sweep(&reporter, 1);
+	assert_true(outcome.ok);
+	assert_int_equal(unanswered(), 0);
+	assert_null(fabric_find_guid(&sm_published(&sm)->fabric, gone));
+	struct picture after_repair;
+	take(&after_repair);
+	sweep(NULL, 0);
+	same_as(&after_repair);
+	drop(&after_repair);
+}
+
 /* A leaf switch of the truth that the SM's CA (the first CA) is not on. */
 static struct node *far_leaf(void)
 {
@@ -453,6 +489,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(repairs_end_where_a_full_sweep_does, setup_3_levels, teardown),
 		cmocka_unit_test_setup_teardown(moved_cables_are_repaired_or_discovered_in_full, setup_3_levels,
 						teardown),
+		cmocka_unit_test_setup_teardown(a_dead_switch_is_not_asked, setup_3_levels, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
