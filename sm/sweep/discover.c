@@ -213,7 +213,8 @@ static void forget_port(struct node *n, uint8_t port)
  * A repair found (n, port)'s link gone, or retrained: the link leaves the
  * model, its far end is read again (with its SwitchInfo, whose
  * PortStateChange the programming then clears, as that switch's own trap
- * would have had it). A far switch is read only after the ports its other
+ * would have had it), and so is n's SwitchInfo unless read already with
+ * the flag set. A far switch is read only after the ports its other
  * neighbours have facing it: it may be dead (a switch down is lost links
  * all round), and a read of a dead switch waits out every try's timeout
  * (on hardware, 1 + mad.retries tries of mad.timeout_ms), while its
@@ -225,6 +226,9 @@ static void drop_link(struct discovery *d, struct node *n, uint8_t port)
 	struct node *peer = n->ports[port].remote;
 	uint8_t pp = n->ports[port].remote_port;
 	fabric_unlink(n, port);
+	/* n's own PortStateChange, for the programming to clear (else the next light sweep repairs again) */
+	if (n->type == NODE_SWITCH && !ib_switch_info_get_state_change(&sm_node(n)->switch_info))
+		queue_reread(d, n, -1, false);
 	if (peer->type == NODE_SWITCH) {
 		bool facing_queued = waits_for_peers(d, peer);	/* by an earlier drop of one of its links */
 		queue_read(d, peer, pp, false, true);

@@ -4,7 +4,8 @@
  * directed route through a "true" fabric (the SM on its first CA) and
  * queues the answer the node there would give (NodeInfo, NodeDescription,
  * SwitchInfo, PortInfo; a Set is answered with its own data, as a node
- * that took it does). The test delivers the queue in the order it likes,
+ * that took it does). A switch's PortStateChange is state_change[], set by
+ * the test, cleared by a SwitchInfo Set that writes it. The test delivers the queue in the order it likes,
  * or loses answers. Each test program includes it once.
  */
 #ifndef TESTS_COMMON_SMP_SIM_H
@@ -18,8 +19,11 @@
 
 #define QUEUE 4096
 
+#define SIM_MAX_NODES 1024
+
 static struct fabric truth;
 static const struct node *lost;	/* the node whose NodeInfo answers never come */
+static bool state_change[SIM_MAX_NODES];	/* per truth node index: SwitchInfo's PortStateChange set */
 static struct answer {
 	mad_done_fn done;
 	void *ctx;
@@ -64,6 +68,8 @@ static void answer_for(const struct node *n, uint8_t in, ib_net16_t attr, uint32
 		ib_switch_info_t *si = (ib_switch_info_t *)r->data;
 		si->lin_cap = cl_hton16(0xc000);
 		si->mcast_cap = cl_hton16(1024);
+		if (n->index < SIM_MAX_NODES && state_change[n->index])
+			si->life_state |= IB_SWITCH_PSC;
 	} else if (attr == IB_MAD_ATTR_PORT_INFO) {
 		ib_port_info_t *pi = (ib_port_info_t *)r->data;
 		const struct port *p = &n->ports[mod <= n->nports ? mod : 0];
@@ -107,9 +113,14 @@ static void sim_queue(uint8_t method, ib_net16_t attr, uint32_t mod, const uint8
 		a->status = 0;
 		if (method == IB_MAD_METHOD_SET && attr == IB_MAD_ATTR_PORT_INFO && mod <= n->nports)
 			take_state((struct node *)n, (uint8_t)mod, data);
+		if (method == IB_MAD_METHOD_SET && attr == IB_MAD_ATTR_SWITCH_INFO && n->index < SIM_MAX_NODES &&
+		    ((const ib_switch_info_t *)data)->life_state & IB_SWITCH_PSC)
+			state_change[n->index] = false;	/* cleared by writing 1 */
 		answer_for(n, in, attr, mod, &a->reply);
 		if (method == IB_MAD_METHOD_SET && attr != IB_MAD_ATTR_PORT_INFO && data)
 			memcpy(a->reply.data, data, len < IB_SMP_DATA_SIZE ? len : IB_SMP_DATA_SIZE);
+		if (method == IB_MAD_METHOD_SET && attr == IB_MAD_ATTR_SWITCH_INFO)	/* written 1, reads 0 */
+			((ib_switch_info_t *)a->reply.data)->life_state &= (uint8_t)~IB_SWITCH_PSC;
 	}
 }
 

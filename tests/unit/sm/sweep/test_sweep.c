@@ -22,7 +22,8 @@
  * - a core switch gone, only one neighbour reporting it: the repair reads
  *   the ports facing it from its other neighbours first, finds them all
  *   down, and never asks the dead switch (on hardware each such read
- *   waits out every try's timeout);
+ *   waits out every try's timeout); every neighbour's PortStateChange is
+ *   cleared, so the next light sweep has nothing to repair again;
  * - a host's cable moved to another port of its switch: repaired;
  * - a switch's cable moved, met at its new place before its old one is
  *   read: the repair cannot vouch for its model and the sweep discovers
@@ -140,6 +141,8 @@ static int setup_tree(const struct fattree_spec *spec)
 {
 	char err[DB_ERR_LEN];
 	assert_int_equal(fattree_generate(spec, &truth, err), 0);
+	assert_true(truth.nnodes <= SIM_MAX_NODES);
+	memset(state_change, 0, sizeof(state_change));
 	memset(&sm, 0, sizeof(sm));
 	config_defaults(&sm.cfg);
 	snprintf(db_path, sizeof(db_path), "/tmp/fabricd-test-sweep.%d.db", (int)getpid());
@@ -404,11 +407,18 @@ static void a_dead_switch_is_not_asked(void **state)
 			core = truth.nodes[i];
 	assert_non_null(core);
 	uint64_t reporter = core->ports[1].remote->guid, gone = core->guid;
-	for (unsigned p = 1; p <= core->nports; p++)
+	struct node *neighbour[FABRIC_MAX_PORTS + 1];
+	size_t nn = 0;
+	for (unsigned p = 1; p <= core->nports; p++) {
+		if ((neighbour[nn] = core->ports[p].remote))
+			state_change[neighbour[nn++]->index] = true;	/* each lost a port */
 		fabric_unlink(core, (uint8_t)p);
+	}
 	sweep(&reporter, 1);
 	assert_true(outcome.ok);
 	assert_int_equal(unanswered(), 0);
+	for (size_t i = 0; i < nn; i++)	/* cleared: the next light sweep finds nothing to repair again */
+		assert_false(state_change[neighbour[i]->index]);
 	assert_null(fabric_find_guid(&sm_published(&sm)->fabric, gone));
 	struct picture after_repair;
 	take(&after_repair);
