@@ -17,12 +17,12 @@
  * reported one meanwhile. The quiet window is why a link's repair need
  * not wait the whole hold-down: both ends of a cable report its loss at
  * nearly the same moment (ibsim in the same millisecond); a change
- * reported later, during the repair, is repaired right after it. A STANDBY or NOTACTIVE SM does
- * not sweep. A published sweep is followed by the multicast trees on its
- * fabric; every heavy sweep's end is told to systemd (STATUS=). With
- * --once nothing is rearmed: the first sweep's end (once its MFT Sets
- * are answered) ends the run, exit 0 for a clean sweep or a standby, 1
- * otherwise; traps start no sweep.
+ * reported later, during the repair, is repaired right after it. A
+ * STANDBY or NOTACTIVE SM does not sweep. A published sweep is followed
+ * by the multicast trees on its fabric; every heavy sweep's end is told
+ * to systemd (STATUS=). With --once nothing is rearmed: the first sweep's
+ * end (once its MFT Sets are answered) ends the run, exit 0 for a clean
+ * sweep or a standby, 1 otherwise; traps start no sweep.
  *
  * The sweeps report back through the callbacks given when they start, and
  * the election asks for a sweep through sm->sched.want_sweep: sched.c depends on
