@@ -190,6 +190,16 @@ static void queue_reread(struct discovery *d, struct node *n, int port, bool ret
 	queue_read(d, n, port, retried, false);
 }
 
+/* Queues the reads of the ports x's switch neighbours have facing it. */
+static void queue_facing(struct discovery *d, const struct node *x)
+{
+	for (unsigned q = 1; q <= x->nports; q++) {
+		struct node *m = x->ports[q].remote;
+		if (m && m->type == NODE_SWITCH)
+			queue_reread(d, m, x->ports[q].remote_port, false);
+	}
+}
+
 static bool waits_for_peers(const struct discovery *d, const struct node *x)
 {
 	for (size_t i = 0; i < d->nrereads; i++)
@@ -233,11 +243,8 @@ static void drop_link(struct discovery *d, struct node *n, uint8_t port)
 		bool facing_queued = waits_for_peers(d, peer);	/* by an earlier drop of one of its links */
 		queue_read(d, peer, pp, false, true);
 		queue_read(d, peer, -1, false, true);
-		for (unsigned q = 1; !facing_queued && q <= peer->nports; q++) {
-			struct node *m = peer->ports[q].remote;
-			if (m && m->type == NODE_SWITCH)
-				queue_reread(d, m, peer->ports[q].remote_port, false);
-		}
+		if (!facing_queued)
+			queue_facing(d, peer);
 	} else {
 		forget_port(peer, pp);
 	}
@@ -246,20 +253,17 @@ static void drop_link(struct discovery *d, struct node *n, uint8_t port)
 /*
  * An unanswered read. In a repair it is tried again in a later wave; the
  * node may be gone, or its route cross a link gone whose ends did not
- * report it, so the switch ports facing it are read too: what they show
- * down leaves the model before the next wave computes its routes (a node
- * cut off is then not asked again). Unanswered twice, the repair gives up.
+ * report it, so the switch ports facing it are read first: what they show
+ * down leaves the model before the retry's wave computes its routes (a
+ * node cut off is then not asked again). Unanswered twice, the repair
+ * gives up.
  */
 static void read_failed(struct discovery *d, struct probe *p, int port, const char *what)
 {
 	struct node *n = p->node;
 	if (d->repair && p->reread && !p->retried) {
-		queue_reread(d, n, port, true);
-		for (unsigned q = 1; q <= n->nports; q++) {
-			struct node *m = n->ports[q].remote;
-			if (m && m->type == NODE_SWITCH)
-				queue_reread(d, m, n->ports[q].remote_port, false);
-		}
+		queue_read(d, n, port, true, true);
+		queue_facing(d, n);
 	} else if (d->repair && p->reread) {
 		give_up(d, "%s: %s, asked twice", p->node->desc, what);
 	} else {
