@@ -24,6 +24,9 @@
  *   down, and never asks the dead switch (on hardware each such read
  *   waits out every try's timeout); every neighbour's PortStateChange is
  *   cleared, so the next light sweep has nothing to repair again;
+ * - a core switch gone unreported, the reporting switch reached through
+ *   it: its read, retried only after the ports facing it, finds a way
+ *   around, and the repair does not give way to a full discovery;
  * - a host's cable moved to another port of its switch: repaired;
  * - a switch's cable moved, met at its new place before its old one is
  *   read: the repair cannot vouch for its model and the sweep discovers
@@ -427,6 +430,55 @@ static void a_dead_switch_is_not_asked(void **state)
 	drop(&after_repair);
 }
 
+/* Whether the SM's directed route to the node with this GUID (as the published model has it) crosses via. */
+static bool route_crosses(uint64_t guid, const struct node *via)
+{
+	const struct node *n = fabric_find_guid(&sm_published(&sm)->fabric, guid);
+	const struct node *at = truth.nodes[0];
+	for (size_t i = 0; i < truth.nnodes && at->type == NODE_SWITCH; i++)	/* the SM's CA, as follow() */
+		at = truth.nodes[i];
+	for (unsigned h = 1; n && h <= n->hops; h++) {
+		at = at->ports[n->path[h]].remote;
+		if (at == via && h < n->hops)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A core dies unreported, and the switch that reports (a neighbour) is
+ * one the model reaches through it: its read goes unanswered, is retried
+ * only after the ports facing it and then the core are read, and the
+ * repair ends where a full sweep does instead of giving way to one.
+ */
+static void a_read_through_a_dead_switch_is_retried_around_it(void **state)
+{
+	sm.cfg.full_sweep_interval = 0;
+	size_t full_gets = sweep(NULL, 0);
+	struct node *core = NULL, *reporter = NULL;
+	for (size_t i = 0; i < truth.nnodes && !reporter; i++) {
+		struct node *c = truth.nodes[i];
+		for (unsigned p = 1; c->desc[0] == 'C' && p <= c->nports && !reporter; p++)
+			if (c->ports[p].remote && route_crosses(c->ports[p].remote->guid, c)) {
+				core = c;
+				reporter = c->ports[p].remote;
+			}
+	}
+	assert_non_null(reporter);	/* some aggregation switch is reached through a core */
+	uint64_t guid = reporter->guid, gone = core->guid;
+	for (unsigned p = 1; p <= core->nports; p++)
+		fabric_unlink(core, (uint8_t)p);
+	struct picture after_repair;
+	assert_true(sweep(&guid, 1) * 5 < full_gets);	/* repaired, not discovered in full */
+	assert_true(unanswered() > 0);	/* the reads through the core went unanswered */
+	assert_true(outcome.ok);
+	assert_null(fabric_find_guid(&sm_published(&sm)->fabric, gone));
+	take(&after_repair);
+	sweep(NULL, 0);
+	same_as(&after_repair);
+	drop(&after_repair);
+}
+
 /* A leaf switch of the truth that the SM's CA (the first CA) is not on. */
 static struct node *far_leaf(void)
 {
@@ -500,6 +552,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(moved_cables_are_repaired_or_discovered_in_full, setup_3_levels,
 						teardown),
 		cmocka_unit_test_setup_teardown(a_dead_switch_is_not_asked, setup_3_levels, teardown),
+		cmocka_unit_test_setup_teardown(a_read_through_a_dead_switch_is_retried_around_it, setup_3_levels,
+						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
