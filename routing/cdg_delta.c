@@ -34,23 +34,28 @@ static inline bool reached(const uint64_t *row, const struct node *n)
 	return row[n->index / 64] >> (n->index % 64) & 1;
 }
 
+/* Marks n in row; whether it was not marked before. */
+static bool mark(uint64_t *row, const struct node *n)
+{
+	if (reached(row, n))
+		return false;
+	row[n->index / 64] |= 1ull << (n->index % 64);
+	return true;
+}
+
 /* Marks in row the switches t's entries lead through from entry[0..nentry) towards lid. */
 static void reach_lid(const struct routing_tables *t, uint16_t lid, const struct node *const *entry, size_t nentry,
 		      const struct node **stack, uint64_t *row)
 {
 	size_t top = 0;
 	for (size_t i = 0; i < nentry; i++)
-		if (!reached(row, entry[i])) {
-			row[entry[i]->index / 64] |= 1ull << (entry[i]->index % 64);
+		if (mark(row, entry[i]))
 			stack[top++] = entry[i];
-		}
 	while (top) {
 		const struct node *sw = stack[--top];
 		const struct node *next = routing_next_switch(sw, routing_next_hop(t, sw, lid));
-		if (next && !reached(row, next)) {
-			row[next->index / 64] |= 1ull << (next->index % 64);
+		if (next && mark(row, next))
 			stack[top++] = next;
-		}
 	}
 }
 

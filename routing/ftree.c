@@ -245,8 +245,7 @@ static void note(struct route_info *info, const char *engine, unsigned levels, c
 static int updown_tables(const struct fabric *f, const struct swindex *x, struct routing_tables *out,
 			 struct rank *r, const bool *switch_lids_only, const struct routing_tables *load_from)
 {
-	struct updown_plan plan = { .x = x, .r = r, .skip_balance = switch_lids_only != NULL, .only = switch_lids_only,
-				    .load_from = load_from };
+	struct updown_plan plan = { .x = x, .r = r, .only = switch_lids_only, .load_from = load_from };
 	struct updown_gaps gaps;
 	if (rank_from_center(r, x) < 0)
 		return -1;

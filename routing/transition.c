@@ -239,10 +239,10 @@ static int check_step_delta(const struct fabric *f, const struct step_base *b, c
 	struct cdg_change *ch = malloc((n + 1) * sizeof(*ch));
 	struct cdg_roots roots = { 0 };
 	int rc = ch ? 0 : -1;
+	for (size_t k = 0; rc == 0 && k < n; k++)	/* cdg_add_changes sorts them, the same for every layer */
+		ch[k] = (struct cdg_change){ item[k].node, item[k].lid };
 	for (unsigned l = 0; rc == 0 && l < b->layers; l++) {
 		struct depgraph g;
-		for (size_t k = 0; k < n; k++)	/* cdg_add_changes sorts them */
-			ch[k] = (struct cdg_change){ item[k].node, item[k].lid };
 		roots.n = 0;
 		rc = depgraph_copy(&g, &sg->g[l]);
 		if (rc == 0)

@@ -830,7 +830,7 @@ int updown_fill(const struct fabric *f, const struct updown_plan *plan, struct r
 	ahead_end(&a);
 	if (failed)
 		goto done;
-	rc = plan->skip_balance ? 0 : balance(&u, out);
+	rc = plan->only ? 0 : balance(&u, out);
 done:
 	if (rc < 0) {
 		updown_gaps_free(gaps);

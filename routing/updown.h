@@ -21,8 +21,8 @@ struct updown_plan {
 	uint8_t **up_order;
 	uint8_t *n_up;
 	uint64_t *stride;
-	bool skip_balance;	/* leave ports unbalanced by CA LIDs (the caller keeps only switch LIDs) */
-	const bool *only;	/* per switch index: route only the LIDs of these switches (NULL: all) */
+	/* per switch index: route only the LIDs of these switches (NULL: all), the ports left unbalanced */
+	const bool *only;
 	const struct routing_tables *load_from;	/* each port's load starts at the CA LIDs these send out of it */
 };
 
@@ -41,7 +41,8 @@ void updown_gaps_free(struct updown_gaps *g);
  * go up. Switches without a legal path get an escape route (updown.c);
  * the leaves left without one go to *gaps (free it with updown_gaps_free).
  * With plan->only, the LIDs of other switches are left LFT_NO_PATH and
- * count for no port's load. -1 on allocation failure.
+ * count for no port's load, and no balancing pass follows (a partial
+ * routing has no balance to keep). -1 on allocation failure.
  */
 int updown_fill(const struct fabric *f, const struct updown_plan *plan, struct routing_tables *out,
 		struct updown_gaps *gaps);
