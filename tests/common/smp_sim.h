@@ -32,12 +32,19 @@ static struct answer {
 } queue[QUEUE];
 static size_t queued;
 
+/* The SM's node: the truth's first that is not a switch. */
+static const struct node *sim_sm_node(void)
+{
+	const struct node *n = truth.nodes[0];
+	for (size_t i = 0; i < truth.nnodes && n->type == NODE_SWITCH; i++)
+		n = truth.nodes[i];
+	return n;
+}
+
 /* The node at the end of path (and in *in the port the SMP entered it by), or NULL. */
 static const struct node *follow(const uint8_t *path, uint8_t hops, uint8_t *in)
 {
-	const struct node *n = truth.nodes[0];	/* the SM's CA */
-	for (size_t i = 0; i < truth.nnodes && n->type == NODE_SWITCH; i++)
-		n = truth.nodes[i];
+	const struct node *n = sim_sm_node();
 	*in = 1;
 	for (unsigned h = 1; h <= hops; h++) {
 		uint8_t out = path[h];

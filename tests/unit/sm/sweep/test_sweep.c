@@ -434,9 +434,7 @@ static void a_dead_switch_is_not_asked(void **state)
 static bool route_crosses(uint64_t guid, const struct node *via)
 {
 	const struct node *n = fabric_find_guid(&sm_published(&sm)->fabric, guid);
-	const struct node *at = truth.nodes[0];
-	for (size_t i = 0; i < truth.nnodes && at->type == NODE_SWITCH; i++)	/* the SM's CA, as follow() */
-		at = truth.nodes[i];
+	const struct node *at = sim_sm_node();
 	for (unsigned h = 1; n && h <= n->hops; h++) {
 		at = at->ports[n->path[h]].remote;
 		if (at == via && h < n->hops)
