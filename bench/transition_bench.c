@@ -1,14 +1,15 @@
 /*
  * transition-bench - the transitions of single failures, without a
  * simulator: for seeds 1..N of the degraded radix-8 3-level tree
- * (fabric-gen --remove-links 6 --remove-switches 1), route it, lose each
+ * (fabric-gen --remove-links 6 --remove-switches 1 unless told), route it, lose each
  * leaf's first up-link in turn, route again keeping the routes the loss
  * left whole (as a repair does), and plan the transition from the old
  * tables to the new: how many plans are proven at every step, their
  * stages, the unproven ones' cycles, and the time the routing and the
  * plans took.
  *
- *   transition-bench [--seeds N] [--radix K] [--verbose]
+ *   transition-bench [--seeds N] [--radix K] [--remove-links N]
+ *                    [--remove-switches N] [--verbose]
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -27,7 +28,7 @@ static double now_ms(void)
 }
 
 struct totals {
-	size_t cases, proven, stages, switches, refused;
+	size_t cases, proven, stages, switches, refused, mended;
 	double route_ms, plan_ms;
 };
 
@@ -67,6 +68,7 @@ static int one_case(const struct fabric *f, const struct routing_tables *t, cons
 		sum->stages += p.nstages;
 		sum->switches += p.switches;
 		sum->refused += res.kept_refused;
+		sum->mended += res.stable.mended;
 		sum->route_ms += t1 - t0;
 		sum->plan_ms += t2 - t1;
 		if (verbose && !p.proven) {
@@ -84,12 +86,12 @@ static int one_case(const struct fabric *f, const struct routing_tables *t, cons
 	return rc;
 }
 
-static unsigned number(const char *s)
+static unsigned number(const char *s, unsigned min)
 {
 	char *end;
 	unsigned long v = strtoul(s, &end, 0);
-	if (*s == '\0' || *end || v == 0 || v > 1000) {
-		fprintf(stderr, "transition-bench: '%s' is not a number from 1 to 1000\n", s);
+	if (*s == '\0' || *end || v < min || v > 1000) {
+		fprintf(stderr, "transition-bench: '%s' is not a number from %u to 1000\n", s, min);
 		exit(2);
 	}
 	return (unsigned)v;
@@ -97,24 +99,28 @@ static unsigned number(const char *s)
 
 int main(int argc, char **argv)
 {
-	unsigned seeds = 20, radix = 8;
+	unsigned seeds = 20, radix = 8, remove_links = 6, remove_switches = 1;
 	bool verbose = false;
 	static const struct option opts[] = {
 		{ "seeds", required_argument, NULL, 's' }, { "radix", required_argument, NULL, 'r' },
+		{ "remove-links", required_argument, NULL, 'L' }, { "remove-switches", required_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' }, { NULL, 0, NULL, 0 },
 	};
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 's': seeds = number(optarg); break;
-		case 'r': radix = number(optarg); break;
+		case 's': seeds = number(optarg, 1); break;
+		case 'r': radix = number(optarg, 1); break;
+		case 'L': remove_links = number(optarg, 0); break;
+		case 'S': remove_switches = number(optarg, 0); break;
 		case 'v': verbose = true; break;
 		default: return 2;
 		}
 	}
 	struct totals sum = { 0 };
 	for (uint64_t seed = 1; seed <= seeds; seed++) {
-		struct fattree_spec spec = { .levels = 3, .radix = radix, .remove_links = 6, .remove_switches = 1,
+		struct fattree_spec spec = { .levels = 3, .radix = radix, .remove_links = remove_links,
+					     .remove_switches = remove_switches,
 					     .seed = seed };
 		struct fabric f;
 		struct routing_tables t;
@@ -145,8 +151,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("%zu lost leaf up-links (radix %u, seeds 1-%u): %zu transitions proven at every step, %.2f stages and "
-	       "%.1f switches changed on average, %zu kept-route merges refused; routing %.1f ms, plan %.1f ms a case\n",
+	       "%.1f switches changed on average, %zu mended in place, %zu kept-route merges refused; routing %.1f ms, "
+	       "plan %.1f ms a case\n",
 	       sum.cases, radix, seeds, sum.proven, (double)sum.stages / sum.cases, (double)sum.switches / sum.cases,
-	       sum.refused, sum.route_ms / sum.cases, sum.plan_ms / sum.cases);
+	       sum.mended, sum.refused, sum.route_ms / sum.cases, sum.plan_ms / sum.cases);
 	return 0;
 }

@@ -1,12 +1,14 @@
 /*
  * DOC: routing entry point
  *
- * What the SM calls: run the configured engine, then prove the result
- * deadlock-free and free of forwarding loops from every switch: at once
- * when every turn rises in the up*-down* order (routing/order_proof.c, a
- * healthy fat tree), else with the channel dependency graph, splitting it
- * into VL layers when one VL is not enough. Nothing cyclic or looping
- * leaves this function as a success.
+ * What the SM calls: after a loss, mend the tables the switches hold in
+ * place (routing/stable.c, stable_patch); else run the configured engine
+ * (merged with the held tables where they still deliver). Then prove the
+ * result deadlock-free and free of forwarding loops from every switch:
+ * at once when every turn rises in the up*-down* order
+ * (routing/order_proof.c, a healthy fat tree), else with the channel
+ * dependency graph, splitting it into VL layers when one VL is not
+ * enough. Nothing cyclic or looping leaves this function as a success.
  */
 #include "routing/engine.h"
 #include "routing/order_proof.h"
@@ -115,10 +117,37 @@ static int keep_routes(const struct fabric *f, const struct routing_request *rq,
 	return rc < 0 ? -1 : 0;
 }
 
+/*
+ * rq->keep mended in place after a loss (the fat-tree engine only), into
+ * out: 1 when the mend proves out with the answers (res proven), 0 when
+ * the fresh routing is needed (res cleared), -1 on allocation failure.
+ */
+static int mend(const struct fabric *f, const struct routing_request *rq, struct routing_tables *out,
+		struct routing_result *res)
+{
+	if (rq->engine != ENGINE_FTREE)
+		return 0;
+	int rc = ftree_mend(f, rq->roots, rq->nroots, rq->max_layers ? rq->max_layers : 1, rq->keep_fabric, rq->keep,
+			    out, &res->info, &res->stable);
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	bool *none = calloc((size_t)out->max_lid + 1, sizeof(*none));	/* the mend walked every column */
+	rc = none ? prove(f, rq, out, none, res) : -1;
+	free(none);
+	if (rc == 0 && res->layers.answers_proven)
+		return 1;
+	routing_tables_free(out);
+	memset(res, 0, sizeof(*res));
+	return rc < 0 ? -1 : 0;
+}
+
 int routing_compute(const struct fabric *f, const struct routing_request *rq, struct routing_tables *out,
 		    struct routing_result *res)
 {
 	memset(res, 0, sizeof(*res));
+	int mended = rq->keep ? mend(f, rq, out, res) : 0;
+	if (mended)
+		return mended < 0 ? -1 : 0;
 	if (run_engine(f, rq, out, &res->info) < 0)
 		return -1;
 	int rc = rq->keep ? keep_routes(f, rq, out, res) : 0;

@@ -43,10 +43,14 @@ const char *routing_engine_name(enum routing_engine e);
 void routing_engine_list(char *buf, size_t len);
 
 /*
- * Runs the engine and layers the result. With rq->keep, the routes the
- * change left whole are kept (res->stable) when the merged tables prove
- * out with the switches' answers; otherwise (res->kept_refused) the
- * fresh routing is proven and returned as without keep. Returns 0 (out filled, every
+ * Runs the engine and layers the result. With rq->keep and the fat-tree
+ * engine, a fabric that only lost something is first mended in place
+ * (res->stable.mended: no fresh routing) and taken when that proves out
+ * with the switches' answers. Otherwise the engine runs, and with
+ * rq->keep the routes the change left whole are kept (res->stable) when
+ * the merged tables prove out with the switches' answers; otherwise
+ * (res->kept_refused) the fresh routing is proven and returned as
+ * without keep. Returns 0 (out filled, every
  * layer acyclic and no switch entry loops), 1 (out filled but a cycle
  * remains within max_layers, res->cdg names it, or some entry loops,
  * res->loops names it: do not program it), or -1 on allocation failure.

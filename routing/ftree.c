@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "routing/rank.h"
+#include "routing/stable.h"
 #include "routing/swindex.h"
 #include "routing/updown.h"
 
@@ -359,6 +360,23 @@ done:
 	updown_gaps_free(&gaps);
 	plan_free(&plan, x.nsw);
 	rank_free(&r);
+	swindex_free(&x);
+	return rc;
+}
+
+int ftree_mend(const struct fabric *f, const uint64_t *roots, size_t nroots, unsigned max_layers,
+	       const struct fabric *old_f, const struct routing_tables *old, struct routing_tables *out,
+	       struct route_info *info, struct stable_report *r)
+{
+	struct swindex x;
+	struct rank rk = { 0 };
+	if (swindex_build(&x, f) < 0)
+		return -1;
+	int rc = rank_fat_tree(&rk, &x, roots, nroots) < 0 ? -1 :
+		 !rk.fat_tree ? 1 : stable_patch(old_f, old, f, &x, &rk, max_layers, out, r);
+	if (rc == 0)
+		note(info, "ftree", rk.top + 1, NULL);
+	rank_free(&rk);
 	swindex_free(&x);
 	return rc;
 }

@@ -92,6 +92,18 @@ struct route_info {
  */
 int ftree_route(const struct fabric *f, const uint64_t *roots, size_t nroots, unsigned max_layers,
 		struct routing_tables *out, struct route_info *info);
+/*
+ * The fat-tree engine's repair after a loss, without routing afresh: old
+ * (the tables of old_f) with the broken routes mended in place along the
+ * fat tree's up*-down* order (routing/stable.h, stable_patch), within
+ * max_layers VLs. 0 with out
+ * (not proven) and r, 1 when a fresh routing is needed, -1 on allocation
+ * failure.
+ */
+struct stable_report;
+int ftree_mend(const struct fabric *f, const uint64_t *roots, size_t nroots, unsigned max_layers,
+	       const struct fabric *old_f, const struct routing_tables *old, struct routing_tables *out,
+	       struct route_info *info, struct stable_report *r);
 /* Up/down routing ranked from one root switch: any connected fabric. */
 int updown_route(const struct fabric *f, struct routing_tables *out, struct route_info *info);
 

@@ -24,6 +24,12 @@
  * fresh routing has one). After a loss and its return the fresh routing
  * differs from the patched tables only where they were patched.
  *
+ * Without a fresh routing (stable_patch), a loss is mended in place: the
+ * failing switches of a broken column are re-pointed at neighbours that
+ * deliver (routing/patch.c) and the column keeps its SL; any sign that
+ * the fabric gained (a switch or a link the old tables did not use), or a
+ * column no mend delivers, asks the caller for the fresh routing.
+ *
  * Every column kept or patched here delivers from every switch without a
  * loop (the walks said so); one taken from the fresh routing is as that
  * routing made it. Whether the mixture is deadlock-free, and whether the
@@ -35,9 +41,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/patch.h"
 #include "routing/transition.h"
 
-enum { UNSEEN, ON_WALK, DELIVERS, FAILS };
 
 struct lid_owner {
 	const struct node *node;	/* NULL: no port of f holds the LID */
@@ -56,48 +62,48 @@ static void find_owners(const struct fabric *f, uint16_t max_lid, struct lid_own
 		}
 }
 
-/* One hop from switch at: DELIVERS, FAILS, or 0 with *next the switch the entry leads to. */
+/* One hop from switch at: COLUMN_DELIVERS, COLUMN_FAILS, or 0 with *next the switch the entry leads to. */
 static int step(const struct routing_tables *t, const struct node *at, uint16_t lid, const struct lid_owner *dst,
 		const struct node **next)
 {
 	if (routing_lft_entry(t, at, lid) == 0)
-		return at == dst->node ? DELIVERS : FAILS;
+		return at == dst->node ? COLUMN_DELIVERS : COLUMN_FAILS;
 	uint8_t out = routing_next_hop(t, at, lid);
 	const struct node *r = out ? at->ports[out].remote : NULL;
 	if (!r)
-		return FAILS;
+		return COLUMN_FAILS;
 	if (r->type != NODE_SWITCH)
-		return r == dst->node && at->ports[out].remote_port == dst->port ? DELIVERS : FAILS;
+		return r == dst->node && at->ports[out].remote_port == dst->port ? COLUMN_DELIVERS : COLUMN_FAILS;
 	*next = r;
 	return 0;
 }
 
 /*
  * Walks t's column for lid from every switch sw[0..nsw): leaves each
- * switch's verdict (DELIVERS or FAILS) in state and returns how many fail.
+ * switch's verdict (COLUMN_DELIVERS or COLUMN_FAILS) in state and returns how many fail.
  */
 static size_t column_fails(const struct node *const *sw, size_t nsw, const struct routing_tables *t, uint16_t lid,
 			   const struct lid_owner *dst, uint8_t *state, const struct node **walk)
 {
 	size_t failing = 0;
 	for (size_t i = 0; i < nsw; i++)
-		state[sw[i]->index] = UNSEEN;
+		state[sw[i]->index] = COLUMN_UNSEEN;
 	for (size_t i = 0; i < nsw; i++) {
 		const struct node *at = sw[i];
 		size_t n = 0;
 		int verdict = 0;
-		while (!verdict && state[at->index] == UNSEEN) {
+		while (!verdict && state[at->index] == COLUMN_UNSEEN) {
 			const struct node *next = NULL;
-			state[at->index] = ON_WALK;
+			state[at->index] = COLUMN_ON_WALK;
 			walk[n++] = at;
 			verdict = step(t, at, lid, dst, &next);
 			at = next ? next : at;
 		}
 		if (!verdict)	/* met a decided switch, or one on this walk: a loop */
-			verdict = state[at->index] == DELIVERS ? DELIVERS : FAILS;
+			verdict = state[at->index] == COLUMN_DELIVERS ? COLUMN_DELIVERS : COLUMN_FAILS;
 		for (size_t k = 0; k < n; k++)
 			state[walk[k]->index] = (uint8_t)verdict;
-		failing += verdict == FAILS ? n : 0;
+		failing += verdict == COLUMN_FAILS ? n : 0;
 	}
 	return failing;
 }
@@ -110,7 +116,9 @@ struct merge {
 	size_t nsw;
 	const struct node **oldof;	/* [k]: sw[k] in the old fabric, NULL if the old tables lack it */
 	bool *carried;		/* [k * PORT_SLOTS + p]: some old entry of sw[k] sent out of port p */
-	const struct routing_tables *fresh;
+	const struct routing_tables *fresh;	/* NULL: the failing switches are mended in place (patch) */
+	struct column_patch *patch;
+	unsigned max_layers;	/* with patch: the VLs the layering may use */
 	struct routing_tables *out;
 	uint8_t *state;
 	const struct node **walk;
@@ -206,19 +214,44 @@ static void find_suspects(const struct merge *m, const struct lid_owner *own, ui
 	}
 }
 
+/* lid's column and SL from fresh; without fresh (a LID no port holds), dropped everywhere. */
 static void take_fresh(const struct merge *m, uint16_t lid)
 {
 	for (size_t k = 0; k < m->nsw; k++)
-		m->out->lft[m->sw[k]->index][lid] = m->fresh->lft[m->sw[k]->index][lid];
-	m->out->sl[lid] = m->fresh->sl[lid];
+		m->out->lft[m->sw[k]->index][lid] = m->fresh ? m->fresh->lft[m->sw[k]->index][lid] : LFT_NO_PATH;
+	m->out->sl[lid] = m->fresh ? m->fresh->sl[lid] : 0;
+}
+
+enum settled { KEPT, PATCHED, FRESH, NEEDS_FRESH };
+
+/*
+ * Mends the switches of lid's column that fail (routing/patch.c) and
+ * walks it again: every switch must then deliver. When a leaf reaches a
+ * switch's LID only by an escape, the LID goes to layer 1 (at least), as
+ * the fat-tree engine's escape layer puts it; a CA's LID that some leaf
+ * cannot reach up*-down* is beyond the fat-tree engine (it routes such a
+ * fabric up/down whole): NEEDS_FRESH, as without a second VL.
+ */
+static enum settled mend(const struct merge *m, uint16_t lid, const struct lid_owner *dst)
+{
+	bool leaf_escapes;
+	if (column_patch_mend(m->patch, lid, dst->node, dst->port, m->state, &leaf_escapes) ||
+	    column_fails(m->sw, m->nsw, m->out, lid, dst, m->state, m->walk))
+		return NEEDS_FRESH;
+	if (leaf_escapes && (dst->node->type != NODE_SWITCH || m->max_layers < 2))
+		return NEEDS_FRESH;
+	if (leaf_escapes && !m->out->sl[lid])
+		m->out->sl[lid] = 1;
+	return PATCHED;
 }
 
 /*
  * Settles lid's column in out (old's, remapped): kept whole, patched (the
- * switches whose old route fails take fresh's entry, and then every switch
- * delivers), or fresh's whole.
+ * switches whose old route fails take fresh's entry, or without fresh are
+ * mended in place, and then every switch delivers), or fresh's whole
+ * (NEEDS_FRESH without fresh).
  */
-static enum { KEPT, PATCHED, FRESH } settle(const struct merge *m, uint16_t lid, const struct lid_owner *dst)
+static enum settled settle(const struct merge *m, uint16_t lid, const struct lid_owner *dst)
 {
 	if (!dst->node) {
 		take_fresh(m, lid);
@@ -226,8 +259,10 @@ static enum { KEPT, PATCHED, FRESH } settle(const struct merge *m, uint16_t lid,
 	}
 	if (!column_fails(m->sw, m->nsw, m->out, lid, dst, m->state, m->walk))
 		return KEPT;
+	if (!m->fresh)
+		return mend(m, lid, dst);
 	for (size_t k = 0; k < m->nsw; k++)
-		if (m->state[m->sw[k]->index] == FAILS)
+		if (m->state[m->sw[k]->index] == COLUMN_FAILS)
 			m->out->lft[m->sw[k]->index][lid] = m->fresh->lft[m->sw[k]->index][lid];
 	if (!column_fails(m->sw, m->nsw, m->out, lid, dst, m->state, m->walk)) {
 		m->out->sl[lid] = m->fresh->sl[lid];
@@ -248,7 +283,8 @@ static void match_switches(struct merge *m, const struct fabric *old_f, const st
 		const struct node *o = fabric_find_guid(old_f, f->nodes[i]->guid);
 		m->sw[k] = f->nodes[i];
 		if (!o || !old->lft[o->index]) {
-			memcpy(m->out->lft[i], m->fresh->lft[i], (size_t)m->fresh->max_lid + 1);
+			if (m->fresh)
+				memcpy(m->out->lft[i], m->fresh->lft[i], (size_t)m->fresh->max_lid + 1);
 			continue;
 		}
 		m->oldof[k] = o;
@@ -258,42 +294,72 @@ static void match_switches(struct merge *m, const struct fabric *old_f, const st
 	}
 }
 
+/* Fills a merge's arrays for f; -1 on allocation failure. */
+static int merge_init(struct merge *m, const struct fabric *f)
+{
+	size_t nn = f->nnodes + 1, nsw = fabric_count(f, NODE_SWITCH) + 1;
+	m->sw = malloc(nsw * sizeof(*m->sw));
+	m->oldof = calloc(nsw, sizeof(*m->oldof));
+	m->carried = calloc(nsw * PORT_SLOTS, sizeof(*m->carried));
+	m->state = malloc(nn);
+	m->walk = malloc(nn * sizeof(*m->walk));
+	return m->sw && m->oldof && m->carried && m->state && m->walk ? 0 : -1;
+}
+
+static void merge_free(struct merge *m)
+{
+	free(m->sw);
+	free(m->oldof);
+	free(m->carried);
+	free(m->state);
+	free(m->walk);
+}
+
+/*
+ * Settles every suspect column of out (and every LID no port holds), and
+ * counts them in r, from_fresh marking the columns taken whole from fresh;
+ * out->layers from the SLs. False when some column needs a fresh routing
+ * that m does not have.
+ */
+static bool settle_all(const struct merge *m, const struct lid_owner *own, const bool *suspect,
+		       struct stable_report *r, bool *from_fresh)
+{
+	unsigned layers = 1;
+	for (uint32_t lid = 1; lid <= m->out->max_lid; lid++) {
+		enum settled how = suspect[lid] || !own[lid].node ? settle(m, (uint16_t)lid, &own[lid]) : KEPT;
+		if (how == NEEDS_FRESH)
+			return false;
+		if (from_fresh)
+			from_fresh[lid] = how == FRESH;
+		r->lids += own[lid].node != NULL;
+		r->kept += how == KEPT;
+		r->patched += how == PATCHED;
+		if (m->out->sl[lid] + 1u > layers)
+			layers = m->out->sl[lid] + 1u;
+	}
+	m->out->layers = layers;
+	return true;
+}
+
 int stable_merge(const struct fabric *old_f, const struct routing_tables *old, const struct fabric *f,
 		 const struct routing_tables *fresh, struct routing_tables *out, struct stable_report *r,
 		 bool *from_fresh)
 {
 	memset(r, 0, sizeof(*r));
 	memset(out, 0, sizeof(*out));
-	size_t nn = f->nnodes + 1, nsw = fabric_count(f, NODE_SWITCH) + 1;
-	struct merge m = {
-		.sw = malloc(nsw * sizeof(*m.sw)), .oldof = calloc(nsw, sizeof(*m.oldof)),
-		.carried = calloc(nsw * PORT_SLOTS, sizeof(*m.carried)), .fresh = fresh, .out = out,
-		.state = malloc(nn), .walk = malloc(nn * sizeof(*m.walk)),
-	};
+	struct merge m = { .fresh = fresh, .out = out };
 	struct lid_owner *own = calloc((size_t)fresh->max_lid + 1, sizeof(*own));
 	bool *suspect = calloc((size_t)fresh->max_lid + 1, sizeof(*suspect));
 	int rc = -1;
-	if (!own || !suspect || !m.sw || !m.oldof || !m.carried || !m.state || !m.walk ||
-	    transition_remap(old_f, old, f, fresh, out) < 0)
+	if (!own || !suspect || merge_init(&m, f) < 0 || transition_remap(old_f, old, f, fresh, out) < 0)
 		goto done;
 	match_switches(&m, old_f, old, f);
 	find_owners(f, fresh->max_lid, own);
 	r->grew = fresh_uses_new_link(&m, own);
-	if (!r->grew)
+	if (!r->grew) {
 		find_suspects(&m, own, fresh->max_lid, suspect);
-	unsigned layers = 1;
-	for (uint32_t lid = 1; lid <= fresh->max_lid && !r->grew; lid++) {
-		int how = suspect[lid] || !own[lid].node ? settle(&m, (uint16_t)lid, &own[lid]) : KEPT;
-		if (from_fresh)
-			from_fresh[lid] = how == FRESH;
-		r->lids += own[lid].node != NULL;
-		r->kept += how == KEPT;
-		r->patched += how == PATCHED;
-		if (out->sl[lid] + 1u > layers)
-			layers = out->sl[lid] + 1u;
-	}
-	out->layers = layers;
-	if (r->grew) {	/* the fresh routing whole: every link carries its share again */
+		settle_all(&m, own, suspect, r, from_fresh);	/* with fresh, every column settles */
+	} else {	/* the fresh routing whole: every link carries its share again */
 		for (size_t k = 0; k < m.nsw; k++)
 			memcpy(out->lft[m.sw[k]->index], fresh->lft[m.sw[k]->index], (size_t)fresh->max_lid + 1);
 		memcpy(out->sl, fresh->sl, (size_t)fresh->max_lid + 1);
@@ -307,10 +373,57 @@ done:
 		routing_tables_free(out);
 	free(own);
 	free(suspect);
-	free(m.sw);
-	free(m.oldof);
-	free(m.carried);
-	free(m.state);
-	free(m.walk);
+	merge_free(&m);
+	return rc;
+}
+
+/* Whether f has a link, at a switch the old tables know, that they did not use, or a switch they lack. */
+static bool gained(const struct merge *m)
+{
+	for (size_t k = 0; k < m->nsw; k++) {
+		if (!m->oldof[k])
+			return true;
+		for (unsigned p = 1; p <= m->sw[k]->nports; p++)
+			if (m->sw[k]->ports[p].remote && link_is_new(m, k, (uint8_t)p))
+				return true;
+	}
+	return false;
+}
+
+int stable_patch(const struct fabric *old_f, const struct routing_tables *old, const struct fabric *f,
+		 const struct swindex *x, const struct rank *rk, unsigned max_layers, struct routing_tables *out,
+		 struct stable_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	memset(out, 0, sizeof(*out));
+	struct routing_tables like = { .max_lid = routing_max_lid(f), .layers = 1 };
+	struct column_patch patch = { 0 };
+	struct merge m = { .patch = &patch, .max_layers = max_layers, .out = out };
+	struct lid_owner *own = calloc((size_t)like.max_lid + 1, sizeof(*own));
+	bool *suspect = calloc((size_t)like.max_lid + 1, sizeof(*suspect));
+	int rc = -1;
+	like.sl = calloc((size_t)like.max_lid + 1, 1);	/* LIDs the old tables lack: SL 0 */
+	if (!own || !suspect || !like.sl || merge_init(&m, f) < 0 || transition_remap(old_f, old, f, &like, out) < 0 ||
+	    column_patch_init(&patch, f, x, rk, out) < 0)
+		goto done;
+	match_switches(&m, old_f, old, f);
+	find_owners(f, like.max_lid, own);
+	rc = 1;
+	if (gained(&m))
+		goto done;
+	find_suspects(&m, own, like.max_lid, suspect);
+	if (settle_all(&m, own, suspect, r, NULL))
+		rc = 0;
+	r->mended = rc == 0;
+done:
+	if (rc) {
+		routing_tables_free(out);
+		memset(r, 0, sizeof(*r));
+	}
+	column_patch_free(&patch);
+	free(like.sl);
+	free(own);
+	free(suspect);
+	merge_free(&m);
 	return rc;
 }

@@ -10,13 +10,16 @@
 #ifndef ROUTING_STABLE_H
 #define ROUTING_STABLE_H
 
+#include "routing/rank.h"
 #include "routing/routing.h"
+#include "routing/swindex.h"
 
 struct stable_report {
 	size_t lids;	/* LIDs of f's end ports */
 	size_t kept;	/* of them, routed (and on the SL) as the old tables had them */
 	size_t patched;	/* kept but for the switches whose old route the change broke */
 	bool grew;	/* the fresh routing uses a link the old tables did not: it was taken whole */
+	bool mended;	/* patched in place, without a fresh routing (stable_patch) */
 };
 
 /*
@@ -38,5 +41,21 @@ struct stable_report {
 int stable_merge(const struct fabric *old_f, const struct routing_tables *old, const struct fabric *f,
 		 const struct routing_tables *fresh, struct routing_tables *out, struct stable_report *r,
 		 bool *from_fresh);
+
+/*
+ * The merge without a fresh routing, for a fabric that only lost: a LID's
+ * switches whose old route fails on f are re-pointed in place, along up*-
+ * down* legal routes of rk's order where they exist (routing/patch.h), and
+ * the LID keeps its SL (a switch's LID that a leaf then reaches only by an
+ * escape goes to layer 1, which max_layers must allow); x and rk: f's
+ * switches and their ranking. 0 with
+ * out merged (every column delivers from every switch without a loop; not
+ * proven deadlock-free), 1 when a fresh routing is needed (f has a switch
+ * or a link the old tables did not use, or some column cannot be
+ * mended), -1 on allocation failure.
+ */
+int stable_patch(const struct fabric *old_f, const struct routing_tables *old, const struct fabric *f,
+		 const struct swindex *x, const struct rank *rk, unsigned max_layers, struct routing_tables *out,
+		 struct stable_report *r);
 
 #endif

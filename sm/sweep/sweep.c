@@ -522,8 +522,8 @@ static unsigned data_vls(const struct fabric *f, unsigned configured)
 static void kept_routes_text(const struct routing_result *res, char *buf, size_t len)
 {
 	if (res->stable.kept + res->stable.patched)
-		snprintf(buf, len, ", routes to %zu of %zu LIDs kept, %zu patched", res->stable.kept, res->stable.lids,
-			 res->stable.patched);
+		snprintf(buf, len, ", routes to %zu of %zu LIDs kept, %zu patched%s", res->stable.kept, res->stable.lids,
+			 res->stable.patched, res->stable.mended ? " in place" : "");
 	else if (res->stable.grew)
 		snprintf(buf, len, ", all re-balanced (links came into use)");
 	else if (res->kept_refused)

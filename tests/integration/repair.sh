@@ -55,7 +55,7 @@ event() {
 		fail "$what: the repair gave way: $(grep -m1 'discovering the whole fabric' "$WORK/fabricd.log")"
 	route_line=$(tail -n +$((lines0 + 1)) "$WORK/fabricd.log" | grep -m1 "sweep: route" || true)
 	case $routes in
-	kept) [[ $route_line =~ routes\ to\ [0-9]+\ of\ [0-9]+\ LIDs\ kept,\ [1-9][0-9]*\ patched ]] ||
+	kept) [[ $route_line =~ routes\ to\ [0-9]+\ of\ [0-9]+\ LIDs\ kept,\ [1-9][0-9]*\ patched\ in\ place ]] ||
 		fail "$what: the repair did not keep the routes it left whole: $route_line" ;;
 	*) [[ $route_line == *"all re-balanced (links came into use)"* ]] ||
 		fail "$what: the routes were not re-balanced onto what came back: $route_line" ;;
