@@ -9,7 +9,9 @@
  * plans took.
  *
  *   transition-bench [--seeds N] [--radix K] [--remove-links N]
- *                    [--remove-switches N] [--verbose]
+ *                    [--remove-switches N] [--leaves N] [--verbose]
+ *
+ * --leaves N: only the first N leaves of each tree (the big ones).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -99,12 +101,13 @@ static unsigned number(const char *s, unsigned min)
 
 int main(int argc, char **argv)
 {
-	unsigned seeds = 20, radix = 8, remove_links = 6, remove_switches = 1;
+	unsigned seeds = 20, radix = 8, remove_links = 6, remove_switches = 1, leaves = 1000;
 	bool verbose = false;
 	static const struct option opts[] = {
 		{ "seeds", required_argument, NULL, 's' }, { "radix", required_argument, NULL, 'r' },
 		{ "remove-links", required_argument, NULL, 'L' }, { "remove-switches", required_argument, NULL, 'S' },
-		{ "verbose", no_argument, NULL, 'v' }, { NULL, 0, NULL, 0 },
+		{ "leaves", required_argument, NULL, 'n' }, { "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -113,6 +116,7 @@ int main(int argc, char **argv)
 		case 'r': radix = number(optarg, 1); break;
 		case 'L': remove_links = number(optarg, 0); break;
 		case 'S': remove_switches = number(optarg, 0); break;
+		case 'n': leaves = number(optarg, 1); break;
 		case 'v': verbose = true; break;
 		default: return 2;
 		}
@@ -137,8 +141,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "transition-bench: out of memory\n");
 			return 1;
 		}
-		for (size_t i = 0; i < f.nnodes; i++)
-			if (f.nodes[i]->type == NODE_SWITCH && f.nodes[i]->desc[0] == 'L' &&
+		unsigned tried = 0;
+		for (size_t i = 0; i < f.nnodes && tried < leaves; i++)
+			if (f.nodes[i]->type == NODE_SWITCH && f.nodes[i]->desc[0] == 'L' && ++tried &&
 			    one_case(&f, &t, f.nodes[i], seed, verbose, &sum) < 0) {
 				fprintf(stderr, "transition-bench: out of memory\n");
 				return 1;
