@@ -25,16 +25,7 @@
 #include "routing/transition.h"
 #include "topology/fattree_gen.h"
 #include "fixtures.h"
-
-static const struct routing_request rq_plain = { .engine = ENGINE_FTREE, .max_layers = 8 };
-
-static void tree(struct fabric *f, unsigned remove_links, uint64_t seed)
-{
-	char err[256];
-	struct fattree_spec spec = { .levels = 3, .radix = 8, .remove_links = remove_links, .seed = seed };
-	assert_int_equal(fattree_generate(&spec, f, err), 0);
-	number_lids(f);
-}
+#include "routing_fixtures.h"
 
 /* sw's first port that leads to another switch. */
 static uint8_t first_uplink(const struct node *sw)
@@ -70,6 +61,15 @@ static int case_mend(struct mend_case *c)
 	return stable_patch(&c->old_f, &c->old, &c->f, &c->x, &c->rk, 8, &c->mended, &c->sr);
 }
 
+/* Routes f keeping the old tables, as a repair does: it must succeed. */
+static void route_keeping(const struct mend_case *c, struct routing_tables *t, struct routing_result *res)
+{
+	struct routing_request rq = rq_plain;
+	rq.keep_fabric = &c->old_f;
+	rq.keep = &c->old;
+	assert_int_equal(routing_compute(&c->f, &rq, t, res), 0);
+}
+
 static void case_free(struct mend_case *c)
 {
 	routing_tables_free(&c->mended);
@@ -79,20 +79,6 @@ static void case_free(struct mend_case *c)
 	swindex_free(&c->x);
 	fabric_free(&c->old_f);
 	fabric_free(&c->f);
-}
-
-/* Every end port's LID reached from every switch, and no entry loops. */
-static void assert_delivers(const struct fabric *f, const struct routing_tables *t)
-{
-	struct loops_report lr;
-	assert_int_equal(loops_find(f, t, &lr), 0);
-	assert_int_equal(lr.entries, 0);
-	for (size_t i = 0; i < f->nnodes; i++)
-		FOR_END_PORTS(f->nodes[i], p)
-			for (size_t k = 0; k < f->nnodes; k++)
-				if (f->nodes[k]->type == NODE_SWITCH)
-					assert_int_not_equal(routing_switch_hops(t, f->nodes[k], f->nodes[i]->ports[p].lid),
-							     ROUTING_HOPS_NONE);
 }
 
 /* Whether the route from leaf to lid along t goes down and later up again. */
@@ -177,13 +163,10 @@ static void test_mend_repoints_only_the_switches_whose_route_broke(void **state)
 	assert_true(lo > ca_load(&c.old_f, &c.old, fabric_find_desc(&c.old_f, "L0"), lost));
 
 	/* routing_compute takes the mend: proven with the answers, the same tables, a proven transition */
-	struct routing_request rq = rq_plain;
 	struct routing_result res;
 	struct routing_tables t;
 	struct transition_plan plan;
-	rq.keep_fabric = &c.old_f;
-	rq.keep = &c.old;
-	assert_int_equal(routing_compute(&c.f, &rq, &t, &res), 0);
+	route_keeping(&c, &t, &res);
 	assert_true(res.stable.mended);
 	assert_false(res.kept_refused);
 	assert_true(res.layers.answers_proven || res.order_proven);
@@ -228,12 +211,9 @@ static void test_mend_on_degraded_trees(void **state)
 			assert_delivers(&c.f, &c.mended);
 			assert_leaves_route_up_down(&c, &c.mended);
 		}
-		struct routing_request rq = rq_plain;
 		struct routing_result res;
 		struct routing_tables t;
-		rq.keep_fabric = &c.old_f;
-		rq.keep = &c.old;
-		assert_int_equal(routing_compute(&c.f, &rq, &t, &res), 0);
+		route_keeping(&c, &t, &res);
 		assert_delivers(&c.f, &t);
 		routing_tables_free(&t);
 		case_free(&c);
@@ -254,12 +234,9 @@ static void test_mend_declines_when_the_fabric_gained(void **state)
 	assert_false(c.sr.mended);
 	assert_null(c.mended.lft);
 
-	struct routing_request rq = rq_plain;
 	struct routing_result res;
 	struct routing_tables t;
-	rq.keep_fabric = &c.old_f;
-	rq.keep = &c.old;
-	assert_int_equal(routing_compute(&c.f, &rq, &t, &res), 0);
+	route_keeping(&c, &t, &res);
 	assert_false(res.stable.mended);
 	assert_true(res.stable.grew);
 	routing_tables_free(&t);

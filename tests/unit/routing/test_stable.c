@@ -19,16 +19,7 @@
 #include "routing/stable.h"
 #include "topology/fattree_gen.h"
 #include "fixtures.h"
-
-static const struct routing_request rq_plain = { .engine = ENGINE_FTREE, .max_layers = 8 };
-
-static void tree(struct fabric *f, unsigned remove_links, uint64_t seed)
-{
-	char err[256];
-	struct fattree_spec spec = { .levels = 3, .radix = 8, .remove_links = remove_links, .seed = seed };
-	assert_int_equal(fattree_generate(&spec, f, err), 0);
-	number_lids(f);
-}
+#include "routing_fixtures.h"
 
 /* L0's first port that leads to a switch. */
 static uint8_t leaf_uplink(struct fabric *f)
@@ -64,20 +55,6 @@ static size_t changed_entries(const struct fabric *fa, const struct routing_tabl
 			n += a->lft[o->index][lid] != b->lft[i][lid];
 	}
 	return n;
-}
-
-/* Every end port's LID reached from every switch (routing_switch_hops), and no entry loops. */
-static void assert_delivers(const struct fabric *f, const struct routing_tables *t)
-{
-	struct loops_report lr;
-	assert_int_equal(loops_find(f, t, &lr), 0);
-	assert_int_equal(lr.entries, 0);
-	for (size_t i = 0; i < f->nnodes; i++)
-		FOR_END_PORTS(f->nodes[i], p)
-			for (size_t k = 0; k < f->nnodes; k++)
-				if (f->nodes[k]->type == NODE_SWITCH)
-					assert_int_not_equal(routing_switch_hops(t, f->nodes[k], f->nodes[i]->ports[p].lid),
-							     ROUTING_HOPS_NONE);
 }
 
 /* One merge: the old tables routed on old_f (as published), a fresh routing of f, and their merge. */
