@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "routing/engine.h"
+#include "routing/quality.h"
 #include "routing/transition.h"
 #include "topology/fattree_gen.h"
 
@@ -30,8 +31,9 @@ static double now_ms(void)
 }
 
 struct totals {
-	size_t cases, proven, stages, switches, refused, mended;
-	double route_ms, plan_ms;
+	size_t cases, proven, stages, switches, refused, mended, broken;
+	double route_ms, plan_ms, mean_max_load;
+	uint32_t max_load;
 };
 
 /* The first port of sw that leads to another switch, or 0. */
@@ -71,6 +73,12 @@ static int one_case(const struct fabric *f, const struct routing_tables *t, cons
 		sum->switches += p.switches;
 		sum->refused += res.kept_refused;
 		sum->mended += res.stable.mended;
+		struct quality_report q = { 0 };
+		if (quality_shifts(&g, &n, 16, &q) < 0)
+			rc = -1;
+		sum->broken += q.broken;
+		sum->mean_max_load += q.mean_max_load;
+		sum->max_load = q.max_load > sum->max_load ? q.max_load : sum->max_load;
 		sum->route_ms += t1 - t0;
 		sum->plan_ms += t2 - t1;
 		if (verbose && !p.proven) {
@@ -160,5 +168,7 @@ int main(int argc, char **argv)
 	       "plan %.1f ms a case\n",
 	       sum.cases, radix, seeds, sum.proven, (double)sum.stages / sum.cases, (double)sum.switches / sum.cases,
 	       sum.mended, sum.refused, sum.route_ms / sum.cases, sum.plan_ms / sum.cases);
+	printf("after the repairs, 16 shift permutations each: worst link load %u, mean worst %.2f, %zu flows broken\n",
+	       sum.max_load, sum.mean_max_load / sum.cases, sum.broken);
 	return 0;
 }
