@@ -44,7 +44,6 @@
 #include "routing/patch.h"
 #include "routing/transition.h"
 
-
 struct lid_owner {
 	const struct node *node;	/* NULL: no port of f holds the LID */
 	uint8_t port;
@@ -62,7 +61,7 @@ static void find_owners(const struct fabric *f, uint16_t max_lid, struct lid_own
 		}
 }
 
-/* One hop from switch at: COLUMN_DELIVERS, COLUMN_FAILS, or 0 with *next the switch the entry leads to. */
+/* One hop from switch at: COLUMN_DELIVERS, COLUMN_FAILS, or 0 with *next the switch it leads to. */
 static int step(const struct routing_tables *t, const struct node *at, uint16_t lid, const struct lid_owner *dst,
 		const struct node **next)
 {
@@ -80,7 +79,8 @@ static int step(const struct routing_tables *t, const struct node *at, uint16_t 
 
 /*
  * Walks t's column for lid from every switch sw[0..nsw): leaves each
- * switch's verdict (COLUMN_DELIVERS or COLUMN_FAILS) in state and returns how many fail.
+ * switch's verdict (COLUMN_DELIVERS or COLUMN_FAILS) in state and returns
+ * how many fail.
  */
 static size_t column_fails(const struct node *const *sw, size_t nsw, const struct routing_tables *t, uint16_t lid,
 			   const struct lid_owner *dst, uint8_t *state, const struct node **walk)
@@ -225,8 +225,8 @@ static void take_fresh(const struct merge *m, uint16_t lid)
 enum settled { KEPT, PATCHED, FRESH, NEEDS_FRESH };
 
 /*
- * Mends the switches of lid's column that fail (routing/patch.c) and
- * walks it again: every switch must then deliver. When a leaf reaches a
+ * Mends the switches of lid's column that fail (routing/patch.c, which
+ * walks them again: each must then deliver). When a leaf reaches a
  * switch's LID only by an escape, the LID goes to layer 1 (at least), as
  * the fat-tree engine's escape layer puts it; a CA's LID that some leaf
  * cannot reach up*-down* is beyond the fat-tree engine (it routes such a
@@ -236,9 +236,7 @@ static enum settled mend(const struct merge *m, uint16_t lid, const struct lid_o
 {
 	bool leaf_escapes;
 	if (column_patch_mend(m->patch, lid, dst->node, dst->port, m->state, &leaf_escapes) ||
-	    column_fails(m->sw, m->nsw, m->out, lid, dst, m->state, m->walk))
-		return NEEDS_FRESH;
-	if (leaf_escapes && (dst->node->type != NODE_SWITCH || m->max_layers < 2))
+	    (leaf_escapes && (dst->node->type != NODE_SWITCH || m->max_layers < 2)))
 		return NEEDS_FRESH;
 	if (leaf_escapes && !m->out->sl[lid])
 		m->out->sl[lid] = 1;
