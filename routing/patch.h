@@ -47,15 +47,16 @@ void column_patch_free(struct column_patch *p);
 
 /*
  * Re-points the switches of lid's column that do not deliver it
- * (verdict[node index] other than COLUMN_DELIVERS) so that every switch does, without a loop:
- * each takes a port to a neighbour that delivers, on the fewest hops, an
- * up*-down* legal route first and an escape route (down, then up) only
- * where none is legal, then the port that carries the fewest CA LIDs.
- * The switches that deliver keep their entries. dst/dst_port: where lid
- * lives (a switch's port 0, or a CA's port). 0 when mended, with
- * *leaf_escapes true when a switch with CAs cabled to it reaches lid only
- * by an escape (what the fat-tree engine puts on a layer of its own), 1
- * when some switch cannot reach it.
+ * (verdict[node index] other than COLUMN_DELIVERS) so that every switch
+ * does, without a loop: each takes a port to a neighbour that delivers,
+ * on the fewest hops, an up*-down* legal route first and an escape route
+ * (down, then up) only where none is legal, then the port that carries
+ * the fewest CA LIDs. The switches that deliver keep their entries, and
+ * the re-pointed ones are walked again. dst/dst_port: where lid lives (a
+ * switch's port 0, or a CA's port). 0 when mended, with *leaf_escapes
+ * true when a switch with CAs cabled to it reaches lid only by an escape
+ * (what the fat-tree engine puts on a layer of its own); 1 when some
+ * switch cannot reach it.
  */
 int column_patch_mend(struct column_patch *p, uint16_t lid, const struct node *dst, uint8_t dst_port,
 		      const uint8_t *verdict, bool *leaf_escapes);
