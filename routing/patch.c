@@ -6,10 +6,11 @@
  * here, and nothing else is touched, so a repair costs a walk of the
  * broken columns instead of a routing of the whole fabric.
  *
- * The switches that deliver are the search's sources, each at its hop
- * count to the LID's switch along its entries. A breadth-first search
- * from them, shortest first, settles the failing switches: a switch takes
- * a port to a neighbour settled one hop closer. It runs twice. First only
+ * The switches that deliver are settled, each at its hop count to the
+ * LID's switch along its entries (walked only for those next to a failing
+ * one). A search over the failing switches, shortest first, starting
+ * from those next to a settled one, settles them: a switch takes a port
+ * to a neighbour settled one hop closer. It runs twice. First only
  * along up*-down* legal routes (rank.h: a route that goes down never goes
  * up again): a switch may go up to a neighbour whose route is legal, or
  * down to one whose route only goes down. Then, for the switches no legal
@@ -48,13 +49,13 @@ int column_patch_init(struct column_patch *p, const struct fabric *f, const stru
 	p->failing = malloc(nsw * sizeof(*p->failing));
 	p->found = malloc(nsw * sizeof(*p->found));
 	p->stack = malloc(nsw * sizeof(*p->stack));
-	p->source = calloc(nsw, sizeof(*p->source));
+	p->key = malloc(nsw * sizeof(*p->key));
 	p->count = malloc((nsw + 1) * sizeof(*p->count));
 	p->seen = calloc(nsw, sizeof(*p->seen));
 	p->ca_lid = calloc((size_t)t->max_lid + 1, sizeof(*p->ca_lid));
 	p->leaf = calloc(nsw, sizeof(*p->leaf));
 	if (!p->load || !p->load_counted || !p->dist || !p->how || !p->order || !p->queue || !p->failing ||
-	    !p->found || !p->stack || !p->source || !p->count || !p->seen || !p->ca_lid || !p->leaf) {
+	    !p->found || !p->stack || !p->key || !p->count || !p->seen || !p->ca_lid || !p->leaf) {
 		column_patch_free(p);
 		return -1;
 	}
@@ -83,7 +84,7 @@ void column_patch_free(struct column_patch *p)
 	free(p->failing);
 	free(p->found);
 	free(p->stack);
-	free(p->source);
+	free(p->key);
 	free(p->count);
 	free(p->seen);
 	free(p->ca_lid);
@@ -148,34 +149,37 @@ static bool settled(struct column_patch *p, size_t s)
 }
 
 /*
- * Sorts into order[] by hops the settled switches (the legal ones only,
- * unless any) next to one still failing: no other can reach one. Returns
- * how many.
+ * The failing switches next to a settled one they may go on to (legally
+ * only, unless any), pending at the hops through the nearest (key[]), in
+ * order[] sorted by them: where the search starts. Returns how many.
  */
-static size_t sources(struct column_patch *p, bool any)
+static size_t starts(struct column_patch *p, bool any)
 {
 	size_t nsw = p->x->nsw, n = 0;
 	for (size_t i = 0; i < p->nfailing; i++) {
-		if (p->how[p->failing[i]] != HOW_NONE)	/* settled by the first pass */
+		size_t f = p->failing[i];
+		if (p->how[f] != HOW_NONE)	/* settled by the first pass */
 			continue;
-		const struct node *sw = p->x->sw[p->failing[i]];
+		const struct node *sw = p->x->sw[f];
+		uint32_t key = PATCH_UNSETTLED;
 		for (unsigned q = 1; q <= sw->nports; q++) {
 			size_t s = swindex_peer(p->x, sw, q);
-			if (s != SW_NONE && !p->source[s] && settled(p, s) && (any || p->how[s] != HOW_ESCAPE)) {
-				p->source[s] = true;
-				p->found[n++] = s;
-			}
+			if (s != SW_NONE && settled(p, s) && p->dist[s] + 1 < key && joined(p, f, s, any) != HOW_NONE)
+				key = p->dist[s] + 1;
+		}
+		if (key != PATCH_UNSETTLED) {
+			p->how[f] = HOW_PENDING;
+			p->dist[f] = p->key[f] = key;
+			p->found[n++] = f;
 		}
 	}
 	memset(p->count, 0, (nsw + 1) * sizeof(*p->count));
 	for (size_t i = 0; i < n; i++)
-		p->count[p->dist[p->found[i]] + 1]++;
+		p->count[p->key[p->found[i]]]++;
 	for (size_t d = 1; d <= nsw; d++)
 		p->count[d] += p->count[d - 1];
-	for (size_t i = 0; i < n; i++) {
-		p->order[p->count[p->dist[p->found[i]]]++] = p->found[i];
-		p->source[p->found[i]] = false;
-	}
+	for (size_t i = n; i--;)
+		p->order[--p->count[p->key[p->found[i]]]] = p->found[i];
 	return n;
 }
 
@@ -214,34 +218,40 @@ static int choose(struct column_patch *p, size_t s, uint16_t lid, bool any)
 }
 
 /*
- * One pass of the search (legal routes only, or any): from the settled
- * switches, shortest first, over the failing ones. The sources, sorted,
- * and the queue, in the order found, both run by hops; the nearer head
- * goes first, so a switch is chosen for once all its candidates are settled.
+ * One pass of the search (legal routes only, or any) over the failing
+ * switches, shortest first: the starts, sorted, and the queue of those
+ * found from a switch the search settled, in the order found, both run by
+ * hops; the nearer head goes first, so a switch is chosen for once all
+ * its candidates are settled. Only failing switches are ever expanded:
+ * a repair that broke one switch's route looks at that switch alone.
  */
 static void search(struct column_patch *p, uint16_t lid, bool any)
 {
-	size_t nsrc = sources(p, any), si = 0, head = 0, tail = 0;
-	while (si < nsrc || head < tail) {
+	size_t nstart = starts(p, any), si = 0, head = 0, tail = 0;
+	while (si < nstart || head < tail) {
 		size_t s;
-		if (head < tail && (si == nsrc || p->dist[p->queue[head]] < p->dist[p->order[si]])) {
+		if (head < tail && (si == nstart || p->dist[p->queue[head]] < p->key[p->order[si]])) {
 			s = p->queue[head++];
-			if (choose(p, s, lid, any)) {
-				p->how[s] = HOW_NONE;	/* cannot happen: it was found from a settled switch */
-				continue;
-			}
 		} else {
 			s = p->order[si++];
+			if (p->how[s] == HOW_PENDING && p->dist[s] < p->key[s])
+				continue;	/* found nearer since: it waits in the queue */
+		}
+		if (p->how[s] != HOW_PENDING)
+			continue;	/* chosen for already */
+		if (choose(p, s, lid, any)) {
+			p->how[s] = HOW_NONE;	/* cannot happen: a settled switch was one hop closer */
+			continue;
 		}
 		const struct node *sw = p->x->sw[s];
 		for (unsigned q = 1; q <= sw->nports; q++) {
 			size_t m = swindex_peer(p->x, sw, q);
-			if (m != SW_NONE && p->seen[m] == p->stamp && p->how[m] == HOW_NONE &&
-			    joined(p, m, s, any) != HOW_NONE) {
-				p->how[m] = HOW_PENDING;
-				p->dist[m] = p->dist[s] + 1;
-				p->queue[tail++] = m;
-			}
+			if (m == SW_NONE || p->seen[m] != p->stamp || (p->how[m] != HOW_NONE && p->how[m] != HOW_PENDING) ||
+			    (p->how[m] == HOW_PENDING && p->dist[m] <= p->dist[s] + 1) || joined(p, m, s, any) == HOW_NONE)
+				continue;
+			p->how[m] = HOW_PENDING;
+			p->dist[m] = p->dist[s] + 1;
+			p->queue[tail++] = m;
 		}
 	}
 }
@@ -283,7 +293,7 @@ static bool mended_deliver(struct column_patch *p, const uint8_t *verdict)
 	const struct swindex *x = p->x;
 	for (size_t i = 0; i < p->nfailing; i++) {
 		size_t at = p->failing[i], hops = 0;
-		while (verdict[x->sw[at]->index] != COLUMN_DELIVERS) {
+		while (verdict[at] != COLUMN_DELIVERS) {
 			const struct node *next = routing_next_switch(x->sw[at], routing_next_hop(p->t, x->sw[at], p->lid));
 			if (!next)
 				break;
@@ -291,7 +301,7 @@ static bool mended_deliver(struct column_patch *p, const uint8_t *verdict)
 				return false;
 			at = x->of_node[next->index];
 		}
-		if (verdict[x->sw[at]->index] != COLUMN_DELIVERS && p->dist[at] != 0)
+		if (verdict[at] != COLUMN_DELIVERS && p->dist[at] != 0)
 			return false;
 	}
 	return true;
@@ -304,7 +314,7 @@ int column_patch_mend(struct column_patch *p, uint16_t lid, const struct node *d
 	p->stamp++;
 	p->nfailing = 0;
 	for (size_t s = 0; s < p->x->nsw; s++)
-		if (verdict[p->x->sw[s]->index] != COLUMN_DELIVERS) {
+		if (verdict[s] != COLUMN_DELIVERS) {
 			p->failing[p->nfailing++] = s;
 			p->seen[s] = p->stamp;
 			p->how[s] = HOW_NONE;

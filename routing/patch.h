@@ -28,10 +28,10 @@ struct column_patch {
 	uint16_t lid;		/* the column being mended */
 	uint32_t *seen, stamp;	/* [s] == stamp: how[s] and dist[s] are this column's */
 	size_t *failing, nfailing;	/* the switches that do not deliver */
-	size_t *order, *queue;	/* the search's sources by distance; its queue */
+	size_t *order, *queue;	/* the search's starts by distance; its queue */
 	size_t *stack;		/* a walk along the entries */
-	size_t *found;		/* the sources, as found */
-	bool *source;		/* [s]: among them */
+	size_t *found;		/* the starts, as found */
+	uint32_t *key;		/* [s]: a start's hops, as found */
 	uint32_t *count;	/* counting sort of the distances */
 	bool *ca_lid;		/* [lid]: a CA's, counted in the load */
 	bool *leaf;		/* [s]: a CA is cabled to switch s */
@@ -47,7 +47,7 @@ void column_patch_free(struct column_patch *p);
 
 /*
  * Re-points the switches of lid's column that do not deliver it
- * (verdict[node index] other than COLUMN_DELIVERS) so that every switch
+ * (verdict[s] other than COLUMN_DELIVERS, s as x numbers the switches) so that every switch
  * does, without a loop: each takes a port to a neighbour that delivers,
  * on the fewest hops, an up*-down* legal route first and an escape route
  * (down, then up) only where none is legal, then the port that carries

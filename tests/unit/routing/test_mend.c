@@ -287,14 +287,14 @@ static void test_mend_prefers_a_legal_route_to_an_escape_as_short(void **state)
 	t.lft[a1->index][lid] = 2;
 	t.lft[l2->index][lid] = 2;
 	t.lft[l1->index][lid] = 7;	/* an unlinked port: the loss */
-	uint8_t verdict[16];
-	memset(verdict, COLUMN_DELIVERS, sizeof(verdict));
-	verdict[l1->index] = COLUMN_FAILS;
 	struct swindex x;
 	struct rank rk;
 	struct column_patch p;
 	bool leaf_escapes;
+	uint8_t verdict[16];
 	assert_int_equal(swindex_build(&x, &f), 0);
+	memset(verdict, COLUMN_DELIVERS, sizeof(verdict));
+	verdict[x.of_node[l1->index]] = COLUMN_FAILS;
 	assert_int_equal(rank_fat_tree(&rk, &x, NULL, 0), 0);
 	assert_true(rk.fat_tree);
 	assert_int_equal(column_patch_init(&p, &f, &x, &rk, &t), 0);
