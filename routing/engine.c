@@ -125,7 +125,7 @@ static int keep_routes(const struct fabric *f, const struct routing_request *rq,
 static int mend(const struct fabric *f, const struct routing_request *rq, struct routing_tables *out,
 		struct routing_result *res)
 {
-	if (rq->engine != ENGINE_FTREE)
+	if (rq->engine != ENGINE_FTREE || rq->no_mend)
 		return 0;
 	int rc = ftree_mend(f, rq->roots, rq->nroots, rq->max_layers ? rq->max_layers : 1, rq->keep_fabric, rq->keep,
 			    out, &res->info, &res->stable);

@@ -24,6 +24,7 @@ struct routing_request {
 	 */
 	const struct fabric *keep_fabric;
 	const struct routing_tables *keep;
+	bool no_mend;	/* with keep: route afresh and merge even after a loss (the mend's transition did not prove out) */
 };
 
 struct routing_result {

@@ -11,7 +11,10 @@
  *   (published first; ClientReregister on the hosts' ports, when due)
  *
  * An SM the election puts in standby stops after "sms": nothing is
- * programmed or stored.
+ * programmed or stored. When the routing mended the held tables in place
+ * after a loss and "program" finds their transition not proven at every
+ * step, the sweep goes back to "route" once, to route afresh (and merge):
+ * that transition may prove out where the mend's did not.
  *
  * Storing compares the new fabric with the stored one and logs each node
  * and link that came or went, and the switches whose tables changed.
@@ -50,6 +53,8 @@ struct sweep {
 	struct lid_result lids;
 	struct routing_tables tables;
 	struct transition_plan plan;	/* the stages from the stored tables to these */
+	bool mended;			/* the routing mended the held tables in place */
+	bool no_mend;			/* their transition did not prove out: routed again afresh */
 	size_t stage;			/* the next stage to program */
 	struct cfg_result programmed;	/* summed over the stages */
 	bool recorded;			/* the database took it */
@@ -318,6 +323,15 @@ static bool switches_hold_published(const struct sm *sm)
 	return sm->pub && sm->last_sweep_ok;
 }
 
+/* Where phase start is in phases[]. */
+static size_t phase_of(void (*start)(struct sweep *s))
+{
+	size_t i = 0;
+	while (phases[i].start != start)
+		i++;
+	return i;
+}
+
 static void begin(struct sweep *s, size_t i)
 {
 	s->phase_index = i;
@@ -540,7 +554,7 @@ static void start_route(struct sweep *s)
 	struct sm *sm = s->sm;
 	char detail[288];
 	struct routing_request rq = { .roots = sm->cfg.root_guids, .nroots = sm->cfg.nroots,
-				      .max_layers = data_vls(&s->f, sm->cfg.max_op_vls) };
+				      .max_layers = data_vls(&s->f, sm->cfg.max_op_vls), .no_mend = s->no_mend };
 	routing_engine_parse(sm->cfg.routing_engine, &rq.engine);	/* validated with the config */
 	const struct sm_snapshot *pub = sm_published(sm);
 	bool rebalance = sm->sched.rebalance_wanted;
@@ -556,6 +570,7 @@ static void start_route(struct sweep *s)
 	if (hidden)
 		nhidden = health_hide(sm->health, &s->f, hidden, max_hidden);
 	int rc = routing_compute(&s->f, &rq, &s->tables, &res);
+	s->mended = rc == 0 && res.stable.mended;
 	health_unhide(hidden, nhidden);
 	free(hidden);
 	if (rc < 0) {
@@ -668,6 +683,17 @@ static bool plan_transition(struct sweep *s)
 		return false;
 	}
 	const struct transition_plan *p = &s->plan;
+	if (known && !p->proven && s->mended) {	/* the fresh routing's merge may prove out where the mend did not */
+		char cycle[256];
+		cdg_cycle_text(&p->cycle, cycle, sizeof(cycle));
+		log_warn("transition: the routes mended in place change in %zu stages, step %zu not proven (cycle on VL "
+			 "%u: %s): routing afresh", p->nstages, p->failed_step, p->cycle.vl, cycle);
+		s->no_mend = true;
+		transition_plan_free(&s->plan);
+		routing_tables_free(&s->tables);
+		begin(s, phase_of(start_route));
+		return false;
+	}
 	if (!known) {
 		snprintf(s->transition, sizeof(s->transition), "no tables known in the switches: programmed in one "
 			 "stage");

@@ -17,7 +17,7 @@
 #include "sm/mad/mad.h"
 #include "topology/fabric.h"
 
-#define QUEUE 4096
+#define QUEUE 32768
 
 #define SIM_MAX_NODES 1024
 

@@ -31,6 +31,11 @@
  * - a switch's cable moved, met at its new place before its old one is
  *   read: the repair cannot vouch for its model and the sweep discovers
  *   the whole fabric.
+ *
+ * On the degraded radix-8 tree of seed 18, L1 losing its first up-link:
+ * the routes mended in place leave a transition step that no staging
+ * proves, so the sweep routes afresh (and merges), whose transition is
+ * proven, and programs that.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -41,6 +46,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "sm/log.h"
 #include "sm/sm.h"
 #include "sm/smnode.h"
 #include "sm/sweep/sweep.h"
@@ -541,6 +547,54 @@ static void moved_cables_are_repaired_or_discovered_in_full(void **state)
 	assert_null(l->ports[1].remote);
 }
 
+/* Whether the last "transition" event stored says every step was proven. */
+static void last_transition(void *arg, const struct db_event *ev)
+{
+	if (strcmp(ev->kind, "transition") == 0)
+		*(bool *)arg = strstr(ev->detail, "proven deadlock-free") != NULL;
+}
+
+static bool file_has(const char *path, const char *text)
+{
+	char line[1024];
+	bool found = false;
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	while (!found && fgets(line, sizeof(line), fp))
+		found = strstr(line, text) != NULL;
+	fclose(fp);
+	return found;
+}
+
+static void an_unproven_mend_is_routed_afresh(void **state)
+{
+	char log_path[64];
+	snprintf(log_path, sizeof(log_path), "/tmp/fabricd-test-sweep.%d.log", (int)getpid());
+	unlink(log_path);
+	assert_int_equal(log_set_file(log_path), 0);
+	sweep(NULL, 0);
+	struct node *leaf = fabric_find_desc(&truth, "L1");
+	uint8_t up = 1;
+	while (!leaf->ports[up].remote || leaf->ports[up].remote->type != NODE_SWITCH)
+		up++;
+	uint64_t ends[2] = { leaf->guid, leaf->ports[up].remote->guid };
+	fabric_unlink(leaf, up);
+	sweep(ends, 2);
+	assert_true(outcome.ok);
+	bool proven = false;
+	assert_int_equal(db_each_event(sm.db, 0, last_transition, &proven), 0);
+	assert_true(file_has(log_path, "the routes mended in place change in"));
+	assert_true(file_has(log_path, "routing afresh"));
+	assert_true(proven);
+	unlink(log_path);
+}
+
+static int setup_degraded(void **state)
+{
+	return setup_tree(&(struct fattree_spec){ .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1,
+						 .seed = 18 });
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -552,6 +606,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_dead_switch_is_not_asked, setup_3_levels, teardown),
 		cmocka_unit_test_setup_teardown(a_read_through_a_dead_switch_is_retried_around_it, setup_3_levels,
 						teardown),
+		cmocka_unit_test_setup_teardown(an_unproven_mend_is_routed_afresh, setup_degraded, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
