@@ -362,8 +362,10 @@ int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
 	char detail[128];
 	snprintf(detail, sizeof(detail), "%s sweep: %s, %u nodes, %u links, %llu MADs", sw->kind,
 		 sw->result, sw->nodes, sw->links, (unsigned long long)sw->mads);
+	/* a repair read only what changed: last_seen moves with the full sweeps (one UPDATE per port) */
+	bool full = strcmp(sw->kind, "repair") != 0;
 	if (insert_sweep(db, sw) < 0 || save_lids(db, new_lids, n_new, now) < 0 ||
-	    touch_lids(db, f, now) < 0 || db_store_fabric(db, f, t, held) < 0 ||
+	    (full && touch_lids(db, f, now) < 0) || db_store_fabric(db, f, t, held) < 0 ||
 	    (parts && db_save_partitions(db, parts) < 0) ||
 	    insert_events(db, now, events, n_events) < 0 || insert_event(db, now, "sweep", detail) < 0 ||
 	    prune(db, now) < 0 || db_exec(db, "COMMIT") < 0) {

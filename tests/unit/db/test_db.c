@@ -2,8 +2,8 @@
  * The state database: a new file is created at the latest schema, a sweep
  * round-trips (fabric, LIDs, tables, partitions, M_Keys), a newer schema or a corrupt file is
  * refused with a one-line reason, a failed sweep leaves the previous
- * one intact, and a sweep that writes only what changed leaves the same
- * rows as one written whole.
+ * one intact, a sweep that writes only what changed leaves the same rows
+ * as one written whole, and only full sweeps move a port's last_seen.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -190,6 +190,48 @@ static void test_db_refuses_corrupt_file(void **state)
 	assert_null(db_open(path, DB_READ_WRITE, err));
 	assert_non_null(strstr(err, "database is corrupt or not a database"));
 	assert_null(strchr(err, '\n'));
+}
+
+/* The last_seen of port GUID guid in the lids table (read with SQLite itself). */
+static double last_seen_of(uint64_t guid)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	double seen = -1;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT last_seen FROM lids WHERE guid = ?", -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_int64(st, 1, (int64_t)guid);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		seen = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return seen;
+}
+
+/* A full sweep moves every port's last_seen; a repair, which read only what changed, leaves it. */
+static void test_db_repairs_leave_last_seen(void **state)
+{
+	char err[DB_ERR_LEN];
+	struct fabric f;
+	struct db *db = db_open(path, DB_READ_WRITE, err);
+	assert_non_null(db);
+	tree(&f);
+	struct db_lid lids[] = { { 0x100001, 7 } };
+	struct db_sweep s = sweep_record("ok");
+	assert_int_equal(db_save_sweep(db, &s, &f, NULL, NULL, lids, 1, NULL, 0, NULL), 0);
+	double first = last_seen_of(0x100001);
+	assert_true(first > 0);
+	usleep(20000);
+	s = sweep_record("ok");
+	snprintf(s.kind, sizeof(s.kind), "repair");
+	assert_int_equal(db_save_sweep(db, &s, &f, NULL, NULL, NULL, 0, NULL, 0, NULL), 0);
+	assert_true(last_seen_of(0x100001) == first);
+	usleep(20000);
+	s = sweep_record("ok");
+	assert_int_equal(db_save_sweep(db, &s, &f, NULL, NULL, NULL, 0, NULL, 0, NULL), 0);
+	assert_true(last_seen_of(0x100001) > first);
+	db_close(db);
+	fabric_free(&f);
 }
 
 /* Retention by count keeps the newest; by age it never drops the newest, whatever the clock says. */
@@ -440,6 +482,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_db_failed_sweep_keeps_previous, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_db_stores_only_what_changed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_db_history_is_pruned, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_db_repairs_leave_last_seen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_db_perf_counters, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
