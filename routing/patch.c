@@ -32,8 +32,8 @@
 /* How a settled switch's route runs: only down, up then down, or with a turn from down to up. */
 enum { HOW_NONE, HOW_PENDING, HOW_DOWN, HOW_LEGAL, HOW_ESCAPE };
 
-int column_patch_init(struct column_patch *p, const struct fabric *f, const struct swindex *x, const struct rank *r,
-		      struct routing_tables *t)
+int column_patch_init(struct column_patch *p, const struct lid_owner *own, const struct swindex *x,
+		      const struct rank *r, struct routing_tables *t)
 {
 	size_t nsw = x->nsw + 1;
 	memset(p, 0, sizeof(*p));
@@ -59,17 +59,10 @@ int column_patch_init(struct column_patch *p, const struct fabric *f, const stru
 		column_patch_free(p);
 		return -1;
 	}
-	for (size_t i = 0; i < f->nnodes; i++)
-		if (f->nodes[i]->type != NODE_SWITCH)
-			FOR_END_PORTS(f->nodes[i], port) {
-				const struct port *pt = &f->nodes[i]->ports[port];
-				for (uint32_t lid = pt->lid; pt->lid && lid < pt->lid + (1u << (pt->lmc & 7)); lid++)
-					if (lid <= t->max_lid)
-						p->ca_lid[lid] = true;
-			}
+	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
+		p->ca_lid[lid] = own[lid].node && own[lid].node->type != NODE_SWITCH;
 	for (size_t sw = 0; sw < x->nsw; sw++)
-		for (unsigned port = 1; port <= x->sw[sw]->nports; port++)
-			p->leaf[sw] |= x->sw[sw]->ports[port].remote && x->sw[sw]->ports[port].remote->type != NODE_SWITCH;
+		p->leaf[sw] = rank_has_hosts(x->sw[sw]);
 	return 0;
 }
 
@@ -257,13 +250,13 @@ static void search(struct column_patch *p, uint16_t lid, bool any)
 }
 
 /* The LID's own switch, put in charge of it when its entry fails: SW_NONE if no switch holds it. */
-static size_t own_switch(struct column_patch *p, uint16_t lid, const struct node *dst, uint8_t dst_port)
+static size_t own_switch(struct column_patch *p, uint16_t lid, const struct lid_owner *dst)
 {
-	const struct node *sw = dst;
+	const struct node *sw = dst->node;
 	uint8_t entry = 0;
-	if (dst->type != NODE_SWITCH) {
-		sw = routing_next_switch(dst, dst_port);
-		entry = dst->ports[dst_port].remote_port;
+	if (sw->type != NODE_SWITCH) {
+		sw = routing_next_switch(dst->node, dst->port);
+		entry = dst->node->ports[dst->port].remote_port;
 	}
 	if (!sw)
 		return SW_NONE;
@@ -307,8 +300,8 @@ static bool mended_deliver(struct column_patch *p, const uint8_t *verdict)
 	return true;
 }
 
-int column_patch_mend(struct column_patch *p, uint16_t lid, const struct node *dst, uint8_t dst_port,
-		      const uint8_t *verdict, bool *leaf_escapes)
+int column_patch_mend(struct column_patch *p, uint16_t lid, const struct lid_owner *dst, const uint8_t *verdict,
+		      bool *leaf_escapes)
 {
 	p->lid = lid;
 	p->stamp++;
@@ -320,7 +313,7 @@ int column_patch_mend(struct column_patch *p, uint16_t lid, const struct node *d
 			p->how[s] = HOW_NONE;
 			p->dist[s] = PATCH_UNSETTLED;
 		}
-	if (own_switch(p, lid, dst, dst_port) == SW_NONE)
+	if (own_switch(p, lid, dst) == SW_NONE)
 		return 1;
 	search(p, lid, false);
 	search(p, lid, true);

@@ -14,6 +14,12 @@
 #include "routing/routing.h"
 #include "routing/swindex.h"
 
+/* Where a LID lives: a switch's port 0 or a CA's port. */
+struct lid_owner {
+	const struct node *node;	/* NULL: no port of the fabric holds the LID */
+	uint8_t port;
+};
+
 /* A switch's verdict on one LID's column, as routing/stable.c walks it. */
 enum column_verdict { COLUMN_UNSEEN, COLUMN_ON_WALK, COLUMN_DELIVERS, COLUMN_FAILS };
 
@@ -40,9 +46,12 @@ struct column_patch {
 #define PATCH_PORT_SLOTS (FABRIC_MAX_PORTS + 1)
 #define PATCH_UNSETTLED UINT32_MAX
 
-/* Sets up for mending t (f's tables) with f's switches x ranked by r. -1 on allocation failure. */
-int column_patch_init(struct column_patch *p, const struct fabric *f, const struct swindex *x, const struct rank *r,
-		      struct routing_tables *t);
+/*
+ * Sets up for mending t (a fabric's tables: own[lid] where each of its
+ * LIDs lives) with its switches x ranked by r. -1 on allocation failure.
+ */
+int column_patch_init(struct column_patch *p, const struct lid_owner *own, const struct swindex *x,
+		      const struct rank *r, struct routing_tables *t);
 void column_patch_free(struct column_patch *p);
 
 /*
@@ -52,13 +61,13 @@ void column_patch_free(struct column_patch *p);
  * on the fewest hops, an up*-down* legal route first and an escape route
  * (down, then up) only where none is legal, then the port that carries
  * the fewest CA LIDs. The switches that deliver keep their entries, and
- * the re-pointed ones are walked again. dst/dst_port: where lid lives (a
- * switch's port 0, or a CA's port). 0 when mended, with *leaf_escapes
+ * the re-pointed ones are walked again. dst: where lid lives. 0 when
+ * mended, with *leaf_escapes
  * true when a switch with CAs cabled to it reaches lid only by an escape
  * (what the fat-tree engine puts on a layer of its own); 1 when some
  * switch cannot reach it.
  */
-int column_patch_mend(struct column_patch *p, uint16_t lid, const struct node *dst, uint8_t dst_port,
-		      const uint8_t *verdict, bool *leaf_escapes);
+int column_patch_mend(struct column_patch *p, uint16_t lid, const struct lid_owner *dst, const uint8_t *verdict,
+		      bool *leaf_escapes);
 
 #endif

@@ -19,7 +19,7 @@ void rank_free(struct rank *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static bool has_hosts(const struct node *n)
+bool rank_has_hosts(const struct node *n)
 {
 	for (unsigned p = 1; p <= n->nports; p++)
 		if (n->ports[p].remote && n->ports[p].remote->type != NODE_SWITCH)
@@ -72,7 +72,7 @@ static void check_shape(struct rank *r, const struct swindex *x)
 			r->fat_tree = false;
 			break;
 		}
-		if (r->level[s] > 0 && has_hosts(n)) {
+		if (r->level[s] > 0 && rank_has_hosts(n)) {
 			snprintf(r->why, sizeof(r->why), "switch %s has hosts but sits at level %u", n->desc,
 				 r->level[s]);
 			r->fat_tree = false;
@@ -118,7 +118,7 @@ int rank_fat_tree(struct rank *r, const struct swindex *x, const uint64_t *roots
 	for (size_t s = 0; s < x->nsw; s++) {
 		bool seed = false;
 		if (!nroots)
-			seed = has_hosts(x->sw[s]);
+			seed = rank_has_hosts(x->sw[s]);
 		for (size_t i = 0; i < nroots && !seed; i++)
 			seed = x->sw[s]->guid == roots[i];
 		if (seed) {

@@ -33,6 +33,8 @@ int rank_fat_tree(struct rank *r, const struct swindex *x, const uint64_t *roots
  */
 int rank_from_center(struct rank *r, const struct swindex *x);
 void rank_free(struct rank *r);
+/* Whether a CA is cabled to switch n: a leaf, level 0 of a fat tree ranked from its leaves. */
+bool rank_has_hosts(const struct node *n);
 
 /* True when switch a is above switch b in the up/down order. */
 static inline bool rank_above(const struct rank *r, const struct swindex *x, size_t a, size_t b)

@@ -45,11 +45,6 @@
 #include "routing/shares.h"
 #include "routing/transition.h"
 
-struct lid_owner {
-	const struct node *node;	/* NULL: no port of f holds the LID */
-	uint8_t port;
-};
-
 /* Where each LID of f lives (an LMC range counts for every LID in it). */
 static void find_owners(const struct fabric *f, uint16_t max_lid, struct lid_owner *own)
 {
@@ -176,17 +171,6 @@ static bool fresh_uses_new_link(const struct merge *m, const struct lid_owner *o
 	return false;
 }
 
-/*
- * Marks the LIDs whose old column could fail on f, reading each switch's
- * row as it lies in memory (a column walk reads one byte per switch, each
- * a cache miss): an entry that drops, that leads out of a port whose link
- * is gone or now reaches another peer, to a CA port that does not hold
- * the LID, or 0 (here) at a switch that does not hold it. Every other
- * column takes, on f, the hops it took on old_f, where it was loop-free
- * (old comes from routing_compute, which returns no looping table), so it
- * still delivers from every switch. All are marked when f has a switch
- * the old tables lack: its row is fresh's and may lead anywhere.
- */
 /* One share of find_suspects: switches [from, to) mark into its own array. */
 struct suspect_run {
 	const struct merge *m;
@@ -231,7 +215,19 @@ static void suspect_share(void *arg, size_t share, size_t from, size_t to)
 
 #define SUSPECT_SHARE_MIN_SWITCHES 256
 
-/* The rows are read on every CPU (one scan of them all: 88 MB on the 27,648-host tree). -1 on allocation failure. */
+/*
+ * Marks the LIDs whose old column could fail on f, reading each switch's
+ * row as it lies in memory (a column walk reads one byte per switch, each
+ * a cache miss): an entry that drops, that leads out of a port whose link
+ * is gone or now reaches another peer, to a CA port that does not hold
+ * the LID, or 0 (here) at a switch that does not hold it. Every other
+ * column takes, on f, the hops it took on old_f, where it was loop-free
+ * (old comes from routing_compute, which returns no looping table), so it
+ * still delivers from every switch. All are marked when f has a switch
+ * the old tables lack: its row is fresh's and may lead anywhere. The rows
+ * are shared out among the CPUs (one scan of them all reads 88 MB on the
+ * 27,648-host tree). -1 on allocation failure.
+ */
 static int find_suspects(const struct merge *m, const struct lid_owner *own, uint16_t max_lid, bool *suspect)
 {
 	for (size_t k = 0; k < m->nsw; k++)
@@ -276,7 +272,7 @@ enum settled { KEPT, PATCHED, FRESH, NEEDS_FRESH };
 static enum settled mend(const struct merge *m, uint16_t lid, const struct lid_owner *dst)
 {
 	bool leaf_escapes;
-	if (column_patch_mend(m->patch, lid, dst->node, dst->port, m->state, &leaf_escapes) ||
+	if (column_patch_mend(m->patch, lid, dst, m->state, &leaf_escapes) ||
 	    (leaf_escapes && (dst->node->type != NODE_SWITCH || m->max_layers < 2)))
 		return NEEDS_FRESH;
 	if (leaf_escapes && !m->out->sl[lid])
@@ -286,10 +282,10 @@ static enum settled mend(const struct merge *m, uint16_t lid, const struct lid_o
 
 /*
  * Settles lid's column in out (old's, remapped; col: its entries as
- * gathered, kept up to date): kept whole, patched (the
- * switches whose old route fails take fresh's entry, or without fresh are
- * mended in place, and then every switch delivers), or fresh's whole
- * (NEEDS_FRESH without fresh).
+ * gathered, kept up to date): kept whole, patched (the switches whose old
+ * route fails take fresh's entry, or without fresh are mended in place,
+ * and then every switch delivers), or fresh's whole (NEEDS_FRESH without
+ * fresh).
  */
 static enum settled settle(const struct merge *m, uint16_t lid, uint8_t *col, const struct lid_owner *dst)
 {
@@ -312,7 +308,19 @@ static enum settled settle(const struct merge *m, uint16_t lid, uint8_t *col, co
 	return FRESH;
 }
 
-/* Fills sw, oldof and carried; the rows of switches the old tables lack become fresh's. */
+/* Fills peer[] from the switches' links, once sw[] and k_of[] number them. */
+static void link_peers(struct merge *m)
+{
+	for (size_t k = 0; k < m->nsw; k++) {
+		const struct node *sw = m->sw[k];
+		for (unsigned p = 0; p < PORT_SLOTS; p++) {
+			const struct node *r = p && p <= sw->nports ? sw->ports[p].remote : NULL;
+			m->peer[k * PORT_SLOTS + p] = !r ? PEER_NONE : r->type == NODE_SWITCH ? m->k_of[r->index] : PEER_CA;
+		}
+	}
+}
+
+/* Fills sw, k_of, peer, oldof and carried; the rows of switches the old tables lack become fresh's. */
 static void match_switches(struct merge *m, const struct fabric *old_f, const struct routing_tables *old,
 			   const struct fabric *f)
 {
@@ -333,18 +341,7 @@ static void match_switches(struct merge *m, const struct fabric *old_f, const st
 			if (old->lft[o->index][lid] != LFT_NO_PATH)
 				m->carried[k * PORT_SLOTS + old->lft[o->index][lid]] = true;
 	}
-}
-
-/* Fills peer[] from the switches' links (after match_switches numbered them). */
-static void link_peers(struct merge *m)
-{
-	for (size_t k = 0; k < m->nsw; k++) {
-		const struct node *sw = m->sw[k];
-		for (unsigned p = 0; p < PORT_SLOTS; p++) {
-			const struct node *r = p && p <= sw->nports ? sw->ports[p].remote : NULL;
-			m->peer[k * PORT_SLOTS + p] = !r ? PEER_NONE : r->type == NODE_SWITCH ? m->k_of[r->index] : PEER_CA;
-		}
-	}
+	link_peers(m);
 }
 
 /* Fills a merge's arrays for f; -1 on allocation failure. */
@@ -435,7 +432,6 @@ int stable_merge(const struct fabric *old_f, const struct routing_tables *old, c
 	if (!own || !suspect || merge_init(&m, f) < 0 || transition_remap(old_f, old, f, fresh, out) < 0)
 		goto done;
 	match_switches(&m, old_f, old, f);
-	link_peers(&m);
 	find_owners(f, fresh->max_lid, own);
 	r->grew = fresh_uses_new_link(&m, own);
 	if (!r->grew) {
@@ -486,12 +482,12 @@ int stable_patch(const struct fabric *old_f, const struct routing_tables *old, c
 	bool *suspect = calloc((size_t)like.max_lid + 1, sizeof(*suspect));
 	int rc = -1;
 	like.sl = calloc((size_t)like.max_lid + 1, 1);	/* LIDs the old tables lack: SL 0 */
-	if (!own || !suspect || !like.sl || merge_init(&m, f) < 0 || transition_remap(old_f, old, f, &like, out) < 0 ||
-	    column_patch_init(&patch, f, x, rk, out) < 0)
+	if (!own || !suspect || !like.sl || merge_init(&m, f) < 0 || transition_remap(old_f, old, f, &like, out) < 0)
+		goto done;
+	find_owners(f, like.max_lid, own);
+	if (column_patch_init(&patch, own, x, rk, out) < 0)
 		goto done;
 	match_switches(&m, old_f, old, f);
-	link_peers(&m);
-	find_owners(f, like.max_lid, own);
 	if (gained(&m))
 		rc = 1;
 	else if (find_suspects(&m, own, like.max_lid, suspect) == 0)

@@ -5,8 +5,9 @@
  * queues the answer the node there would give (NodeInfo, NodeDescription,
  * SwitchInfo, PortInfo; a Set is answered with its own data, as a node
  * that took it does). A switch's PortStateChange is state_change[], set by
- * the test, cleared by a SwitchInfo Set that writes it. The test delivers the queue in the order it likes,
- * or loses answers. Each test program includes it once.
+ * the test, cleared by a SwitchInfo Set that writes it. The test delivers
+ * the queue in the order it likes, or loses answers. Each test program
+ * includes it once.
  */
 #ifndef TESTS_COMMON_SMP_SIM_H
 #define TESTS_COMMON_SMP_SIM_H

@@ -292,13 +292,17 @@ static void test_mend_prefers_a_legal_route_to_an_escape_as_short(void **state)
 	struct column_patch p;
 	bool leaf_escapes;
 	uint8_t verdict[16];
+	struct lid_owner own[16] = { { NULL, 0 } };	/* LIDs 1-10, numbered by number_lids */
+	for (size_t i = 0; i < f.nnodes; i++)
+		FOR_END_PORTS(f.nodes[i], port)
+			own[f.nodes[i]->ports[port].lid] = (struct lid_owner){ f.nodes[i], (uint8_t)port };
 	assert_int_equal(swindex_build(&x, &f), 0);
 	memset(verdict, COLUMN_DELIVERS, sizeof(verdict));
 	verdict[x.of_node[l1->index]] = COLUMN_FAILS;
 	assert_int_equal(rank_fat_tree(&rk, &x, NULL, 0), 0);
 	assert_true(rk.fat_tree);
-	assert_int_equal(column_patch_init(&p, &f, &x, &rk, &t), 0);
-	assert_int_equal(column_patch_mend(&p, lid, h[0], 1, verdict, &leaf_escapes), 0);
+	assert_int_equal(column_patch_init(&p, own, &x, &rk, &t), 0);
+	assert_int_equal(column_patch_mend(&p, lid, &own[lid], verdict, &leaf_escapes), 0);
 	assert_int_equal(t.lft[l1->index][lid], 2);
 	assert_false(leaf_escapes);
 	assert_int_equal(t.lft[a1->index][lid], 2);	/* the others as they were */
