@@ -27,8 +27,9 @@
 #include "routing/cdg_rows.h"
 #include "routing/shares.h"
 
-/* Fabrics smaller than this are walked by one thread: starting more costs more than it saves. */
+/* Fabrics smaller than this, or fewer destinations, are walked by one thread: starting more costs more than it saves. */
 #define CDG_SHARE_MIN_NODES 256
+#define CDG_SHARE_MIN_DESTINATIONS 32
 
 struct graph {
 	const struct cdg_mix *m;
@@ -49,6 +50,16 @@ struct graph {
 struct cdg_mix cdg_mix_of(const struct routing_tables *t)
 {
 	return (struct cdg_mix){ .lft = { t }, .nlft = 1, .sl = { t }, .nsl = 1 };
+}
+
+/* The largest LID any of m's tables routes. */
+static uint16_t mix_max_lid(const struct cdg_mix *m)
+{
+	uint16_t max = 0;
+	for (unsigned k = 0; k < m->nlft; k++)
+		if (m->lft[k]->max_lid > max)
+			max = m->lft[k]->max_lid;
+	return max;
 }
 
 /* Whether v is among a[0..n): a mixture's tables mostly agree, and an entry they share is taken once. */
@@ -199,9 +210,7 @@ static int graph_init(struct graph *g, const struct fabric *f, const struct cdg_
 	g->m = m;
 	g->layer = layer;
 	g->dg = dg;
-	for (unsigned k = 0; k < m->nlft; k++)
-		if (m->lft[k]->max_lid > g->max_lid)
-			g->max_lid = m->lft[k]->max_lid;
+	g->max_lid = mix_max_lid(m);
 	g->mark = calloc(f->nnodes + 1, sizeof(*g->mark));
 	g->entry = malloc((f->nnodes + 1) * sizeof(*g->entry));
 	g->stack = malloc((f->nnodes + 1) * sizeof(*g->stack));
@@ -276,9 +285,37 @@ static int rows_starts(struct graph *g, const struct fabric *f, struct cdg_start
 	return quiet * ROWS_QUIET_SHARE <= tables;
 }
 
-/* Adds the destinations among nodes [from, to) (lids: which ones; NULL all) to dg. */
-static int add_nodes(const struct fabric *f, const struct cdg_mix *m, unsigned layer, const bool *lids, size_t from,
-		     size_t to, struct depgraph *dg)
+/* A destination of a layer's walks: a LID, and whether a CA has it (the answers go to CAs only). */
+struct destination {
+	uint16_t lid;
+	bool to_ca;
+};
+
+/*
+ * The destinations whose walks a layer's graph holds (lids: which ones;
+ * NULL all) into out, in node order; how many. out needs a slot per port
+ * of f (a LID per end port at most, even where a bad dump repeats one).
+ */
+static size_t layer_destinations(const struct fabric *f, const struct cdg_mix *m, const bool *lids,
+				 struct destination *out)
+{
+	uint16_t max_lid = mix_max_lid(m);
+	size_t n = 0;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *x = f->nodes[i];
+		for (unsigned p = 0; p <= x->nports; p++) {
+			uint16_t lid = x->ports[p].lid;
+			if (lid && (x->type == NODE_SWITCH ? p == 0 && !m->to_cas_only : p > 0) && lid <= max_lid &&
+			    (!lids || lids[lid]))
+				out[n++] = (struct destination){ lid, x->type != NODE_SWITCH };
+		}
+	}
+	return n;
+}
+
+/* Adds the walks to d[0..n) to dg. */
+static int add_destinations(const struct fabric *f, const struct cdg_mix *m, unsigned layer,
+			    const struct destination *d, size_t n, struct depgraph *dg)
 {
 	struct graph g;
 	struct cdg_starts starts = { 0 };
@@ -287,23 +324,13 @@ static int add_nodes(const struct fabric *f, const struct cdg_mix *m, unsigned l
 	int rc = -1, rows = 0;
 	if (graph_init(&g, f, m, layer, dg) < 0 || (rows = rows_starts(&g, f, &starts)) < 0)
 		goto done;
-	size_t ports = 0;	/* a LID per end port at most, even where a bad dump repeats one */
-	for (size_t i = from; rows && i < to; i++)
-		ports += (size_t)f->nodes[i]->nports + 1;
-	if (rows && !(cas = malloc((ports + 1) * sizeof(*cas))))
+	if (rows && !(cas = malloc((n + 1) * sizeof(*cas))))
 		goto done;
-	for (size_t i = from; i < to; i++) {
-		const struct node *n = f->nodes[i];
-		for (unsigned p = 0; p <= n->nports; p++) {
-			uint16_t lid = n->ports[p].lid;
-			if (!lid || !(n->type == NODE_SWITCH ? p == 0 && !m->to_cas_only : p > 0) || lid > g.max_lid ||
-			    (lids && !lids[lid]))
-				continue;
-			if (cas && n->type != NODE_SWITCH)
-				cas[ncas++] = lid;
-			else if (add_destination(&g, lid, n->type != NODE_SWITCH) < 0)
-				goto done;
-		}
+	for (size_t i = 0; i < n; i++) {
+		if (cas && d[i].to_ca)
+			cas[ncas++] = d[i].lid;
+		else if (add_destination(&g, d[i].lid, d[i].to_ca) < 0)
+			goto done;
 	}
 	rc = cas ? cdg_add_rows(f, m->lft[0], cas, ncas, &starts, dg) : 0;
 done:
@@ -318,7 +345,7 @@ struct layer_shares {
 	const struct fabric *f;
 	const struct cdg_mix *m;
 	unsigned layer;
-	const bool *lids;
+	const struct destination *d;
 	struct depgraph *dg;
 	struct depgraph g[SHARES_MAX];
 	int rc[SHARES_MAX];
@@ -328,29 +355,40 @@ static void add_share(void *arg, size_t k, size_t from, size_t to)
 {
 	struct layer_shares *s = arg;
 	if (s->rc[k] == 0)
-		s->rc[k] = add_nodes(s->f, s->m, s->layer, s->lids, from, to, k ? &s->g[k] : s->dg);
+		s->rc[k] = add_destinations(s->f, s->m, s->layer, s->d + from, to - from, k ? &s->g[k] : s->dg);
 }
 
 /*
  * Each destination's walk is independent of the others', so the
- * destinations are shared out among the CPUs, each filling its own graph,
- * and the graphs are merged: the same bits, whatever the order.
+ * destinations are shared out among the CPUs, an equal count each (not
+ * an equal range of nodes: a transition's moving LIDs sit on few nodes),
+ * each share filling its own graph, and the graphs are merged: the same
+ * bits, whatever the order.
  */
 int cdg_add_layer(const struct fabric *f, const struct cdg_mix *m, unsigned layer, const bool *lids,
 		  struct depgraph *dg)
 {
-	struct layer_shares s = { .f = f, .m = m, .layer = layer, .lids = lids, .dg = dg };
-	size_t nshares = shares_count(f->nnodes, CDG_SHARE_MIN_NODES);
+	struct layer_shares s = { .f = f, .m = m, .layer = layer, .dg = dg };
+	size_t ports = 0, n, nshares;
 	int rc = 0;
+	for (size_t i = 0; i < f->nnodes; i++)
+		ports += (size_t)f->nodes[i]->nports + 1;
+	struct destination *d = malloc((ports + 1) * sizeof(*d));
+	if (!d)
+		return -1;
+	n = layer_destinations(f, m, lids, d);
+	s.d = d;
+	nshares = f->nnodes < CDG_SHARE_MIN_NODES ? 1 : shares_count(n, CDG_SHARE_MIN_DESTINATIONS);
 	for (size_t k = 1; k < nshares; k++)
 		s.rc[k] = depgraph_init(&s.g[k], f);
-	shares_run(nshares, f->nnodes, add_share, &s);
+	shares_run(nshares, n, add_share, &s);
 	for (size_t k = 0; k < nshares; k++) {
 		if (s.rc[k] < 0 || (k && depgraph_merge(dg, &s.g[k]) < 0))
 			rc = -1;
 		if (k)
 			depgraph_free(&s.g[k]);
 	}
+	free(d);
 	return rc;
 }
 

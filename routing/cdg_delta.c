@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/shares.h"
+
 struct cdg_reach {
 	size_t words;		/* per LID: a bit per node */
 	uint16_t max_lid;
@@ -59,35 +61,60 @@ static void reach_lid(const struct routing_tables *t, uint16_t lid, const struct
 	}
 }
 
+/* The LIDs of one reach shared out among the CPUs: each share walks its own with a stack of its own. */
+struct reach_shares {
+	const struct routing_tables *t;
+	struct cdg_reach *r;
+	const uint16_t *lid;
+	const struct node *const *entry;
+	size_t nentry, nnodes;
+	bool failed[SHARES_MAX];
+};
+
+static void reach_share(void *arg, size_t k, size_t from, size_t to)
+{
+	struct reach_shares *s = arg;
+	const struct node **stack = malloc((s->nnodes + 1) * sizeof(*stack));
+	s->failed[k] = !stack;
+	for (size_t i = from; stack && i < to; i++)
+		reach_lid(s->t, s->lid[i], s->entry, s->nentry, stack, s->r->row[s->lid[i]]);
+	free(stack);
+}
+
+/* Fewer LIDs than this are walked by one thread: starting another costs more than it saves. */
+#define REACH_SHARE_MIN_LIDS 64
+
 struct cdg_reach *cdg_reach_new(const struct fabric *f, const struct routing_tables *t, const bool *lids)
 {
 	struct cdg_reach *r = calloc(1, sizeof(*r));
 	const struct node **entry = malloc((f->nnodes + 1) * sizeof(*entry));
-	const struct node **stack = malloc((f->nnodes + 1) * sizeof(*stack));
+	uint16_t *lid = malloc(((size_t)t->max_lid + 1) * sizeof(*lid));
 	size_t nlids = 0, nentry;
-	if (!r || !entry || !stack || (nentry = cdg_entry_switches(f, entry)) == SIZE_MAX)
+	if (!r || !entry || !lid || (nentry = cdg_entry_switches(f, entry)) == SIZE_MAX)
 		goto fail;
 	r->words = f->nnodes / 64 + 1;
 	r->max_lid = t->max_lid;
-	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
-		nlids += lids[lid];
+	for (uint32_t l = 1; l <= t->max_lid; l++)
+		if (lids[l])
+			lid[nlids++] = (uint16_t)l;
 	r->row = calloc((size_t)t->max_lid + 1, sizeof(*r->row));
 	r->bits = calloc(nlids * r->words + 1, sizeof(*r->bits));
 	if (!r->row || !r->bits)
 		goto fail;
-	size_t at = 0;
-	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
-		if (lids[lid]) {
-			r->row[lid] = r->bits + at;
-			at += r->words;
-			reach_lid(t, (uint16_t)lid, entry, nentry, stack, r->row[lid]);
-		}
+	for (size_t i = 0; i < nlids; i++)
+		r->row[lid[i]] = r->bits + i * r->words;
+	struct reach_shares s = { .t = t, .r = r, .lid = lid, .entry = entry, .nentry = nentry, .nnodes = f->nnodes };
+	size_t nshares = shares_count(nlids, REACH_SHARE_MIN_LIDS);
+	shares_run(nshares, nlids, reach_share, &s);
+	for (size_t k = 0; k < nshares; k++)
+		if (s.failed[k])
+			goto fail;
 	free(entry);
-	free(stack);
+	free(lid);
 	return r;
 fail:
 	free(entry);
-	free(stack);
+	free(lid);
 	cdg_reach_free(r);
 	return NULL;
 }
