@@ -21,8 +21,12 @@
  * LIDs that do not change add the same dependencies to every step (built
  * once per plan), each stage adds its changing LIDs on its own entries,
  * and each step what its changed entries add to that
- * (routing/cdg_delta.c). When no entry left can move, the rest goes as
- * one stage and the plan says it is not proven (and which cycle).
+ * (routing/cdg_delta.c). A stage after a proven step starts from that
+ * step's graph, which holds its state's and is acyclic, instead of
+ * walking the changing LIDs again; only when it refuses an entry
+ * outright are the state's exact graphs built. When no entry left can
+ * move, the rest goes as one stage and the plan says it is not proven
+ * (and which cycle).
  */
 #include "routing/transition.h"
 #include "routing/cdg_delta.h"
@@ -165,6 +169,7 @@ static int check_step_from(const struct fabric *f, const struct step_base *b, co
 struct state_graphs {
 	bool built;
 	bool acyclic;		/* every layer's graph: then a step's cycle passes through what it adds */
+	bool exact;		/* cur's dependencies alone, not those of the step that led to it too */
 	struct depgraph *g;	/* [layer] */
 	struct cdg_reach *reach;	/* of the LIDs with entries left to change, under cur */
 };
@@ -178,6 +183,21 @@ static void state_graphs_drop(struct state_graphs *sg, const struct step_base *b
 	sg->built = false;
 }
 
+/* The reach under cur of the LIDs of item[0..n); NULL on allocation failure. */
+static struct cdg_reach *reach_left(const struct fabric *f, const struct routing_tables *cur, const struct entry *item,
+				    size_t n)
+{
+	bool *left = calloc((size_t)cur->max_lid + 1, sizeof(*left));
+	struct cdg_reach *r = NULL;
+	if (left) {
+		for (size_t k = 0; k < n; k++)
+			left[item[k].lid] = true;
+		r = cdg_reach_new(f, cur, left);
+	}
+	free(left);
+	return r;
+}
+
 /*
  * sg for cur, whose entries item[0..n) are still to change. proven: cur
  * is the end of a proven step, whose graph holds all of cur's, so cur's
@@ -188,15 +208,8 @@ static int state_graphs_build(struct state_graphs *sg, const struct fabric *f, c
 			      const struct routing_tables *new, const struct entry *item, size_t n, bool proven)
 {
 	struct cdg_mix m = { .lft = { cur }, .nlft = 1, .sl = { old, new }, .nsl = 2, .no_answers = true };
-	bool *left = calloc((size_t)new->max_lid + 1, sizeof(*left));
 	unsigned l;
-	if (!left)
-		return -1;
-	for (size_t k = 0; k < n; k++)
-		left[item[k].lid] = true;
-	sg->reach = cdg_reach_new(f, cur, left);
-	free(left);
-	if (!sg->reach)
+	if (!(sg->reach = reach_left(f, cur, item, n)))
 		return -1;
 	sg->acyclic = true;
 	for (l = 0; l < b->layers; l++) {
@@ -211,7 +224,7 @@ static int state_graphs_build(struct state_graphs *sg, const struct fabric *f, c
 		sg->acyclic &= !r.cycle_len;
 	}
 	if (l == b->layers) {
-		sg->built = true;
+		sg->built = sg->exact = true;
 		return 0;
 	}
 	while (l--)
@@ -261,6 +274,43 @@ static int check_step_delta(const struct fabric *f, const struct step_base *b, c
 	free(ch);
 	free(roots.v);
 	return rc;
+}
+
+/*
+ * sg, cur's graphs, made those of next: cur with the entries item[0..k)
+ * changed, a step proven acyclic, whose entries rest[0..nrest) are left
+ * to change. The step's graph (cur's with what the changes add) holds
+ * every dependency of next and is acyclic, so it serves as next's without
+ * walking the moving LIDs again; a superset (the changed entries' old
+ * dependencies stay), which can refuse a later step for a dependency next
+ * no longer has, never pass one wrongly: stage_by_entries builds exact
+ * graphs before it gives up on an entry.
+ */
+static int state_graphs_advance(struct state_graphs *sg, const struct fabric *f, const struct step_base *b,
+				const struct routing_tables *cur, const struct routing_tables *next,
+				const struct routing_tables *old, const struct entry *item, size_t k,
+				const struct entry *rest, size_t nrest)
+{
+	struct cdg_mix m = { .lft = { cur, next }, .nlft = 2, .sl = { old, next }, .nsl = 2, .no_answers = true };
+	struct cdg_change *ch = malloc((k + 1) * sizeof(*ch));
+	struct cdg_roots roots = { 0 };
+	struct cdg_reach *reach = NULL;
+	int rc = ch ? 0 : -1;
+	for (size_t i = 0; rc == 0 && i < k; i++)
+		ch[i] = (struct cdg_change){ item[i].node, item[i].lid };
+	for (unsigned l = 0; rc == 0 && l < b->layers; l++)
+		rc = cdg_add_changes(f, &m, l, sg->reach, ch, k, &sg->g[l], &roots);
+	if (rc == 0 && !(reach = reach_left(f, next, rest, nrest)))
+		rc = -1;
+	free(ch);
+	free(roots.v);
+	if (rc < 0)
+		return -1;
+	cdg_reach_free(sg->reach);
+	sg->reach = reach;
+	sg->acyclic = true;
+	sg->exact = false;
+	return 0;
 }
 
 /* An entry a stage changes, and what it was. */
@@ -417,6 +467,10 @@ static int stage_by_entries(const struct fabric *f, const struct step_base *b, c
 				 : 0;
 		if (k < 0)
 			goto done;
+		if (k == 0 && sg.built && !sg.exact) {
+			state_graphs_drop(&sg, b);	/* refused by a superset: once more on exact graphs */
+			continue;
+		}
 		if (k == 0 && stuck < n && checks < STAGE_CHECKS) {	/* this entry waits: try the next first */
 			struct entry e = item[0];
 			memmove(item, item + 1, (n - 1) * sizeof(*item));
@@ -434,7 +488,9 @@ static int stage_by_entries(const struct fabric *f, const struct step_base *b, c
 			p->cycle = r;
 			p->failed_step = p->nstages;
 		}
-		if (add_stage(p, old, item, (size_t)k, n == (size_t)k) < 0)
+		if (add_stage(p, old, item, (size_t)k, n == (size_t)k) < 0 ||
+		    ((size_t)k < n && state_graphs_advance(&sg, f, b, &cur, &next, old, item, (size_t)k, item + k,
+							   n - (size_t)k) < 0))
 			goto done;
 		struct routing_tables swap = cur;
 		cur = next;
@@ -442,7 +498,6 @@ static int stage_by_entries(const struct fabric *f, const struct step_base *b, c
 		set_entries(&next, new, item, (size_t)k);	/* the old state's buffer brought up to the new one */
 		memcpy(next.sl, new->sl, (size_t)new->max_lid + 1);
 		next.layers = cur.layers;
-		state_graphs_drop(&sg, b);
 		proven = true;	/* if not, this was the last stage */
 		memmove(item, item + k, (n - (size_t)k) * sizeof(*item));
 		n -= (size_t)k;
