@@ -234,6 +234,15 @@ static int state_graphs_build(struct state_graphs *sg, const struct fabric *f, c
 	return -1;
 }
 
+/* item[0..n) as cdg_add_changes takes them (it sorts them, the same for every layer); NULL on allocation failure. */
+static struct cdg_change *changes_of(const struct entry *item, size_t n)
+{
+	struct cdg_change *ch = malloc((n + 1) * sizeof(*ch));
+	for (size_t k = 0; ch && k < n; k++)
+		ch[k] = (struct cdg_change){ item[k].node, item[k].lid };
+	return ch;
+}
+
 /*
  * transition_check_step cur -> next (states of b's plan, with SLs of old
  * and next), next being cur with the entries item[0..n) changed: sg's
@@ -249,11 +258,9 @@ static int check_step_delta(const struct fabric *f, const struct step_base *b, c
 {
 	struct cdg_mix m = { .lft = { cur, next }, .nlft = 2, .sl = { old, next }, .nsl = 2, .no_answers = true };
 	struct cdg_report sum = { 0 };
-	struct cdg_change *ch = malloc((n + 1) * sizeof(*ch));
+	struct cdg_change *ch = changes_of(item, n);
 	struct cdg_roots roots = { 0 };
 	int rc = ch ? 0 : -1;
-	for (size_t k = 0; rc == 0 && k < n; k++)	/* cdg_add_changes sorts them, the same for every layer */
-		ch[k] = (struct cdg_change){ item[k].node, item[k].lid };
 	for (unsigned l = 0; rc == 0 && l < b->layers; l++) {
 		struct depgraph g;
 		roots.n = 0;
@@ -292,12 +299,10 @@ static int state_graphs_advance(struct state_graphs *sg, const struct fabric *f,
 				const struct entry *rest, size_t nrest)
 {
 	struct cdg_mix m = { .lft = { cur, next }, .nlft = 2, .sl = { old, next }, .nsl = 2, .no_answers = true };
-	struct cdg_change *ch = malloc((k + 1) * sizeof(*ch));
+	struct cdg_change *ch = changes_of(item, k);
 	struct cdg_roots roots = { 0 };
 	struct cdg_reach *reach = NULL;
 	int rc = ch ? 0 : -1;
-	for (size_t i = 0; rc == 0 && i < k; i++)
-		ch[i] = (struct cdg_change){ item[i].node, item[i].lid };
 	for (unsigned l = 0; rc == 0 && l < b->layers; l++)
 		rc = cdg_add_changes(f, &m, l, sg->reach, ch, k, &sg->g[l], &roots);
 	if (rc == 0 && !(reach = reach_left(f, next, rest, nrest)))
