@@ -33,8 +33,8 @@ void routing_tables_free(struct routing_tables *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* Blocks this big are asked for in huge pages. */
 #define HUGE_PAGE ((size_t)2 << 20)
+#define HUGE_BLOCK ((size_t)32 << 20)	/* blocks this big are asked for in huge pages */
 
 /*
  * t sized for nnodes nodes up to max_lid, with a row (not yet set) for
@@ -42,6 +42,10 @@ void routing_tables_free(struct routing_tables *t)
  * 27,648-host fabric's tables are 88 MB, and faulting them in page by
  * 4 KiB page cost more than routing half of them. (The kernel gives huge
  * pages to a block that asks, where it has them; the advice is only that.)
+ * Smaller blocks do not ask: a huge page is always fresh memory the kernel
+ * must clear (and a VM's host back), where 4 KiB pages come back from the
+ * heap. The repair of a radix-24 tree (3 MB tables, copied a few times per
+ * sweep) spent a third of its plan clearing huge pages.
  */
 static int tables_init(struct routing_tables *t, size_t nnodes, uint16_t max_lid,
 		       bool (*has_row)(const void *arg, size_t i), const void *arg)
@@ -54,7 +58,7 @@ static int tables_init(struct routing_tables *t, size_t nnodes, uint16_t max_lid
 	for (size_t i = 0; i < nnodes; i++)
 		nrows += has_row(arg, i);
 	size_t size = nrows * width;
-	if (size >= HUGE_PAGE) {
+	if (size >= HUGE_BLOCK) {
 		size_t whole = (size + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
 		if ((t->rows = aligned_alloc(HUGE_PAGE, whole)))
 			madvise(t->rows, whole, MADV_HUGEPAGE);
