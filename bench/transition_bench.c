@@ -10,9 +10,12 @@
  * time the routing and the plans took, and the link load after.
  *
  *   transition-bench [--seeds N] [--radix K] [--remove-links N]
- *                    [--remove-switches N] [--leaves N] [--verbose]
+ *                    [--remove-switches N] [--leaves N] [--held] [--verbose]
  *
  * --leaves N: only the first N leaves of each tree (the big ones).
+ * --held: each plan starts from the graphs of the tables before the loss,
+ * built beforehand and not timed, as the daemon builds them after a sweep
+ * (routing/held_graphs.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -47,8 +50,8 @@ static unsigned first_uplink(const struct node *sw)
 }
 
 /* Loses leaf's first up-link on a copy of f (routed as t) and plans the repair's transition. */
-static int one_case(const struct fabric *f, const struct routing_tables *t, const struct node *leaf, uint64_t seed,
-		    bool verbose, struct totals *sum)
+static int one_case(const struct fabric *f, const struct routing_tables *t, struct held_graphs *held,
+		    const struct node *leaf, uint64_t seed, bool verbose, struct totals *sum)
 {
 	struct fabric g;
 	unsigned up = first_uplink(leaf);
@@ -56,26 +59,26 @@ static int one_case(const struct fabric *f, const struct routing_tables *t, cons
 		return up ? -1 : 0;
 	fabric_unlink(fabric_find_guid(&g, leaf->guid), (uint8_t)up);
 	struct routing_request rq = { .engine = ENGINE_FTREE, .max_layers = 8, .keep_fabric = f, .keep = t };
-	struct routing_tables n, held;
+	struct routing_tables n, old;
 	struct routing_result res;
 	struct transition_plan p;
 	double t0 = now_ms();
 	int rc = routing_compute(&g, &rq, &n, &res);
 	double t1 = now_ms();
-	if (rc == 0 && transition_remap(f, t, &g, &n, &held) < 0)
+	if (rc == 0 && transition_remap(f, t, &g, &n, &old) < 0)
 		rc = -1;
-	if (rc == 0 && transition_plan(&g, &held, &n, &p) < 0)
+	if (rc == 0 && transition_plan_held(&g, &old, &n, held, &p) < 0)
 		rc = -1;
 	if (rc == 0 && !p.proven && res.stable.mended) {	/* as the sweep does: routed afresh, planned again */
 		transition_plan_free(&p);
-		routing_tables_free(&held);
+		routing_tables_free(&old);
 		routing_tables_free(&n);
 		rq.no_mend = true;
 		sum->afresh++;
 		rc = routing_compute(&g, &rq, &n, &res);
-		if (rc == 0 && transition_remap(f, t, &g, &n, &held) < 0)
+		if (rc == 0 && transition_remap(f, t, &g, &n, &old) < 0)
 			rc = -1;
-		if (rc == 0 && transition_plan(&g, &held, &n, &p) < 0)
+		if (rc == 0 && transition_plan_held(&g, &old, &n, held, &p) < 0)
 			rc = -1;
 	}
 	double t2 = now_ms();
@@ -102,7 +105,7 @@ static int one_case(const struct fabric *f, const struct routing_tables *t, cons
 			       cycle);
 		}
 		transition_plan_free(&p);
-		routing_tables_free(&held);
+		routing_tables_free(&old);
 		routing_tables_free(&n);
 	}
 	fabric_free(&g);
@@ -123,11 +126,12 @@ static unsigned number(const char *s, unsigned min)
 int main(int argc, char **argv)
 {
 	unsigned seeds = 20, radix = 8, remove_links = 6, remove_switches = 1, leaves = 1000;
-	bool verbose = false;
+	bool verbose = false, with_held = false;
 	static const struct option opts[] = {
 		{ "seeds", required_argument, NULL, 's' }, { "radix", required_argument, NULL, 'r' },
 		{ "remove-links", required_argument, NULL, 'L' }, { "remove-switches", required_argument, NULL, 'S' },
-		{ "leaves", required_argument, NULL, 'n' }, { "verbose", no_argument, NULL, 'v' },
+		{ "leaves", required_argument, NULL, 'n' }, { "held", no_argument, NULL, 'h' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -138,6 +142,7 @@ int main(int argc, char **argv)
 		case 'L': remove_links = number(optarg, 0); break;
 		case 'S': remove_switches = number(optarg, 0); break;
 		case 'n': leaves = number(optarg, 1); break;
+		case 'h': with_held = true; break;
 		case 'v': verbose = true; break;
 		default: return 2;
 		}
@@ -162,13 +167,21 @@ int main(int argc, char **argv)
 			fprintf(stderr, "transition-bench: out of memory\n");
 			return 1;
 		}
+		struct held_graphs *held = with_held ? held_graphs_start(&f, &t) : NULL;
+		unsigned layers;
+		bool acyclic;
+		if (with_held && !held_graphs_for(held, &f, &layers, &acyclic)) {	/* built before any timing */
+			fprintf(stderr, "transition-bench: the held graphs could not be built\n");
+			return 1;
+		}
 		unsigned tried = 0;
 		for (size_t i = 0; i < f.nnodes && tried < leaves; i++)
 			if (f.nodes[i]->type == NODE_SWITCH && f.nodes[i]->desc[0] == 'L' && ++tried &&
-			    one_case(&f, &t, f.nodes[i], seed, verbose, &sum) < 0) {
+			    one_case(&f, &t, held, f.nodes[i], seed, verbose, &sum) < 0) {
 				fprintf(stderr, "transition-bench: out of memory\n");
 				return 1;
 			}
+		held_graphs_free(held);
 		routing_tables_free(&t);
 		fabric_free(&f);
 	}

@@ -64,7 +64,12 @@ void depgraph_free(struct depgraph *g)
 
 int depgraph_copy(struct depgraph *dst, const struct depgraph *src)
 {
-	if (depgraph_init_vls(dst, src->f, src->nvl) < 0)
+	return depgraph_copy_onto(dst, src, src->f);
+}
+
+int depgraph_copy_onto(struct depgraph *dst, const struct depgraph *src, const struct fabric *f)
+{
+	if (depgraph_init_vls(dst, f, src->nvl) < 0)
 		goto fail;
 	for (size_t i = 0; i < src->f->nnodes; i++) {
 		const struct node *b = src->f->nodes[i];

@@ -51,6 +51,12 @@ int depgraph_init_vls(struct depgraph *g, const struct fabric *f, unsigned nvl);
 void depgraph_free(struct depgraph *g);
 /* dst = a copy of src's dependencies (not its last check's edges); -1 on allocation failure. */
 int depgraph_copy(struct depgraph *dst, const struct depgraph *src);
+/*
+ * The same onto fabric f, whose nodes have src's fabric's indexes and port
+ * counts (a copy of that fabric, links lost or not): channel (i, p) of
+ * src is channel (i, p) of dst. -1 on allocation failure.
+ */
+int depgraph_copy_onto(struct depgraph *dst, const struct depgraph *src, const struct fabric *f);
 /* Adds every dependency of src (a graph of the same fabric and VLs) to dst; -1 on allocation failure. */
 int depgraph_merge(struct depgraph *dst, const struct depgraph *src);
 /*

@@ -83,8 +83,9 @@ struct entry {
  */
 struct step_base {
 	bool *moving;		/* [lid]: its column or SL changes */
+	bool *sl_moving;	/* [lid]: its SL changes */
 	unsigned layers;
-	struct depgraph *g;	/* [layer]: the dependencies of the LIDs that do not move */
+	struct depgraph *g;	/* [layer]: the dependencies of the LIDs that do not move; NULL until needed */
 };
 
 static void step_base_free(struct step_base *b)
@@ -93,27 +94,42 @@ static void step_base_free(struct step_base *b)
 		depgraph_free(&b->g[l]);
 	free(b->g);
 	free(b->moving);
+	free(b->sl_moving);
 	memset(b, 0, sizeof(*b));
 }
 
-/* b for the plan old -> new whose changed entries are item[0..n). */
-static int step_base_init(struct step_base *b, const struct fabric *f, const struct routing_tables *old,
-			  const struct routing_tables *new, const struct entry *item, size_t n)
+/* b for the plan old -> new whose changed entries are item[0..n), without its graphs yet. */
+static int step_base_init(struct step_base *b, const struct routing_tables *old, const struct routing_tables *new,
+			  const struct entry *item, size_t n)
 {
 	memset(b, 0, sizeof(*b));
 	b->layers = old->layers > new->layers ? old->layers : new->layers;
 	b->moving = calloc((size_t)new->max_lid + 1, sizeof(*b->moving));
-	b->g = calloc(b->layers, sizeof(*b->g));
-	bool *still = calloc((size_t)new->max_lid + 1, sizeof(*still));
-	int rc = -1;
-	if (!b->moving || !b->g || !still)
-		goto done;
+	b->sl_moving = calloc((size_t)new->max_lid + 1, sizeof(*b->sl_moving));
+	if (!b->moving || !b->sl_moving) {
+		step_base_free(b);
+		return -1;
+	}
 	for (size_t k = 0; k < n; k++)
 		b->moving[item[k].lid] = true;
 	for (uint32_t lid = 1; lid <= new->max_lid; lid++) {
-		b->moving[lid] |= old->sl[lid] != new->sl[lid];
-		still[lid] = !b->moving[lid];
+		b->sl_moving[lid] = old->sl[lid] != new->sl[lid];
+		b->moving[lid] |= b->sl_moving[lid];
 	}
+	return 0;
+}
+
+/* b's graphs, built on first use (a plan that starts from the held graphs may never need them). */
+static int step_base_graphs(struct step_base *b, const struct fabric *f, const struct routing_tables *old)
+{
+	if (b->g)
+		return 0;
+	bool *still = calloc((size_t)old->max_lid + 1, sizeof(*still));
+	int rc = -1;
+	if (!still || !(b->g = calloc(b->layers, sizeof(*b->g))))
+		goto done;
+	for (uint32_t lid = 1; lid <= old->max_lid; lid++)
+		still[lid] = !b->moving[lid];
 	struct cdg_mix m = { .lft = { old }, .nlft = 1, .sl = { old }, .nsl = 1, .no_answers = true };
 	for (unsigned l = 0; l < b->layers; l++)
 		if (depgraph_init(&b->g[l], f) < 0 || cdg_add_layer(f, &m, l, still, &b->g[l]) < 0)
@@ -121,8 +137,12 @@ static int step_base_init(struct step_base *b, const struct fabric *f, const str
 	rc = 0;
 done:
 	free(still);
-	if (rc < 0)
-		step_base_free(b);
+	if (rc < 0) {
+		for (unsigned l = 0; b->g && l < b->layers; l++)
+			depgraph_free(&b->g[l]);
+		free(b->g);
+		b->g = NULL;
+	}
 	return rc;
 }
 
@@ -203,13 +223,13 @@ static struct cdg_reach *reach_left(const struct fabric *f, const struct routing
  * is the end of a proven step, whose graph holds all of cur's, so cur's
  * graphs are acyclic; else they are searched once.
  */
-static int state_graphs_build(struct state_graphs *sg, const struct fabric *f, const struct step_base *b,
+static int state_graphs_build(struct state_graphs *sg, const struct fabric *f, struct step_base *b,
 			      const struct routing_tables *cur, const struct routing_tables *old,
 			      const struct routing_tables *new, const struct entry *item, size_t n, bool proven)
 {
 	struct cdg_mix m = { .lft = { cur }, .nlft = 1, .sl = { old, new }, .nsl = 2, .no_answers = true };
 	unsigned l;
-	if (!(sg->reach = reach_left(f, cur, item, n)))
+	if (step_base_graphs(b, f, old) < 0 || !(sg->reach = reach_left(f, cur, item, n)))
 		return -1;
 	sg->acyclic = true;
 	for (l = 0; l < b->layers; l++) {
@@ -225,6 +245,52 @@ static int state_graphs_build(struct state_graphs *sg, const struct fabric *f, c
 	}
 	if (l == b->layers) {
 		sg->built = sg->exact = true;
+		return 0;
+	}
+	while (l--)
+		depgraph_free(&sg->g[l]);
+	cdg_reach_free(sg->reach);
+	sg->reach = NULL;
+	return -1;
+}
+
+/*
+ * sg for old, the plan's first state, whose entries item[0..n) are to
+ * change, from held (hlayers graphs of old's CA traffic on its own SLs,
+ * on a fabric f fits): copies, with the LIDs whose SL changes added on
+ * their new layer too. A superset of old's graphs (links lost since drop
+ * dependencies held has), so not exact; acyclic when held was and no SL
+ * changes, else searched.
+ */
+static int state_graphs_from_held(struct state_graphs *sg, const struct fabric *f, const struct step_base *b,
+				  const struct routing_tables *old, const struct routing_tables *new,
+				  const struct entry *item, size_t n, const struct depgraph *held, unsigned hlayers,
+				  bool held_acyclic)
+{
+	struct cdg_mix m = { .lft = { old }, .nlft = 1, .sl = { old, new }, .nsl = 2, .no_answers = true };
+	bool sl_changes = false;
+	unsigned l;
+	for (uint32_t lid = 1; lid <= new->max_lid && !sl_changes; lid++)
+		sl_changes = b->sl_moving[lid];
+	if (!(sg->reach = reach_left(f, old, item, n)))
+		return -1;
+	sg->acyclic = held_acyclic;
+	for (l = 0; l < b->layers; l++) {
+		struct cdg_report r = { .cycle_len = 0 };
+		int rc = l < hlayers ? depgraph_copy_onto(&sg->g[l], &held[l], f) : depgraph_init(&sg->g[l], f);
+		if (rc == 0 && sl_changes)
+			rc = cdg_add_layer(f, &m, l, b->sl_moving, &sg->g[l]);
+		if (rc == 0 && sl_changes)
+			rc = depgraph_check(&sg->g[l], &r);
+		if (rc < 0) {
+			depgraph_free(&sg->g[l]);
+			break;
+		}
+		sg->acyclic &= !r.cycle_len;
+	}
+	if (l == b->layers) {
+		sg->built = true;
+		sg->exact = false;
 		return 0;
 	}
 	while (l--)
@@ -420,7 +486,7 @@ static int step_proven(const struct fabric *f, const struct step_base *b, const 
  * left with the batch found set. Every check starts from cur's graphs
  * (sg, built once per state). -1 on allocation failure.
  */
-static long proven_batch(const struct fabric *f, const struct step_base *b, struct state_graphs *sg,
+static long proven_batch(const struct fabric *f, struct step_base *b, struct state_graphs *sg,
 			 const struct routing_tables *cur, const struct routing_tables *new,
 			 const struct routing_tables *old, const struct entry *item, size_t n, bool proven,
 			 struct routing_tables *next, struct cdg_report *r, size_t *checks)
@@ -451,8 +517,16 @@ static long proven_batch(const struct fabric *f, const struct step_base *b, stru
  */
 #define STAGE_CHECKS 400
 
-static int stage_by_entries(const struct fabric *f, const struct step_base *b, const struct routing_tables *old,
-			    const struct routing_tables *new, struct entry *item, size_t n, struct transition_plan *p)
+/* What a plan may start from: the graphs of the tables the switches hold (routing/held_graphs.h), or none. */
+struct held_start {
+	const struct depgraph *g;
+	unsigned layers;
+	bool acyclic;
+};
+
+static int stage_by_entries(const struct fabric *f, struct step_base *b, const struct routing_tables *old,
+			    const struct routing_tables *new, struct entry *item, size_t n, const struct held_start *held,
+			    struct transition_plan *p)
 {
 	struct routing_tables cur, next;
 	struct cdg_report r;
@@ -466,6 +540,8 @@ static int stage_by_entries(const struct fabric *f, const struct step_base *b, c
 		goto done;
 	memcpy(next.sl, new->sl, (size_t)new->max_lid + 1);	/* each state a step leads to has new's SLs */
 	next.layers = new->layers > old->layers ? new->layers : old->layers;
+	if (held->g && state_graphs_from_held(&sg, f, b, old, new, item, n, held->g, held->layers, held->acyclic) < 0)
+		goto done;
 	while (n) {
 		long k = stuck < n && checks < STAGE_CHECKS
 				 ? proven_batch(f, b, &sg, &cur, new, old, item, n, proven, &next, &r, &checks)
@@ -521,6 +597,13 @@ no_tables:
 int transition_plan(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
 		    struct transition_plan *p)
 {
+	return transition_plan_held(f, old, new, NULL, p);
+}
+
+int transition_plan_held(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
+			 struct held_graphs *held, struct transition_plan *p)
+{
+	struct held_start start = { NULL, 0, false };
 	struct cdg_report r;
 	struct entry *item = NULL;
 	struct step_base base = { 0 };
@@ -547,15 +630,17 @@ int transition_plan(const struct fabric *f, const struct routing_tables *old, co
 		}
 		p->switches += n > before;
 	}
-	if (step_base_init(&base, f, old, new, item, n) < 0)
+	if (step_base_init(&base, old, new, item, n) < 0)
 		goto done;
 	if (n) {	/* the first stage's first check is the whole change */
 		order_by_hops(f, new, item, n);
-		rc = stage_by_entries(f, &base, old, new, item, n, p);
+		start.g = held_graphs_for(held, f, &start.layers, &start.acyclic);
+		p->from_held = start.g != NULL;
+		rc = stage_by_entries(f, &base, old, new, item, n, &start, p);
 		goto done;
 	}
 	/* SLs alone change: one step, which no staging can help */
-	if (check_step_from(f, &base, base.g, base.moving, old, new, old, &r) < 0)
+	if (step_base_graphs(&base, f, old) < 0 || check_step_from(f, &base, base.g, base.moving, old, new, old, &r) < 0)
 		goto done;
 	rc = 0;
 	if (r.cycle_len) {

@@ -13,6 +13,7 @@
 #define ROUTING_TRANSITION_H
 
 #include "routing/cdg.h"
+#include "routing/held_graphs.h"
 
 struct transition_change;
 
@@ -21,6 +22,7 @@ struct transition_plan {
 	const struct routing_tables *last;	/* the new tables (the caller's, not copied) */
 	size_t switches;		/* switches whose tables change */
 	bool proven;			/* every step's mixture is acyclic */
+	bool from_held;			/* started from the held graphs (transition_plan_held) */
 	struct cdg_report cycle;	/* not proven: the cycle of the step that is not */
 	size_t failed_step;		/* not proven: which step (1 = into stage 0) */
 	/*
@@ -57,6 +59,14 @@ int transition_remap(const struct fabric *from_f, const struct routing_tables *f
  */
 int transition_plan(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
 		    struct transition_plan *p);
+/*
+ * The same, starting from held: the graphs of the tables old was remapped
+ * from (held_graphs_start on their fabric), when they fit f; else, or
+ * when held is NULL, as transition_plan. The plan is the same either way
+ * but where a superset graph refuses a batch an exact one would take.
+ */
+int transition_plan_held(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
+			 struct held_graphs *held, struct transition_plan *p);
 /*
  * Stage i (0 .. nstages - 1) of p; NULL on allocation failure. The tables
  * of the stage asked for before stay as they are (a step's from and to),
