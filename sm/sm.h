@@ -42,6 +42,7 @@ struct sm_snapshot {
 	struct partitions parts;	/* the partitions */
 	char engine[16];		/* the routing engine that made the tables (ftree may fall back) */
 	int64_t stored;			/* the id of its record in the database, 0 if it was not stored */
+	struct held_graphs *held;	/* the tables' dependency graphs, built aside for the next plan; or NULL */
 };
 
 struct sm {

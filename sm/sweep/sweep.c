@@ -122,6 +122,7 @@ void sm_snapshot_free(struct sm_snapshot *snap)
 {
 	if (!snap)
 		return;
+	held_graphs_free(snap->held);	/* its thread reads the fabric and tables */
 	sm_node_detach_all(&snap->fabric);
 	fabric_free(&snap->fabric);
 	routing_tables_free(&snap->tables);
@@ -161,6 +162,8 @@ static bool publish(struct sweep *s)
 	sm_snapshot_free(sm->pub);
 	sm->pub = snap;
 	sm->last_sweep_ok = strcmp(s->result, "ok") == 0;
+	if (sm->last_sweep_ok && !sm->once)	/* the next repair's plan starts from the tables' graphs */
+		snap->held = held_graphs_start(&snap->fabric, &snap->tables);
 	return true;
 }
 
@@ -673,7 +676,7 @@ static bool plan_transition(struct sweep *s)
 	bool known = switches_hold_published(sm) && pub->tables.lft;
 	int rc = known ? transition_remap(&pub->fabric, &pub->tables, &s->f, &s->tables, &old) : 0;
 	if (rc == 0)
-		rc = transition_plan(&s->f, known ? &old : NULL, &s->tables, &s->plan);
+		rc = transition_plan_held(&s->f, known ? &old : NULL, &s->tables, known ? pub->held : NULL, &s->plan);
 	if (known && rc == 0)
 		s->sl_changed = sl_changes(&s->f, &old, &s->tables);
 	if (known)
@@ -707,7 +710,8 @@ static bool plan_transition(struct sweep *s)
 		snprintf(s->transition, sizeof(s->transition), "%zu switches change in %zu stages; step %zu NOT "
 			 "proven: cycle on VL %u: %s", p->switches, p->nstages, p->failed_step, p->cycle.vl, cycle);
 	}
-	log_msg(p->proven || !known ? LOG_INFO : LOG_WARN, "transition: %s", s->transition);
+	log_msg(p->proven || !known ? LOG_INFO : LOG_WARN, "transition: %s%s", s->transition,
+		p->from_held ? " (planned from the held tables' graphs, built after the last sweep)" : "");
 	return true;
 }
 
