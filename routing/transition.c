@@ -218,6 +218,21 @@ static struct cdg_reach *reach_left(const struct fabric *f, const struct routing
 	return r;
 }
 
+/* sg's building ended after `built` layers: all of them (0), or the graphs made and the reach freed (-1). */
+static int state_graphs_end(struct state_graphs *sg, const struct step_base *b, unsigned built, bool exact)
+{
+	if (built == b->layers) {
+		sg->built = true;
+		sg->exact = exact;
+		return 0;
+	}
+	while (built--)
+		depgraph_free(&sg->g[built]);
+	cdg_reach_free(sg->reach);
+	sg->reach = NULL;
+	return -1;
+}
+
 /*
  * sg for cur, whose entries item[0..n) are still to change. proven: cur
  * is the end of a proven step, whose graph holds all of cur's, so cur's
@@ -243,15 +258,7 @@ static int state_graphs_build(struct state_graphs *sg, const struct fabric *f, s
 		}
 		sg->acyclic &= !r.cycle_len;
 	}
-	if (l == b->layers) {
-		sg->built = sg->exact = true;
-		return 0;
-	}
-	while (l--)
-		depgraph_free(&sg->g[l]);
-	cdg_reach_free(sg->reach);
-	sg->reach = NULL;
-	return -1;
+	return state_graphs_end(sg, b, l, true);
 }
 
 /*
@@ -288,16 +295,7 @@ static int state_graphs_from_held(struct state_graphs *sg, const struct fabric *
 		}
 		sg->acyclic &= !r.cycle_len;
 	}
-	if (l == b->layers) {
-		sg->built = true;
-		sg->exact = false;
-		return 0;
-	}
-	while (l--)
-		depgraph_free(&sg->g[l]);
-	cdg_reach_free(sg->reach);
-	sg->reach = NULL;
-	return -1;
+	return state_graphs_end(sg, b, l, false);
 }
 
 /* item[0..n) as cdg_add_changes takes them (it sorts them, the same for every layer); NULL on allocation failure. */
