@@ -69,19 +69,23 @@ int depgraph_copy(struct depgraph *dst, const struct depgraph *src)
 
 int depgraph_copy_onto(struct depgraph *dst, const struct depgraph *src, const struct fabric *f)
 {
+	bool same = f == src->f;
 	if (depgraph_init_vls(dst, f, src->nvl) < 0)
 		goto fail;
-	for (size_t i = 0; i < src->f->nnodes; i++) {
-		const struct node *b = src->f->nodes[i];
-		size_t words = matrix_words(src, b);
-		if (!src->turns[i])
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *b = same ? f->nodes[i] : fabric_find_guid(src->f, f->nodes[i]->guid);
+		if (!b || !src->turns[b->index])
 			continue;
+		size_t words = matrix_words(src, b);
 		dst->turns[i] = malloc(words * sizeof(**dst->turns));
 		if (!dst->turns[i])
 			goto fail;
-		memcpy(dst->turns[i], src->turns[i], words * sizeof(**dst->turns));
+		memcpy(dst->turns[i], src->turns[b->index], words * sizeof(**dst->turns));
+		for (size_t w = 0; !same && w < words; w++)
+			dst->used += (size_t)__builtin_popcountll(dst->turns[i][w]);
 	}
-	dst->used = src->used;
+	if (same)
+		dst->used = src->used;
 	return 0;
 fail:
 	depgraph_free(dst);

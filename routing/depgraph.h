@@ -52,9 +52,10 @@ void depgraph_free(struct depgraph *g);
 /* dst = a copy of src's dependencies (not its last check's edges); -1 on allocation failure. */
 int depgraph_copy(struct depgraph *dst, const struct depgraph *src);
 /*
- * The same onto fabric f, whose nodes have src's fabric's indexes and port
- * counts (a copy of that fabric, links lost or not): channel (i, p) of
- * src is channel (i, p) of dst. -1 on allocation failure.
+ * The same onto fabric f, each of whose nodes that src's fabric has (by
+ * GUID) has the same port count there: a node's turns go with its GUID,
+ * nodes only one fabric has start or end with none. -1 on allocation
+ * failure.
  */
 int depgraph_copy_onto(struct depgraph *dst, const struct depgraph *src, const struct fabric *f);
 /* Adds every dependency of src (a graph of the same fabric and VLs) to dst; -1 on allocation failure. */

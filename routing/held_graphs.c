@@ -10,15 +10,16 @@
  * traffic, as a transition proves it) once that sweep is published, and
  * the next plan takes copies of them.
  *
- * They fit the next sweep's fabric when it is the same layout with links
- * only lost, or gained between switches where the held tables send nothing
- * (a relink after a repair routed around the link): every walk of the held
- * tables on it takes the same ports and stops where a link went, so it
- * makes a subset of the dependencies built.
+ * They fit the next sweep's fabric when it is the same one with nodes
+ * or links lost, or links gained between switches where the held tables
+ * send nothing (a relink after a repair routed around the link): every
+ * walk of the held tables on it (remapped by GUID) takes the same ports
+ * and stops where a link or a switch went, so it makes a subset of the
+ * dependencies built, which go with their node's GUID.
  * A superset of a state's graph can refuse a step, never pass a cyclic
  * one; the plan builds exact graphs before it gives up on an entry. A
- * fabric with a node gone (the indexes move), a node or link gained, or a
- * LID changed does not fit, and the plan builds its own.
+ * fabric with a node gained, a link gained that the tables use, or a LID
+ * changed does not fit, and the plan builds its own.
  */
 #include "routing/held_graphs.h"
 #include "routing/cdg.h"
@@ -106,28 +107,30 @@ static bool unused_port(const struct routing_tables *t, const struct node *a, un
 
 /*
  * Port p of node a (the built-on fabric) and of b (the new one) alike:
- * the same LID, the same link, or b's gone, or a link gained between two
- * switches that t sends nothing through (a relink the tables do not use
- * yet: the walks of t do not cross it).
+ * the same LID, the same link (by GUID), or b's gone, or a link gained
+ * between two switches that t sends nothing through (a relink the tables
+ * do not use yet: the walks of t do not cross it).
  */
 static bool port_fits(const struct routing_tables *t, const struct node *a, const struct node *b, unsigned p)
 {
 	const struct port *x = &a->ports[p], *y = &b->ports[p];
 	if (x->exists != y->exists || x->lid != y->lid)
 		return false;
-	if (!y->remote || (x->remote && x->remote->index == y->remote->index && x->remote_port == y->remote_port))
+	if (!y->remote || (x->remote && x->remote->guid == y->remote->guid && x->remote_port == y->remote_port))
 		return true;
 	return !x->remote && a->type == NODE_SWITCH && y->remote->type == NODE_SWITCH && unused_port(t, a, p);
 }
 
-/* f: held's fabric with links lost, or gained where t does not use them (same nodes, indexes, ports, LIDs). */
+/*
+ * f: held's fabric with nodes and links lost, or links gained where t
+ * does not use them (every node of f in held, by GUID, with the same
+ * ports and LIDs).
+ */
 static bool fits(const struct fabric *held, const struct routing_tables *t, const struct fabric *f)
 {
-	if (held->nnodes != f->nnodes)
-		return false;
 	for (size_t i = 0; i < f->nnodes; i++) {
-		const struct node *a = held->nodes[i], *b = f->nodes[i];
-		if (a->guid != b->guid || a->type != b->type || a->nports != b->nports)
+		const struct node *b = f->nodes[i], *a = fabric_find_guid(held, b->guid);
+		if (!a || a->type != b->type || a->nports != b->nports)
 			return false;
 		for (unsigned p = 0; p <= b->nports; p++)
 			if (!port_fits(t, a, b, p))

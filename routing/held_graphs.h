@@ -24,10 +24,10 @@ void held_graphs_free(struct held_graphs *h);
 
 /*
  * Waits for the build, then: the graphs (layers of them; NULL if the build
- * failed, or if f is not the built-on fabric's layout: same nodes at the
- * same indexes, with the same ports and LIDs, links lost, or gained
- * between switches where t sends nothing). On such an f, t's entries
- * (remapped to f) have
+ * failed, or if f is not the built-on fabric with nodes or links lost, or
+ * links gained between switches where t sends nothing: each node of f
+ * there by GUID, with the same ports and LIDs). On such an f, t's entries
+ * (remapped to f by GUID) have
  * every dependency they had on the built-on fabric or fewer, so each
  * graph holds all of theirs. acyclic: whether every layer's graph is.
  */

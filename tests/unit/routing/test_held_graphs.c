@@ -3,9 +3,10 @@
  * built aside on a degraded radix-8 tree: on the fabric after a leaf's
  * up-link fails they hold every dependency the held tables make there,
  * and a transition planned from them is proven at every step by the CDG
- * code on its own and ends at the new tables. They do not fit a fabric
- * with a node gone, a LID changed, or a link gained that the tables send
- * through; they do fit a relink the tables do not use yet.
+ * code on its own and ends at the new tables; the same when the switch at
+ * the far end of that link goes too. They do not fit a fabric with a node
+ * gained, a LID changed, or a link gained that the tables send through;
+ * they do fit a relink the tables do not use yet, and a node gone.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -50,62 +51,83 @@ static void assert_holds(const struct depgraph *held, const struct depgraph *exa
 	}
 }
 
-static void test_held_graphs_after_a_link_loss_hold_the_tables_and_plan_proven_stages(void **state)
+/*
+ * h, the held graphs of t0 on f0, fit f (f0 after a failure): they hold
+ * every dependency of t0 remapped onto f, and the plan from them to f's
+ * new routing is proven step by step by the CDG code on its own and ends
+ * at the new tables. Returns its stages; *plain_stages: the plan's without h.
+ */
+static size_t assert_plan_from_held(const struct fabric *f0, const struct routing_tables *t0, struct held_graphs *h,
+				    const struct fabric *f, size_t *plain_stages)
 {
-	struct fabric f0, f;
-	struct routing_tables t0, t, old;
+	struct routing_tables t, old;
 	struct routing_result res;
 	struct transition_plan p, plain;
 	unsigned layers;
 	bool acyclic;
-	tree(&f0, &t0);
-	struct held_graphs *h = held_graphs_start(&f0, &t0);
-	assert_non_null(h);
-	assert_int_equal(fabric_copy(&f, &f0), 0);
-	struct node *leaf = fabric_find_desc(&f, "L0");
-	fabric_unlink(leaf, first_uplink(leaf));
-	assert_int_equal(routing_compute(&f, &(struct routing_request){ .engine = ENGINE_FTREE, .max_layers = 8 }, &t,
+	assert_int_equal(routing_compute(f, &(struct routing_request){ .engine = ENGINE_FTREE, .max_layers = 8 }, &t,
 					 &res), 0);
-	assert_int_equal(transition_remap(&f0, &t0, &f, &t, &old), 0);
+	assert_int_equal(transition_remap(f0, t0, f, &t, &old), 0);
 
-	const struct depgraph *g = held_graphs_for(h, &f, &layers, &acyclic);
+	const struct depgraph *g = held_graphs_for(h, f, &layers, &acyclic);
 	assert_non_null(g);
 	assert_true(acyclic);
-	assert_int_equal(layers, t0.layers);
+	assert_int_equal(layers, t0->layers);
 	struct cdg_mix m = { .lft = { &old }, .nlft = 1, .sl = { &old }, .nsl = 1, .no_answers = true };
 	for (unsigned l = 0; l < layers; l++) {
 		struct depgraph exact, copy;
-		assert_int_equal(depgraph_init(&exact, &f), 0);
-		assert_int_equal(cdg_add_layer(&f, &m, l, NULL, &exact), 0);
-		assert_int_equal(depgraph_copy_onto(&copy, &g[l], &f), 0);
+		assert_int_equal(depgraph_init(&exact, f), 0);
+		assert_int_equal(cdg_add_layer(f, &m, l, NULL, &exact), 0);
+		assert_int_equal(depgraph_copy_onto(&copy, &g[l], f), 0);
 		assert_holds(&copy, &exact);
 		depgraph_free(&copy);
 		depgraph_free(&exact);
 	}
 
-	assert_int_equal(transition_plan_held(&f, &old, &t, h, &p), 0);
+	assert_int_equal(transition_plan_held(f, &old, &t, h, &p), 0);
 	assert_true(p.from_held);
-	assert_int_equal(transition_plan(&f, &old, &t, &plain), 0);
+	assert_int_equal(transition_plan(f, &old, &t, &plain), 0);
 	assert_false(plain.from_held);
 	assert_true(p.proven);
-	assert_true(p.nstages > 1);	/* the plain switch is cyclic: a real plan */
-	assert_int_equal(p.nstages, plain.nstages);
+	*plain_stages = plain.nstages;
 	struct cdg_report r;
 	const struct routing_tables *from = &old;
 	for (size_t i = 0; i < p.nstages; i++) {
 		const struct routing_tables *stage = transition_stage(&p, i);
-		assert_int_equal(transition_check_step(&f, from, stage, &old, &r), 0);
+		assert_int_equal(transition_check_step(f, from, stage, &old, &r), 0);
 		assert_int_equal(r.cycle_len, 0);
 		from = stage;
 	}
-	for (size_t i = 0; i < f.nnodes; i++)
+	for (size_t i = 0; i < f->nnodes; i++)
 		if (t.lft[i])
 			assert_memory_equal(from->lft[i], t.lft[i], t.max_lid + 1u);
+	size_t stages = p.nstages;
 	transition_plan_free(&plain);
 	transition_plan_free(&p);
-	held_graphs_free(h);
 	routing_tables_free(&old);
 	routing_tables_free(&t);
+	return stages;
+}
+
+static void test_held_graphs_after_a_link_or_a_switch_loss_plan_proven_stages(void **state)
+{
+	struct fabric f0, f;
+	struct routing_tables t0;
+	size_t plain;
+	tree(&f0, &t0);
+	struct held_graphs *h = held_graphs_start(&f0, &t0);
+	assert_non_null(h);
+	assert_int_equal(fabric_copy(&f, &f0), 0);
+	struct node *leaf = fabric_find_desc(&f, "L0");
+	uint8_t up = first_uplink(leaf);
+	uint64_t far = leaf->ports[up].remote->guid;
+	fabric_unlink(leaf, up);
+	size_t stages = assert_plan_from_held(&f0, &t0, h, &f, &plain);
+	assert_true(stages > 1);	/* the plain switch is cyclic: a real plan */
+	assert_int_equal(stages, plain);
+	fabric_remove_node(&f, fabric_find_guid(&f, far));	/* the switch at the far end goes too: indexes move */
+	assert_plan_from_held(&f0, &t0, h, &f, &plain);
+	held_graphs_free(h);
 	routing_tables_free(&t0);
 	fabric_free(&f);
 	fabric_free(&f0);
@@ -131,12 +153,14 @@ static void test_held_graphs_fit_only_the_same_layout(void **state)
 	fabric_find_desc(&f, "L1")->ports[0].lid++;
 	assert_null(held_graphs_for(h, &f, &layers, &acyclic));
 	fabric_free(&f);
-	assert_int_equal(fabric_copy(&f, &f0), 0);	/* a CA gone: the nodes after it move */
+	assert_int_equal(fabric_copy(&f, &f0), 0);	/* a CA gone fits (the nodes after it move), one gained does not */
 	for (size_t i = 0; i < f.nnodes; i++)
 		if (f.nodes[i]->type == NODE_CA) {
 			fabric_remove_node(&f, f.nodes[i]);
 			break;
 		}
+	assert_non_null(held_graphs_for(h, &f, &layers, &acyclic));
+	assert_non_null(fabric_add_node(&f, NODE_CA, 0x7777000000000001ull, 1, "new"));
 	assert_null(held_graphs_for(h, &f, &layers, &acyclic));
 	fabric_free(&f);
 	held_graphs_free(h);
@@ -162,7 +186,7 @@ static void test_held_graphs_fit_only_the_same_layout(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_held_graphs_after_a_link_loss_hold_the_tables_and_plan_proven_stages),
+		cmocka_unit_test(test_held_graphs_after_a_link_or_a_switch_loss_plan_proven_stages),
 		cmocka_unit_test(test_held_graphs_fit_only_the_same_layout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
