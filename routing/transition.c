@@ -88,11 +88,17 @@ struct step_base {
 	struct depgraph *g;	/* [layer]: the dependencies of the LIDs that do not move; NULL until needed */
 };
 
-static void step_base_free(struct step_base *b)
+static void step_base_drop_graphs(struct step_base *b)
 {
 	for (unsigned l = 0; b->g && l < b->layers; l++)
 		depgraph_free(&b->g[l]);
 	free(b->g);
+	b->g = NULL;
+}
+
+static void step_base_free(struct step_base *b)
+{
+	step_base_drop_graphs(b);
 	free(b->moving);
 	free(b->sl_moving);
 	memset(b, 0, sizeof(*b));
@@ -137,12 +143,8 @@ static int step_base_graphs(struct step_base *b, const struct fabric *f, const s
 	rc = 0;
 done:
 	free(still);
-	if (rc < 0) {
-		for (unsigned l = 0; b->g && l < b->layers; l++)
-			depgraph_free(&b->g[l]);
-		free(b->g);
-		b->g = NULL;
-	}
+	if (rc < 0)
+		step_base_drop_graphs(b);
 	return rc;
 }
 
@@ -261,18 +263,24 @@ static int state_graphs_build(struct state_graphs *sg, const struct fabric *f, s
 	return state_graphs_end(sg, b, l, true);
 }
 
+/* What a plan may start from: the graphs of the tables the switches hold (routing/held_graphs.h), or none. */
+struct held_start {
+	const struct depgraph *g;
+	unsigned layers;
+	bool acyclic;
+};
+
 /*
  * sg for old, the plan's first state, whose entries item[0..n) are to
- * change, from held (hlayers graphs of old's CA traffic on its own SLs,
- * on a fabric f fits): copies, with the LIDs whose SL changes added on
- * their new layer too. A superset of old's graphs (links lost since drop
+ * change, from held (graphs of old's CA traffic on its own SLs, on a
+ * fabric f fits): copies, with the LIDs whose SL changes added on their
+ * new layer too. A superset of old's graphs (links lost since drop
  * dependencies held has), so not exact; acyclic when held was and no SL
  * changes, else searched.
  */
 static int state_graphs_from_held(struct state_graphs *sg, const struct fabric *f, const struct step_base *b,
 				  const struct routing_tables *old, const struct routing_tables *new,
-				  const struct entry *item, size_t n, const struct depgraph *held, unsigned hlayers,
-				  bool held_acyclic)
+				  const struct entry *item, size_t n, const struct held_start *held)
 {
 	struct cdg_mix m = { .lft = { old }, .nlft = 1, .sl = { old, new }, .nsl = 2, .no_answers = true };
 	bool sl_changes = false;
@@ -281,10 +289,10 @@ static int state_graphs_from_held(struct state_graphs *sg, const struct fabric *
 		sl_changes = b->sl_moving[lid];
 	if (!(sg->reach = reach_left(f, old, item, n)))
 		return -1;
-	sg->acyclic = held_acyclic;
+	sg->acyclic = held->acyclic;
 	for (l = 0; l < b->layers; l++) {
 		struct cdg_report r = { .cycle_len = 0 };
-		int rc = l < hlayers ? depgraph_copy_onto(&sg->g[l], &held[l], f) : depgraph_init(&sg->g[l], f);
+		int rc = l < held->layers ? depgraph_copy_onto(&sg->g[l], &held->g[l], f) : depgraph_init(&sg->g[l], f);
 		if (rc == 0 && sl_changes)
 			rc = cdg_add_layer(f, &m, l, b->sl_moving, &sg->g[l]);
 		if (rc == 0 && sl_changes)
@@ -515,13 +523,6 @@ static long proven_batch(const struct fabric *f, struct step_base *b, struct sta
  */
 #define STAGE_CHECKS 400
 
-/* What a plan may start from: the graphs of the tables the switches hold (routing/held_graphs.h), or none. */
-struct held_start {
-	const struct depgraph *g;
-	unsigned layers;
-	bool acyclic;
-};
-
 static int stage_by_entries(const struct fabric *f, struct step_base *b, const struct routing_tables *old,
 			    const struct routing_tables *new, struct entry *item, size_t n, const struct held_start *held,
 			    struct transition_plan *p)
@@ -538,7 +539,7 @@ static int stage_by_entries(const struct fabric *f, struct step_base *b, const s
 		goto done;
 	memcpy(next.sl, new->sl, (size_t)new->max_lid + 1);	/* each state a step leads to has new's SLs */
 	next.layers = new->layers > old->layers ? new->layers : old->layers;
-	if (held->g && state_graphs_from_held(&sg, f, b, old, new, item, n, held->g, held->layers, held->acyclic) < 0)
+	if (held->g && state_graphs_from_held(&sg, f, b, old, new, item, n, held) < 0)
 		goto done;
 	while (n) {
 		long k = stuck < n && checks < STAGE_CHECKS
