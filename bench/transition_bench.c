@@ -10,9 +10,12 @@
  * time the routing and the plans took, and the link load after.
  *
  *   transition-bench [--seeds N] [--radix K] [--remove-links N]
- *                    [--remove-switches N] [--leaves N] [--held] [--verbose]
+ *                    [--remove-switches N] [--leaves N] [--switch-loss] [--held]
+ *                    [--verbose]
  *
  * --leaves N: only the first N leaves of each tree (the big ones).
+ * --switch-loss: the switch at the far end of that up-link goes instead
+ * (every cable of it, and its LID), as a repair sees a switch die.
  * --held: each plan starts from the graphs of the tables before the loss,
  * built beforehand and not timed, as the daemon builds them after a sweep
  * (routing/held_graphs.h).
@@ -49,15 +52,21 @@ static unsigned first_uplink(const struct node *sw)
 	return 0;
 }
 
-/* Loses leaf's first up-link on a copy of f (routed as t) and plans the repair's transition. */
+/*
+ * Loses leaf's first up-link (switch_loss: the switch behind it) on a copy
+ * of f (routed as t) and plans the repair's transition.
+ */
 static int one_case(const struct fabric *f, const struct routing_tables *t, struct held_graphs *held,
-		    const struct node *leaf, uint64_t seed, bool verbose, struct totals *sum)
+		    const struct node *leaf, bool switch_loss, uint64_t seed, bool verbose, struct totals *sum)
 {
 	struct fabric g;
 	unsigned up = first_uplink(leaf);
 	if (!up || fabric_copy(&g, f) < 0)
 		return up ? -1 : 0;
-	fabric_unlink(fabric_find_guid(&g, leaf->guid), (uint8_t)up);
+	if (switch_loss)
+		fabric_remove_node(&g, fabric_find_guid(&g, leaf->ports[up].remote->guid));
+	else
+		fabric_unlink(fabric_find_guid(&g, leaf->guid), (uint8_t)up);
 	struct routing_request rq = { .engine = ENGINE_FTREE, .max_layers = 8, .keep_fabric = f, .keep = t };
 	struct routing_tables n, old;
 	struct routing_result res;
@@ -126,11 +135,12 @@ static unsigned number(const char *s, unsigned min)
 int main(int argc, char **argv)
 {
 	unsigned seeds = 20, radix = 8, remove_links = 6, remove_switches = 1, leaves = 1000;
-	bool verbose = false, with_held = false;
+	bool verbose = false, with_held = false, switch_loss = false;
 	static const struct option opts[] = {
 		{ "seeds", required_argument, NULL, 's' }, { "radix", required_argument, NULL, 'r' },
 		{ "remove-links", required_argument, NULL, 'L' }, { "remove-switches", required_argument, NULL, 'S' },
-		{ "leaves", required_argument, NULL, 'n' }, { "held", no_argument, NULL, 'h' },
+		{ "leaves", required_argument, NULL, 'n' }, { "switch-loss", no_argument, NULL, 'w' },
+		{ "held", no_argument, NULL, 'h' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -142,6 +152,7 @@ int main(int argc, char **argv)
 		case 'L': remove_links = number(optarg, 0); break;
 		case 'S': remove_switches = number(optarg, 0); break;
 		case 'n': leaves = number(optarg, 1); break;
+		case 'w': switch_loss = true; break;
 		case 'h': with_held = true; break;
 		case 'v': verbose = true; break;
 		default: return 2;
@@ -177,7 +188,7 @@ int main(int argc, char **argv)
 		unsigned tried = 0;
 		for (size_t i = 0; i < f.nnodes && tried < leaves; i++)
 			if (f.nodes[i]->type == NODE_SWITCH && f.nodes[i]->desc[0] == 'L' && ++tried &&
-			    one_case(&f, &t, held, f.nodes[i], seed, verbose, &sum) < 0) {
+			    one_case(&f, &t, held, f.nodes[i], switch_loss, seed, verbose, &sum) < 0) {
 				fprintf(stderr, "transition-bench: out of memory\n");
 				return 1;
 			}
@@ -189,10 +200,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "transition-bench: no leaf with an up-link\n");
 		return 1;
 	}
-	printf("%zu lost leaf up-links (radix %u, seeds 1-%u): %zu transitions proven at every step, %.2f stages and "
+	printf("%zu lost %s (radix %u, seeds 1-%u): %zu transitions proven at every step, %.2f stages and "
 	       "%.1f switches changed on average, %zu mended in place (%zu of them routed afresh: not proven), %zu "
 	       "kept-route merges refused; routing %.1f ms, plan %.1f ms a case\n",
-	       sum.cases, radix, seeds, sum.proven, (double)sum.stages / sum.cases, (double)sum.switches / sum.cases,
+	       sum.cases, switch_loss ? "switches above a leaf" : "leaf up-links", radix, seeds, sum.proven, (double)sum.stages / sum.cases, (double)sum.switches / sum.cases,
 	       sum.mended + sum.afresh, sum.afresh, sum.refused, sum.route_ms / sum.cases, sum.plan_ms / sum.cases);
 	printf("after the repairs, 16 shift permutations each: worst link load %u, mean worst %.2f, %zu flows broken\n",
 	       sum.max_load, sum.mean_max_load / sum.cases, sum.broken);
