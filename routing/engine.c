@@ -62,10 +62,12 @@ static int run_engine(const struct fabric *f, const struct routing_request *rq, 
 /*
  * Layers t and looks for loops (at the LIDs in loop_lids; NULL: all, the
  * others known to deliver without one): 0 proven, 1 not (res says why),
- * -1 on allocation failure.
+ * -1 on allocation failure. offer: the LIDs whose layers are the engine's
+ * first guess (layers_assign), not kept or mended ones whose SLs hosts
+ * already use; NULL: none.
  */
 static int prove(const struct fabric *f, const struct routing_request *rq, struct routing_tables *t,
-		 const bool *loop_lids, struct routing_result *res)
+		 const bool *loop_lids, const bool *offer, struct routing_result *res)
 {
 	unsigned max_layers = rq->max_layers ? rq->max_layers : 1;
 	/* every turn rising in the up*-down* order proves it all at once; else build the graph */
@@ -81,7 +83,7 @@ static int prove(const struct fabric *f, const struct routing_request *rq, struc
 		memset(&res->loops, 0, sizeof(res->loops));
 		return 0;
 	}
-	int rc = layers_assign(f, t, max_layers, &res->layers);
+	int rc = layers_assign(f, t, max_layers, offer, &res->layers);
 	if (rc >= 0 && loops_find_lids(f, t, loop_lids, &res->loops) < 0)
 		rc = -1;
 	res->cdg = res->layers.cdg;
@@ -104,7 +106,7 @@ static int keep_routes(const struct fabric *f, const struct routing_request *rq,
 		return -1;
 	}
 	size_t some = res->stable.kept + res->stable.patched;
-	int rc = some ? prove(f, rq, &merged, from_fresh, res) : 1;	/* the merge walked the other columns */
+	int rc = some ? prove(f, rq, &merged, from_fresh, from_fresh, res) : 1;	/* the merge walked the other columns */
 	free(from_fresh);
 	if (rc == 0 && res->layers.answers_proven) {
 		routing_tables_free(fresh);
@@ -132,7 +134,7 @@ static int mend(const struct fabric *f, const struct routing_request *rq, struct
 	if (rc)
 		return rc < 0 ? -1 : 0;
 	bool *none = calloc((size_t)out->max_lid + 1, sizeof(*none));	/* the mend walked every column */
-	rc = none ? prove(f, rq, out, none, res) : -1;
+	rc = none ? prove(f, rq, out, none, NULL, res) : -1;
 	free(none);
 	if (rc == 0 && res->layers.answers_proven)
 		return 1;
@@ -153,8 +155,13 @@ int routing_compute(const struct fabric *f, const struct routing_request *rq, st
 	int rc = rq->keep ? keep_routes(f, rq, out, res) : 0;
 	if (rc == 1)
 		return 0;
-	if (rc == 0)
-		rc = prove(f, rq, out, NULL, res);
+	if (rc == 0) {
+		bool *every = malloc((size_t)out->max_lid + 1);	/* the engine's tables, every layer its guess */
+		if (every)
+			memset(every, true, (size_t)out->max_lid + 1);
+		rc = every ? prove(f, rq, out, NULL, every, res) : -1;
+		free(every);
+	}
 	if (rc < 0)
 		routing_tables_free(out);
 	return rc;

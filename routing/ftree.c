@@ -282,12 +282,30 @@ int updown_route(const struct fabric *f, struct routing_tables *out, struct rout
 }
 
 /*
- * Moves the switch LIDs in gaps to layer 1, routed up/down from one root:
- * those switches' LIDs only, each on the shortest legal port that carries
- * the fewest CA LIDs in t (the fat-tree routes).
+ * The layer of switch s's LID when some leaf reaches it only by an escape
+ * (fr: the fat-tree ranking from the leaves): its level, aggregation
+ * switches 1, those above them 2, ..., within max_layers - 1. Switches of
+ * different levels answer hosts along escapes with turns that close cycles
+ * together (a core goes down two levels before it turns up, an aggregation
+ * switch one); apart, each level mostly fits its layer, and the layering
+ * then offers the upper ones a place lower down (layers_assign).
  */
-static int escape_layer(const struct fabric *f, const struct swindex *x, struct routing_tables *t,
-			const struct updown_gaps *gaps, char *why, size_t len)
+static unsigned escape_layer_of(const struct rank *fr, size_t s, unsigned max_layers)
+{
+	unsigned top = max_layers > 2 ? max_layers - 1 : 1, l = fr->level[s];
+	return l < 1 ? 1 : l > top ? top : l;
+}
+
+/*
+ * Moves the switch LIDs in gaps to the layers above 0, a switch level
+ * each (escape_layer_of), routed up/down from one root: those switches'
+ * LIDs only, each on the shortest legal port that carries the fewest CA
+ * LIDs in t (the fat-tree routes). Each layer holds a part of one up/down
+ * routing, acyclic by its order.
+ */
+static int escape_layer(const struct fabric *f, const struct swindex *x, const struct rank *fr,
+			unsigned max_layers, struct routing_tables *t, const struct updown_gaps *gaps, char *why,
+			size_t len)
 {
 	struct routing_tables u;
 	struct rank r;
@@ -299,20 +317,28 @@ static int escape_layer(const struct fabric *f, const struct swindex *x, struct 
 		only[s] = x->sw[s]->ports[0].lid <= t->max_lid && gap[x->sw[s]->ports[0].lid];
 	if (rc == 0)
 		rc = updown_tables(f, x, &u, &r, only, t);
-	free(only);
 	free(gap);
-	if (rc < 0)
+	if (rc < 0) {
+		free(only);
 		return -1;
-	for (size_t i = 0; i < gaps->nswitch_lids; i++) {
-		uint16_t lid = gaps->switch_lids[i];
+	}
+	unsigned top = 1;
+	for (size_t s = 0; s < x->nsw; s++) {
+		if (!only[s])
+			continue;
+		uint16_t lid = x->sw[s]->ports[0].lid;
 		for (size_t n = 0; n < f->nnodes; n++)
 			if (t->lft[n])
 				t->lft[n][lid] = u.lft[n][lid];
-		t->sl[lid] = 1;
+		t->sl[lid] = (uint8_t)escape_layer_of(fr, s, max_layers);
+		top = t->sl[lid] > top ? t->sl[lid] : top;
 	}
-	t->layers = 2;
-	snprintf(why, len, "%zu switch LIDs some leaf cannot reach up/down in the degraded tree: on VL 1, %s",
-		 gaps->nswitch_lids, r.why);
+	t->layers = top + 1;
+	char vls[32];
+	snprintf(vls, sizeof(vls), top > 1 ? "VLs 1-%u, one per switch level" : "VL %u", top);
+	snprintf(why, len, "%zu switch LIDs some leaf cannot reach up/down in the degraded tree: on %s, %s",
+		 gaps->nswitch_lids, vls, r.why);
+	free(only);
 	rank_free(&r);
 	routing_tables_free(&u);
 	return 0;
@@ -339,7 +365,7 @@ int ftree_route(const struct fabric *f, const uint64_t *roots, size_t nroots, un
 		bool escapes = gaps.nswitch_lids > 0;
 		if (!gaps.ca_pairs && (!escapes || max_layers >= 2)) {
 			why[0] = '\0';
-			if (escapes && escape_layer(f, &x, out, &gaps, why, sizeof(why)) < 0) {
+			if (escapes && escape_layer(f, &x, &r, max_layers, out, &gaps, why, sizeof(why)) < 0) {
 				routing_tables_free(out);
 				goto done;
 			}

@@ -71,6 +71,8 @@ static int record_cut(struct cutter *c, const struct cdg_channel *cycle, size_t 
  */
 static bool cycle_waits(const struct cutter *c, uint16_t lid)
 {
+	if (!c->cut_of[lid])
+		return false;
 	const struct cut_record *k = &c->cuts[c->cut_of[lid] - 1];
 	for (size_t j = 0; j < k->len; j++)
 		if (j != k->chosen && !depgraph_has(c->g, &k->cycle[j], &k->cycle[(j + 1) % k->len]))
@@ -201,7 +203,7 @@ static int take_back(struct cutter *c)
 			if (layer_graph_remove_lids(&c->lg, c->chosen) < 0)
 				return -1;
 			c->t->sl[lid] = (uint8_t)(c->l + 1);
-		} else
+		} else if (c->cut_of[lid])
 			c->moved--;
 		c->chosen[lid] = false;
 	}
@@ -215,7 +217,7 @@ static int take_back(struct cutter *c)
  * the cycle no move breaks, -1 on failure.
  */
 static int split_layer(const struct fabric *f, struct routing_tables *t, unsigned l, bool last,
-		       const struct cdg_mix *m, unsigned *moved, struct cdg_report *r)
+		       const struct cdg_mix *m, const uint8_t *offered, unsigned *moved, struct cdg_report *r)
 {
 	struct depgraph g;
 	struct cutter c = { .f = f, .t = t, .l = l, .answers = !m->no_answers, .g = &g,
@@ -224,13 +226,19 @@ static int split_layer(const struct fabric *f, struct routing_tables *t, unsigne
 			    .cut_of = calloc((size_t)t->max_lid + 1, sizeof(*c.cut_of)),
 			    .users = last ? NULL : cdg_users_new(f, t, l, !m->no_answers) };
 	int rc = -1;
-	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
+	bool offers = false;
+	for (uint32_t lid = 1; lid <= t->max_lid; lid++) {
 		c.on_layer += t->sl[lid] == l;
+		if (c.left && offered && l >= 1 && offered[lid] == l + 1 && t->sl[lid] == l + 1)
+			offers = c.left[lid] = true;
+	}
 	if (c.uses && c.chosen && c.left && c.cut_of && (last || c.users) && depgraph_init(&g, f) == 0 &&
 	    cdg_add_layer(f, m, l, NULL, &g) == 0 && depgraph_cut_cycles(&g, last ? NULL : cut, &c, r) == 0) {
 		if (r->cycle_len)
 			rc = 1;
-		else if (c.counted && (take_back(&c) < 0 || depgraph_check(&g, r) < 0))
+		else if (offers && !c.counted && layer_graph_init(&c.lg, f, t, l, c.answers, &g) < 0)
+			rc = -1;
+		else if ((c.counted |= offers) && (take_back(&c) < 0 || depgraph_check(&g, r) < 0))
 			rc = -1;
 		else
 			rc = r->cycle_len ? 1 : 0;	/* the whole layer checked again after take_back */
@@ -252,9 +260,13 @@ static int split_layer(const struct fabric *f, struct routing_tables *t, unsigne
 	return rc;
 }
 
-/* The layering over t's SLs; answers: with what LIDs send on their own SL. 0, 1 (cyclic) or -1. */
-static int assign(const struct fabric *f, struct routing_tables *t, unsigned max_layers, bool answers,
-		  struct layers_report *r)
+/*
+ * The layering over t's SLs; answers: with what LIDs send on their own SL;
+ * offered: per LID, the engine's layer of a LID it may offer lower down,
+ * else 0 (NULL: none). 0, 1 (cyclic) or -1.
+ */
+static int assign(const struct fabric *f, struct routing_tables *t, const uint8_t *offered, unsigned max_layers,
+		  bool answers, struct layers_report *r)
 {
 	struct cdg_report sum = { 0 };
 	unsigned engine_layers = t->layers ? t->layers : 1;
@@ -264,7 +276,7 @@ static int assign(const struct fabric *f, struct routing_tables *t, unsigned max
 		unsigned moved;
 		m.no_answers = !answers;
 		t->layers = l + 1 > engine_layers ? l + 1 : engine_layers;
-		int rc = split_layer(f, t, l, l + 1 >= max_layers, &m, &moved, &r->cdg);
+		int rc = split_layer(f, t, l, l + 1 >= max_layers, &m, offered, &moved, &r->cdg);
 		r->moved += moved;
 		if (rc) {
 			r->layers = t->layers;
@@ -278,12 +290,16 @@ static int assign(const struct fabric *f, struct routing_tables *t, unsigned max
 		if (!more)
 			break;
 	}
+	unsigned used = 1;	/* the engine's layers above may have been emptied by the take-backs */
+	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
+		used = t->sl[lid] + 1u > used ? t->sl[lid] + 1u : used;
+	t->layers = used;
 	r->layers = t->layers;
 	r->cdg = sum;
 	return 0;
 }
 
-int layers_assign(const struct fabric *f, struct routing_tables *t, unsigned max_layers,
+int layers_assign(const struct fabric *f, struct routing_tables *t, unsigned max_layers, const bool *offer,
 		  struct layers_report *r)
 {
 	unsigned engine_layers = t->layers ? t->layers : 1;
@@ -295,18 +311,24 @@ int layers_assign(const struct fabric *f, struct routing_tables *t, unsigned max
 		return 1;
 	}
 	size_t n = (size_t)t->max_lid + 1;
-	uint8_t *engine_sl = malloc(n);
-	if (!engine_sl)
+	uint8_t *engine_sl = malloc(n), *offered = offer ? calloc(n, 1) : NULL;
+	if (!engine_sl || (offer && !offered)) {
+		free(engine_sl);
+		free(offered);
 		return -1;
+	}
 	memcpy(engine_sl, t->sl, n);
-	int rc = assign(f, t, max_layers, true, r);
+	for (size_t lid = 1; offer && lid < n; lid++)
+		offered[lid] = offer[lid] ? engine_sl[lid] : 0;
+	int rc = assign(f, t, offered, max_layers, true, r);
 	r->answers_proven = rc == 0;
 	if (rc == 1) {	/* the CAs' traffic alone, so that too few VLs for the answers leave the fabric routed */
 		r->answers = r->cdg;
 		memcpy(t->sl, engine_sl, n);
 		t->layers = engine_layers;
-		rc = assign(f, t, max_layers, false, r);
+		rc = assign(f, t, offered, max_layers, false, r);
 	}
 	free(engine_sl);
+	free(offered);
 	return rc;
 }

@@ -24,12 +24,16 @@ struct layers_report {
  *
  * Starts from the layers the engine chose (t->sl, t->layers); while a
  * layer has a cycle, moves the destinations that create one dependency of
- * the cycle to the next layer (as DFSSSP does with paths). Updates t->sl
- * and t->layers. Returns 0 when every layer is acyclic within max_layers,
+ * the cycle to the next layer (as DFSSSP does with paths). offer (NULL:
+ * none) marks the LIDs whose layer above 1 is the engine's first guess,
+ * not a proof's: once a layer l >= 1 is acyclic, those the engine put on
+ * l + 1 are offered to it one by one, as those it shed are, and stay
+ * where they fit (an emptied top layer is dropped). Updates t->sl and t->layers. Returns 0
+ * when every layer is acyclic within max_layers,
  * 1 when it is not (r->cdg names the cycle; an engine needing more layers
  * than max_layers has r->cdg empty), -1 on allocation failure.
  */
-int layers_assign(const struct fabric *f, struct routing_tables *t, unsigned max_layers,
+int layers_assign(const struct fabric *f, struct routing_tables *t, unsigned max_layers, const bool *offer,
 		  struct layers_report *r);
 
 #endif

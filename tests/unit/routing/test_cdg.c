@@ -30,6 +30,7 @@
 #include "routing/engine.h"
 #include "routing/transition.h"
 #include "routing/layer_graph.h"
+#include "routing/layers.h"
 #include "routing/users_memo.h"
 #include "topology/fattree_gen.h"
 #include "fixtures.h"
@@ -383,6 +384,50 @@ static void test_cdg_layer_graph_after_lids_leave_is_the_graph_built_afresh(void
 	fabric_free(&f);
 }
 
+/*
+ * The engine starts a degraded tree's escape LIDs one layer per switch
+ * level (aggregation switches 1, cores 2). Here they all fit on layer 1:
+ * offered, the cores come down and layer 2 is dropped; not offered (SLs
+ * hosts already use), they stay.
+ */
+static void test_cdg_layering_offers_the_engines_upper_layers_a_place_lower_down(void **state)
+{
+	struct fabric f;
+	struct routing_tables t, kept;
+	struct route_info info;
+	struct layers_report lr;
+	struct cdg_report r;
+	char err[256];
+	struct fattree_spec spec = { .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1, .seed = 2 };
+	assert_int_equal(fattree_generate(&spec, &f, err), 0);
+	number_lids(&f);
+	assert_int_equal(ftree_route(&f, NULL, 0, 8, &t, &info), 0);
+	assert_int_equal(t.layers, 3);
+	unsigned on_2 = 0;
+	for (uint32_t lid = 1; lid <= t.max_lid; lid++)
+		if (t.sl[lid] == 2) {
+			const struct node *n = fabric_find_lid(&f, (uint16_t)lid, &(uint8_t){ 0 });
+			assert_true(n && n->type == NODE_SWITCH && n->desc[0] == 'C');	/* the cores */
+			on_2++;
+		}
+	assert_true(on_2 > 0);
+	assert_int_equal(routing_tables_copy(&kept, &t), 0);
+	assert_int_equal(layers_assign(&f, &kept, 8, NULL, &lr), 0);
+	assert_int_equal(kept.layers, 3);
+	bool every[t.max_lid + 1];
+	memset(every, true, sizeof(every));
+	assert_int_equal(layers_assign(&f, &t, 8, every, &lr), 0);
+	assert_true(lr.answers_proven);
+	assert_int_equal(t.layers, 2);
+	for (uint32_t lid = 1; lid <= t.max_lid; lid++)
+		assert_true(t.sl[lid] <= 1);
+	assert_int_equal(cdg_check(&f, &t, &r), 0);	/* answers included */
+	assert_int_equal(r.cycle_len, 0);
+	routing_tables_free(&kept);
+	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
 static void test_cdg_layering_takes_back_what_a_layer_can_hold(void **state)
 {
 	struct fabric f;
@@ -396,7 +441,8 @@ static void test_cdg_layering_takes_back_what_a_layer_can_hold(void **state)
 	number_lids(&f);
 	assert_int_equal(routing_compute(&f, &rq, &t, &res), 0);
 	assert_true(res.layers.answers_proven);
-	assert_int_equal(t.layers, 5);	/* 7 when every LID moved up stayed up */
+	/* 7 when every LID moved up stayed up, 5 before the escape layers went by switch level */
+	assert_int_equal(t.layers, 4);
 	assert_int_equal(cdg_check(&f, &t, &r), 0);	/* answers included */
 	assert_int_equal(r.cycle_len, 0);
 	routing_tables_free(&t);
@@ -543,6 +589,7 @@ int main(void)
 		cmocka_unit_test(test_cdg_users_memo_keeps_each_dependency_apart),
 		cmocka_unit_test(test_cdg_layer_graph_after_lids_leave_is_the_graph_built_afresh),
 		cmocka_unit_test(test_cdg_layering_takes_back_what_a_layer_can_hold),
+		cmocka_unit_test(test_cdg_layering_offers_the_engines_upper_layers_a_place_lower_down),
 		cmocka_unit_test(test_cdg_changes_add_what_the_mixture_walk_adds),
 		cmocka_unit_test(test_cdg_rows_build_what_the_walks_build),
 	};

@@ -110,12 +110,13 @@ static void test_ftree_degraded_3_level_keeps_every_pair_on_up_down_paths(void *
 	assert_string_equal(info.engine, "ftree");
 	assert_int_equal(q.hosts, 128);
 	/*
-	 * switch LIDs of cut-off columns need escape routes on a second layer,
-	 * and the switches' answers to hosts one more (two when the escape
-	 * routes were chosen by an up/down routing's own host load, not by
-	 * the fat-tree routing's)
+	 * switch LIDs of cut-off columns need escape routes on a layer above
+	 * the hosts', the switches' answers to hosts more: 4 layers, as the
+	 * escape layers start one per switch level (3 when they started as
+	 * one; over 67 other degraded trees 15 need fewer, 10 one more, 8
+	 * layers fewer in all)
 	 */
-	assert_int_equal(t.layers, 3);
+	assert_int_equal(t.layers, 4);
 	routing_tables_free(&t);
 	/* at least as balanced as min-hop on what is left */
 	struct quality_report mq;

@@ -149,7 +149,7 @@ static void agrees_with_the_graph(const struct fabric *f, const struct routing_t
 	assert_non_null(copy.sl);
 	memcpy(copy.sl, t->sl, n);
 	struct layers_report lr;
-	assert_int_equal(layers_assign(f, &copy, 1, &lr), 0);
+	assert_int_equal(layers_assign(f, &copy, 1, NULL, &lr), 0);
 	assert_true(lr.answers_proven);
 	free(copy.sl);
 	struct loops_report loops;
