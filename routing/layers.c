@@ -11,7 +11,10 @@
  * the moved LIDs' paths out of the graph (routing/layer_graph.c) and the
  * search goes on (depgraph_cut_cycles). Moved LIDs are checked again on
  * their new layer. If every dependency is made by all the layer's LIDs,
- * no layering helps, and the cycle is reported.
+ * no layering helps, and the cycle is reported. Where the engine's own
+ * layers above 1 are only a first guess (a degraded tree's escape LIDs,
+ * one layer per switch level), each acyclic layer offers a place to the
+ * engine's LIDs of the layer above.
  *
  * When the VLs are too few for the answers too, the layering starts over
  * with the CAs' traffic alone, which must fit, and the answers' cycle is
@@ -174,6 +177,15 @@ static int cut(void *arg, const struct cdg_channel *cycle, size_t len)
 }
 
 /*
+ * Once this many offers in a row were refused, the rest are not made: the
+ * engine puts the switches of one level on a layer, and where some of
+ * them cannot come down most cannot (a degraded radix-48 tree: 500 of 572
+ * refused, 2 s of tries; stopping after 32 gives the same layer counts on
+ * 67 smaller trees).
+ */
+#define OFFERS_REFUSED_MAX 32
+
+/*
  * Gives back to layer l, one by one, the LIDs moved off it while its
  * cycles were broken, each staying if the layer's graph stays acyclic
  * with it: a later move often took away what made an earlier one
@@ -182,15 +194,20 @@ static int cut(void *arg, const struct cdg_channel *cycle, size_t len)
  * without a try (the cut counted it among that dependency's users). The
  * layer is acyclic before each LID comes back, so a cycle must pass
  * through a dependency the LID added: the search starts at those only.
- * -1 on failure.
+ * The LIDs the engine put on the layer above and offers (no cut moved
+ * them) are tried the same way, up to OFFERS_REFUSED_MAX refusals in a
+ * row. -1 on failure.
  */
 static int take_back(struct cutter *c)
 {
 	size_t n = (size_t)c->t->max_lid + 1;
 	memset(c->chosen, 0, n * sizeof(*c->chosen));
+	unsigned refused = 0;	/* offers refused in a row */
 	for (size_t lid = 1; lid < n; lid++) {
 		struct cdg_report r;
 		if (!c->left[lid] || c->t->sl[lid] != c->l + 1)
+			continue;
+		if (!c->cut_of[lid] && refused >= OFFERS_REFUSED_MAX)
 			continue;
 		if (cycle_waits(c, (uint16_t)lid))
 			continue;
@@ -203,8 +220,11 @@ static int take_back(struct cutter *c)
 			if (layer_graph_remove_lids(&c->lg, c->chosen) < 0)
 				return -1;
 			c->t->sl[lid] = (uint8_t)(c->l + 1);
+			refused += !c->cut_of[lid];
 		} else if (c->cut_of[lid])
 			c->moved--;
+		else
+			refused = 0;
 		c->chosen[lid] = false;
 	}
 	return 0;
@@ -213,8 +233,10 @@ static int take_back(struct cutter *c)
 /*
  * Breaks the cycles of layer l (last: no layer above it) with one graph
  * search that moves LIDs up as it meets cycles, then takes back what the
- * layer can hold. 0 with the figures of the acyclic layer in r, 1 with
- * the cycle no move breaks, -1 on failure.
+ * layer can hold, and what offered (per LID: the engine's layer, if
+ * offered lower; NULL: none) puts on the layer above. 0 with the figures
+ * of the acyclic layer in r, 1 with the cycle no move breaks, -1 on
+ * failure.
  */
 static int split_layer(const struct fabric *f, struct routing_tables *t, unsigned l, bool last,
 		       const struct cdg_mix *m, const uint8_t *offered, unsigned *moved, struct cdg_report *r)
