@@ -7,9 +7,12 @@
  * entry whose path runs into a cycle: a switch's state is "on the walk
  * being followed", "ends" or "loops", and each walk stops at the first
  * switch already decided. Each switch is decided once per LID, so the
- * whole check costs switches x LIDs steps. On large fabrics the LIDs are
- * shared out among the CPUs (routing/shares.h), each share's report
- * joined in LID order: the same report as one walk over all.
+ * whole check costs switches x LIDs steps. Those steps read the tables
+ * 64 LIDs at a time, switch by switch (a line of each row), into a small
+ * next-switch array per LID, which the walks then follow in cache. On
+ * large fabrics the LIDs are shared out among the CPUs (routing/shares.h),
+ * each share's report joined in LID order: the same report as one walk
+ * over all.
  */
 #include "routing/loops.h"
 
@@ -40,26 +43,58 @@ static void keep_cycle(const struct routing_tables *t, const struct node *from, 
 	} while (sw && sw != from && r->cycle_len < LOOPS_MAX_SHOWN);
 }
 
-/* Decides every switch (sw[0..nsw)) for lid; how many entries loop. */
-static size_t check_lid(const struct node *const *sw, size_t nsw, const struct routing_tables *t, uint16_t lid,
-			uint8_t *state, const struct node **walk, struct loops_report *r)
+/* The LIDs shared out among the CPUs: each share its own report, joined in LID order. */
+struct lid_shares {
+	const struct fabric *f;
+	const struct routing_tables *t;
+	const bool *lids;
+	const struct node **sw;	/* the switches: only they forward (CAs would cost a step per LID each) */
+	size_t nsw;
+	size_t *base;		/* per switch: where its ports start in peer[] */
+	uint32_t *peer;		/* per switch port: the switch (index in sw[]) it leads to, NO_NEXT for none */
+	struct loops_report r[SHARES_MAX];
+	int rc[SHARES_MAX];
+};
+
+#define NO_NEXT UINT32_MAX
+#define LID_BLOCK 64	/* LIDs decided together: a switch's entries for them are one cache line */
+
+/*
+ * For LIDs lo .. lo + nk - 1, next[k * nsw + i]: the switch that switch
+ * i's entry for lo + k leads to, NO_NEXT where the path ends. Read switch
+ * by switch, a line of its row each, where a walk per LID would miss the
+ * cache at every hop.
+ */
+static void fill_block(const struct lid_shares *s, uint16_t lo, size_t nk, uint32_t *next)
+{
+	for (size_t i = 0; i < s->nsw; i++) {
+		const struct node *sw = s->sw[i];
+		const uint8_t *row = s->t->lft[sw->index] + lo;
+		const uint32_t *peer = s->peer + s->base[i];
+		for (size_t k = 0; k < nk; k++)
+			next[k * s->nsw + i] = row[k] <= sw->nports ? peer[row[k]] : NO_NEXT;
+	}
+}
+
+/* Decides every switch for one LID (next: its row of fill_block); how many entries loop, *met where one did first. */
+static size_t check_lid(const uint32_t *next, size_t nsw, uint8_t *state, uint32_t *walk, uint32_t *met)
 {
 	size_t looping = 0;
-	for (size_t i = 0; i < nsw; i++)
-		state[sw[i]->index] = UNSEEN;
+	memset(state, UNSEEN, nsw);
+	*met = NO_NEXT;
 	for (size_t i = 0; i < nsw; i++) {
-		const struct node *at = sw[i];
+		uint32_t at = (uint32_t)i;
 		size_t n = 0;
-		while (at && state[at->index] == UNSEEN) {
-			state[at->index] = ON_WALK;
+		while (at != NO_NEXT && state[at] == UNSEEN) {
+			state[at] = ON_WALK;
 			walk[n++] = at;
-			at = next_hop(t, at, lid);
+			at = next[at];
 		}
-		uint8_t verdict = !at || state[at->index] == ENDS ? ENDS : LOOPS;
-		if (at && state[at->index] == ON_WALK && !r->first_lid)
-			keep_cycle(t, at, lid, r);
+		uint8_t verdict = at == NO_NEXT || state[at] == ENDS ? ENDS : LOOPS;
+		if (at != NO_NEXT && state[at] == ON_WALK && *met == NO_NEXT)
+			*met = at;
 		for (size_t k = 0; k < n; k++)
-			state[walk[k]->index] = verdict;
+			state[walk[k]] = verdict;
 		looping += verdict == LOOPS ? n : 0;
 	}
 	return looping;
@@ -70,33 +105,66 @@ int loops_find(const struct fabric *f, const struct routing_tables *t, struct lo
 	return loops_find_lids(f, t, NULL, r);
 }
 
-/* The LIDs shared out among the CPUs: each share its own report, joined in LID order. */
-struct lid_shares {
-	const struct fabric *f;
-	const struct routing_tables *t;
-	const bool *lids;
-	const struct node **sw;	/* the switches: only they forward (CAs would cost a step per LID each) */
-	size_t nsw;
-	struct loops_report r[SHARES_MAX];
-	int rc[SHARES_MAX];
-};
-
 static void find_share(void *arg, size_t k, size_t from, size_t to)
 {
 	struct lid_shares *s = arg;
-	uint8_t *state = malloc(s->f->nnodes + 1);
-	const struct node **walk = malloc((s->f->nnodes + 1) * sizeof(*walk));
+	uint8_t *state = malloc(s->nsw + 1);
+	uint32_t *walk = malloc((s->nsw + 1) * sizeof(*walk)), *next = malloc(LID_BLOCK * (s->nsw + 1) * sizeof(*next));
 	memset(&s->r[k], 0, sizeof(s->r[k]));
-	s->rc[k] = state && walk ? 0 : -1;
-	for (size_t lid = from + 1; lid <= to && s->rc[k] == 0; lid++) {
-		if (s->lids && !s->lids[lid])
+	s->rc[k] = state && walk && next ? 0 : -1;
+	for (size_t lo = from + 1; lo <= to && s->rc[k] == 0; lo += LID_BLOCK) {
+		size_t nk = to - lo + 1 < LID_BLOCK ? to - lo + 1 : LID_BLOCK, wanted = 0;
+		for (size_t j = 0; j < nk && !wanted; j++)
+			wanted = !s->lids || s->lids[lo + j];
+		if (!wanted)
 			continue;
-		size_t n = check_lid(s->sw, s->nsw, s->t, (uint16_t)lid, state, walk, &s->r[k]);
-		s->r[k].entries += n;
-		s->r[k].lids += n > 0;
+		fill_block(s, (uint16_t)lo, nk, next);
+		for (size_t j = 0; j < nk; j++) {
+			uint16_t lid = (uint16_t)(lo + j);
+			uint32_t met;
+			if (s->lids && !s->lids[lid])
+				continue;
+			size_t n = check_lid(next + j * s->nsw, s->nsw, state, walk, &met);
+			if (met != NO_NEXT && !s->r[k].first_lid)
+				keep_cycle(s->t, s->sw[met], lid, &s->r[k]);
+			s->r[k].entries += n;
+			s->r[k].lids += n > 0;
+		}
 	}
 	free(state);
 	free(walk);
+	free(next);
+}
+
+/* Numbers the switches with tables and where each port leads among them; -1 on allocation failure. */
+static int index_switches(struct lid_shares *s)
+{
+	const struct fabric *f = s->f;
+	size_t *of_node = malloc((f->nnodes + 1) * sizeof(*of_node)), ports = 0;
+	s->sw = malloc((f->nnodes + 1) * sizeof(*s->sw));
+	s->base = malloc((f->nnodes + 1) * sizeof(*s->base));
+	if (!of_node || !s->sw || !s->base) {
+		free(of_node);
+		return -1;
+	}
+	for (size_t i = 0; i < f->nnodes; i++) {
+		of_node[i] = SIZE_MAX;
+		if (s->t->lft[i]) {
+			of_node[i] = s->nsw;
+			s->base[s->nsw] = ports;
+			ports += f->nodes[i]->nports + 1u;
+			s->sw[s->nsw++] = f->nodes[i];
+		}
+	}
+	s->peer = malloc((ports + 1) * sizeof(*s->peer));
+	for (size_t i = 0; s->peer && i < s->nsw; i++)
+		for (unsigned p = 0; p <= s->sw[i]->nports; p++) {
+			const struct node *nx = routing_next_switch(s->sw[i], (uint8_t)p);
+			s->peer[s->base[i] + p] = nx && of_node[nx->index] != SIZE_MAX ? (uint32_t)of_node[nx->index]
+										 : NO_NEXT;
+		}
+	free(of_node);
+	return s->peer ? 0 : -1;
 }
 
 /* Fabrics with fewer nodes are looked at by one thread: starting more costs more than it saves. */
@@ -104,14 +172,13 @@ static void find_share(void *arg, size_t k, size_t from, size_t to)
 
 int loops_find_lids(const struct fabric *f, const struct routing_tables *t, const bool *lids, struct loops_report *r)
 {
-	struct lid_shares s = { .f = f, .t = t, .lids = lids, .sw = malloc((f->nnodes + 1) * sizeof(*s.sw)) };
+	struct lid_shares s = { .f = f, .t = t, .lids = lids };
 	int rc = 0;
 	memset(r, 0, sizeof(*r));
-	if (!s.sw)
-		return -1;
-	for (size_t i = 0; i < f->nnodes; i++)
-		if (t->lft[i])
-			s.sw[s.nsw++] = f->nodes[i];
+	if (index_switches(&s) < 0) {
+		rc = -1;
+		goto done;
+	}
 	size_t nshares = shares_count(f->nnodes, SHARE_MIN_NODES);
 	shares_run(nshares, t->max_lid, find_share, &s);	/* LIDs 1..max_lid as items 0..max_lid-1 */
 	for (size_t k = 0; k < nshares; k++) {
@@ -125,7 +192,10 @@ int loops_find_lids(const struct fabric *f, const struct routing_tables *t, cons
 		r->entries += s.r[k].entries;
 		r->lids += s.r[k].lids;
 	}
+done:
 	free(s.sw);
+	free(s.base);
+	free(s.peer);
 	if (rc < 0)
 		memset(r, 0, sizeof(*r));
 	return rc;
