@@ -8,15 +8,10 @@
  * building the graph (routing/cdg.c builds it: millions of dependencies on
  * a 27,648-host tree, each walked destination by destination).
  *
- * The numbering tried is the up*-down* one of a fat tree. Switches are
- * ordered by level (routing/rank.c: the distance from the nearest switch
- * with a CA), then GUID, as the up/down engine orders them; a channel is
- * up when it leads higher in that order. A channel up from the switch in
- * place p is numbered p; a channel down from it is numbered after every up
- * channel, higher the lower p is; a channel to a CA comes last (nothing
- * depends on it). So up-up, up-down and down-down turns rise, and a
- * down-up turn does not: where some entry makes one, this proof says
- * nothing and the caller builds the graph.
+ * The numbering tried is the up*-down* one of a fat tree
+ * (routing/channel_order.c), in which a down-up turn does not rise:
+ * where some entry makes one, this proof says nothing and the caller
+ * builds the graph.
  *
  * Towards a CA's LID every entry of every switch is checked, not only
  * those some walk from a CA would reach: any switch may answer a CA on
@@ -35,95 +30,16 @@
 #include <string.h>
 
 #include "routing/loops.h"
-#include "routing/rank.h"
+#include "routing/channel_order.h"
 #include "routing/shares.h"
 #include "routing/swindex.h"
-
-#define KEY_NONE INT32_MIN	/* no channel: port 0, unconnected, out of range */
-#define KEY_CA INT32_MAX	/* to a CA: last */
 
 /* Fabrics with fewer switches are checked by one thread: starting more costs more than it saves. */
 #define SHARE_MIN_SWITCHES 256
 
-struct order {
-	struct swindex x;
-	struct rank r;
-	size_t *place;		/* per switch index: its place in (level, GUID) order */
-	size_t *offset;		/* per switch index: where its ports' keys start */
-	uint8_t *nports;	/* per switch index */
-	int32_t *key;		/* per switch port: the number of the channel it sends on */
-	size_t *peer;		/* per switch port: the switch behind it, SW_NONE for none */
-};
-
-static void order_free(struct order *o)
-{
-	free(o->peer);
-	free(o->key);
-	free(o->nports);
-	free(o->offset);
-	free(o->place);
-	rank_free(&o->r);
-	swindex_free(&o->x);
-}
-
-static int by_rank(const void *a, const void *b, void *arg)
-{
-	const struct order *o = arg;
-	size_t sa = *(const size_t *)a, sb = *(const size_t *)b;
-	return rank_above(&o->r, &o->x, sa, sb) ? 1 : rank_above(&o->r, &o->x, sb, sa) ? -1 : 0;
-}
-
-static int order_build(const struct fabric *f, struct order *o)
-{
-	if (swindex_build(&o->x, f) < 0 || rank_fat_tree(&o->r, &o->x, NULL, 0) < 0)
-		return -1;
-	size_t n = o->x.nsw, ports = 0;
-	size_t *sorted = malloc((n + 1) * sizeof(*sorted));
-	o->place = malloc((n + 1) * sizeof(*o->place));
-	o->offset = malloc((n + 1) * sizeof(*o->offset));
-	o->nports = malloc(n + 1);
-	for (size_t s = 0; o->offset && o->nports && s < n; s++) {
-		o->offset[s] = ports;
-		o->nports[s] = o->x.sw[s]->nports;
-		ports += (size_t)o->x.sw[s]->nports + 1;
-	}
-	o->key = malloc((ports + 1) * sizeof(*o->key));
-	o->peer = malloc((ports + 1) * sizeof(*o->peer));
-	if (!sorted || !o->place || !o->offset || !o->nports || !o->key || !o->peer) {
-		free(sorted);
-		return -1;
-	}
-	for (size_t s = 0; s < n; s++)
-		sorted[s] = s;
-	qsort_r(sorted, n, sizeof(*sorted), by_rank, o);
-	for (size_t k = 0; k < n; k++)
-		o->place[sorted[k]] = k;
-	free(sorted);
-	for (size_t s = 0; s < n; s++) {
-		const struct node *sw = o->x.sw[s];
-		o->key[o->offset[s]] = KEY_NONE;
-		o->peer[o->offset[s]] = SW_NONE;
-		for (unsigned p = 1; p <= sw->nports; p++) {
-			const struct node *r = sw->ports[p].remote;
-			size_t peer = swindex_peer(&o->x, sw, p);
-			int32_t *k = &o->key[o->offset[s] + p];
-			o->peer[o->offset[s] + p] = peer;
-			if (!r)
-				*k = KEY_NONE;
-			else if (peer == SW_NONE)
-				*k = KEY_CA;
-			else if (o->r.level[s] == RANK_NONE || o->r.level[peer] == RANK_NONE)
-				*k = KEY_NONE;	/* unranked: marked unprovable below */
-			else
-				*k = (int32_t)(rank_above(&o->r, &o->x, peer, s) ? o->place[s] : 2 * n - o->place[s]);
-		}
-	}
-	return 0;
-}
-
 /* One proof's tables, as the order's switch indexes see them, and each share's verdict. */
 struct proof {
-	const struct order *o;
+	const struct channel_order *o;
 	const struct routing_tables *t;
 	const uint8_t **row;	/* per switch index: its LFT, or NULL */
 	const bool *switch_lid;
@@ -141,15 +57,15 @@ static uint8_t entry_port(const struct proof *p, size_t s, uint16_t lid)
 /* Whether the turn switch s makes for lid, if any, rises (as a turn can only be, onto a switch). */
 static bool turn_rises(const struct proof *p, size_t s, uint16_t lid)
 {
-	const struct order *o = p->o;
+	const struct channel_order *o = p->o;
 	uint8_t out = entry_port(p, s, lid);
-	int32_t k1 = out ? o->key[o->offset[s] + out] : KEY_NONE;
-	if (k1 == KEY_NONE || k1 == KEY_CA)
+	int32_t k1 = out ? o->key[o->offset[s] + out] : CHANNEL_KEY_NONE;
+	if (k1 == CHANNEL_KEY_NONE || k1 == CHANNEL_KEY_CA)
 		return true;	/* delivered, dropped, or out of range: no turn */
 	size_t next = o->peer[o->offset[s] + out];
 	uint8_t on = entry_port(p, next, lid);
-	int32_t k2 = on ? o->key[o->offset[next] + on] : KEY_NONE;
-	return k2 == KEY_NONE || k2 == KEY_CA || k2 > k1;
+	int32_t k2 = on ? o->key[o->offset[next] + on] : CHANNEL_KEY_NONE;
+	return k2 == CHANNEL_KEY_NONE || k2 == CHANNEL_KEY_CA || k2 > k1;
 }
 
 /* What a port of one switch leads to: the channel's number, the next switch's table and channel numbers. */
@@ -169,7 +85,7 @@ struct port_turns {
 static void rises_to_cas(void *arg, size_t k, size_t from, size_t to)
 {
 	struct proof *p = arg;
-	const struct order *o = p->o;
+	const struct channel_order *o = p->o;
 	struct port_turns port[256];
 	for (size_t s = from; s < to && p->verdict[k] == 1; s++) {
 		const uint8_t *row = p->row[s];
@@ -180,7 +96,7 @@ static void rises_to_cas(void *arg, size_t k, size_t from, size_t to)
 			struct port_turns *pt = &port[out];
 			size_t next = o->peer[o->offset[s] + out];
 			pt->key = o->key[o->offset[s] + out];
-			pt->turns = pt->key != KEY_NONE && pt->key != KEY_CA && p->row[next];
+			pt->turns = pt->key != CHANNEL_KEY_NONE && pt->key != CHANNEL_KEY_CA && p->row[next];
 			if (pt->turns) {
 				pt->next_row = p->row[next];
 				pt->next_key = o->key + o->offset[next];
@@ -192,8 +108,8 @@ static void rises_to_cas(void *arg, size_t k, size_t from, size_t to)
 			if (!pt->turns || p->switch_lid[lid])
 				continue;
 			uint8_t on = pt->next_row[lid];
-			int32_t k2 = on && on <= pt->next_ports ? pt->next_key[on] : KEY_NONE;
-			if (k2 != KEY_NONE && k2 <= pt->key) {	/* KEY_CA, last, always rises */
+			int32_t k2 = on && on <= pt->next_ports ? pt->next_key[on] : CHANNEL_KEY_NONE;
+			if (k2 != CHANNEL_KEY_NONE && k2 <= pt->key) {	/* CHANNEL_KEY_CA, last, always rises */
 				p->verdict[k] = 0;
 				break;
 			}
@@ -215,7 +131,7 @@ static size_t next_switch(const struct proof *p, size_t s, uint16_t lid)
  */
 static bool leaves_paths_rise(const struct proof *p, uint16_t lid, uint32_t *reached, uint32_t stamp, size_t *stack)
 {
-	const struct order *o = p->o;
+	const struct channel_order *o = p->o;
 	size_t top = 0;
 	for (size_t s = 0; s < o->x.nsw; s++)
 		if (o->r.level[s] == 0) {
@@ -267,24 +183,22 @@ static int prove_shares(struct proof *p, size_t n, share_fn fn)
 
 int order_proof(const struct fabric *f, const struct routing_tables *t)
 {
-	struct order o = { 0 };
+	struct channel_order o = { 0 };
 	struct proof p = { .o = &o, .t = t };
 	bool *switch_lid = calloc((size_t)t->max_lid + 1, sizeof(*switch_lid));
 	uint16_t *switch_lids = NULL;
 	const uint8_t **row = NULL;
 	int proven = -1;
-	if (!switch_lid || order_build(f, &o) < 0 || !(switch_lids = malloc((o.x.nsw + 1) * sizeof(*switch_lids))) ||
+	if (!switch_lid || channel_order_build(f, &o) < 0 || !(switch_lids = malloc((o.x.nsw + 1) * sizeof(*switch_lids))) ||
 	    !(row = malloc((o.x.nsw + 1) * sizeof(*row))))
 		goto done;
-	proven = 1;
+	proven = o.ranked;	/* a switch no CA is below: its links have no place in the order */
 	size_t nswitch_lids = 0;
 	for (size_t s = 0; s < o.x.nsw; s++) {
 		uint16_t lid = o.x.sw[s]->ports[0].lid;
 		if (lid && lid <= t->max_lid)
 			switch_lid[lid] = true;
 		row[s] = t->lft[o.x.sw[s]->index];
-		if (o.r.level[s] == RANK_NONE)
-			proven = 0;	/* a switch no CA is below: its links have no place in the order */
 	}
 	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
 		if (switch_lid[lid])
@@ -306,6 +220,6 @@ done:
 	free(row);
 	free(switch_lids);
 	free(switch_lid);
-	order_free(&o);
+	channel_order_free(&o);
 	return proven;
 }
