@@ -100,9 +100,16 @@ int main(int argc, char **argv)
 	printf("fabric: %u levels, radix %u: %zu switches, %zu hosts, max LID %u (built in %.0f ms)\n",
 	       spec.levels, spec.radix, fabric_count(&f, NODE_SWITCH), fabric_count(&f, NODE_CA), t.max_lid,
 	       t1 - t0);
+	char how[80];
+	if (res.order_proven)
+		snprintf(how, sizeof(how), "every turn rises in up*-down* order");
+	else if (res.layers.ordered)
+		snprintf(how, sizeof(how), "%u layer%s by up*-down* order, the others' channel dependency graphs",
+			 res.layers.ordered, res.layers.ordered > 1 ? "s" : "");
+	else
+		snprintf(how, sizeof(how), "channel dependency graph");
 	printf("route:  engine %s, %.0f ms (with the deadlock proof), %u VL%s, %s (%s)%s; peak RSS %ld MB (model %ld MB)\n",
-	       res.info.engine, t2 - t1, t.layers, t.layers > 1 ? "s" : "", rc ? "CYCLIC" : "acyclic",
-	       res.order_proven ? "every turn rises in up*-down* order" : "channel dependency graph",
+	       res.info.engine, t2 - t1, t.layers, t.layers > 1 ? "s" : "", rc ? "CYCLIC" : "acyclic", how,
 	       res.order_proven || res.layers.answers_proven ? "" : ", switches' answers not within the VLs",
 	       peak_rss_mb(), rss_model);
 	struct quality_report q;

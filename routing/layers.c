@@ -22,6 +22,7 @@
  */
 #include "routing/layers.h"
 #include "routing/layer_graph.h"
+#include "routing/order_proof.h"
 #include "routing/users_memo.h"
 
 #include <stdlib.h>
@@ -234,14 +235,16 @@ static int take_back(struct cutter *c)
  * Breaks the cycles of layer l (last: no layer above it) with one graph
  * search that moves LIDs up as it meets cycles, then takes back what the
  * layer can hold, and what offered (per LID: the engine's layer, if
- * offered lower; NULL: none) puts on the layer above. 0 with the figures
- * of the acyclic layer in r, 1 with the cycle no move breaks, -1 on
- * failure.
+ * offered lower; NULL: none) puts on the layer above. A layer whose
+ * walks rise in the up*-down* order is acyclic without its graph
+ * (*by_order, r's figures 0). 0 with the figures of the acyclic layer in
+ * r, 1 with the cycle no move breaks, -1 on failure.
  */
 static int split_layer(const struct fabric *f, struct routing_tables *t, unsigned l, bool last,
-		       const struct cdg_mix *m, const uint8_t *offered, unsigned *moved, struct cdg_report *r)
+		       const struct cdg_mix *m, const uint8_t *offered, unsigned *moved, bool *by_order,
+		       struct cdg_report *r)
 {
-	struct depgraph g;
+	struct depgraph g = { 0 };
 	struct cutter c = { .f = f, .t = t, .l = l, .answers = !m->no_answers, .g = &g,
 			    .uses = malloc((size_t)t->max_lid + 1), .chosen = malloc((size_t)t->max_lid + 1),
 			    .left = calloc((size_t)t->max_lid + 1, 1),
@@ -254,8 +257,14 @@ static int split_layer(const struct fabric *f, struct routing_tables *t, unsigne
 		if (c.left && offered && l >= 1 && offered[lid] == l + 1 && t->sl[lid] == l + 1)
 			offers = c.left[lid] = true;
 	}
-	if (c.uses && c.chosen && c.left && c.cut_of && (last || c.users) && depgraph_init(&g, f) == 0 &&
-	    cdg_add_layer(f, m, l, NULL, &g) == 0 && depgraph_cut_cycles(&g, last ? NULL : cut, &c, r) == 0) {
+	int ordered = offers ? 0 : order_proof_layer(f, m, l);	/* offers need the graph */
+	if (ordered == 1) {
+		memset(r, 0, sizeof(*r));
+		*by_order = true;
+		rc = 0;
+	} else if (ordered == 0 && c.uses && c.chosen && c.left && c.cut_of && (last || c.users) &&
+		   depgraph_init(&g, f) == 0 && cdg_add_layer(f, m, l, NULL, &g) == 0 &&
+		   depgraph_cut_cycles(&g, last ? NULL : cut, &c, r) == 0) {
 		if (r->cycle_len)
 			rc = 1;
 		else if (offers && !c.counted && layer_graph_init(&c.lg, f, t, l, c.answers, &g) < 0)
@@ -292,14 +301,16 @@ static int assign(const struct fabric *f, struct routing_tables *t, const uint8_
 {
 	struct cdg_report sum = { 0 };
 	unsigned engine_layers = t->layers ? t->layers : 1;
-	r->moved = 0;
+	r->moved = r->ordered = 0;
 	for (unsigned l = 0; l < max_layers; l++) {
 		struct cdg_mix m = cdg_mix_of(t);
 		unsigned moved;
+		bool by_order = false;
 		m.no_answers = !answers;
 		t->layers = l + 1 > engine_layers ? l + 1 : engine_layers;
-		int rc = split_layer(f, t, l, l + 1 >= max_layers, &m, offered, &moved, &r->cdg);
+		int rc = split_layer(f, t, l, l + 1 >= max_layers, &m, offered, &moved, &by_order, &r->cdg);
 		r->moved += moved;
+		r->ordered += by_order;
 		if (rc) {
 			r->layers = t->layers;
 			return rc;

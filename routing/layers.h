@@ -10,6 +10,7 @@
 struct layers_report {
 	unsigned layers;	/* layers in use after the split */
 	unsigned moved;		/* destinations moved off layer 0 */
+	unsigned ordered;	/* layers proven by channel order (order_proof_layer), not by their graph */
 	struct cdg_report cdg;	/* success: channels and dependencies summed over the layers;
 				 * failure: the cycle left on the last layer */
 	bool answers_proven;	/* the layers hold what LIDs send on their own SL (switches' answers) too */

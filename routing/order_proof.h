@@ -6,6 +6,7 @@
 #ifndef ROUTING_ORDER_PROOF_H
 #define ROUTING_ORDER_PROOF_H
 
+#include "routing/cdg.h"
 #include "routing/routing.h"
 
 /*
@@ -17,5 +18,14 @@
  * graph. -1 on allocation failure.
  */
 int order_proof(const struct fabric *f, const struct routing_tables *t);
+/*
+ * 1 when every turn on the walks of one layer of m (one table; those
+ * routing/cdg.c makes: to the layer's LIDs from the CAs' switches and,
+ * with answers, from the layer's senders to every CA) rises in that
+ * order: the layer's graph is then acyclic, and no walk loops. 0 when
+ * some turn does not (or m is a mixture): build the graph. -1 on
+ * allocation failure. (routing/order_layer.c)
+ */
+int order_proof_layer(const struct fabric *f, const struct cdg_mix *m, unsigned layer);
 
 #endif

@@ -580,9 +580,12 @@ static void start_route(struct sweep *s)
 		sweep_end(s, "routing failed (out of memory)", false);
 		return;
 	}
-	char proof[64];
+	char proof[96];
 	if (res.order_proven)
 		snprintf(proof, sizeof(proof), "every turn rising in up*-down* order");
+	else if (res.layers.ordered)
+		snprintf(proof, sizeof(proof), "%u by up*-down* order, %zu channels, %zu dependencies in the others",
+			 res.layers.ordered, res.cdg.channels, res.cdg.dependencies);
 	else
 		snprintf(proof, sizeof(proof), "%zu channels, %zu dependencies", res.cdg.channels, res.cdg.dependencies);
 	snprintf(detail, sizeof(detail), "engine %s (%u levels), max LID %u, %u of %u VLs, %s, %s%s", res.info.engine,

@@ -13,6 +13,12 @@
  * against the graph (layers_assign with the answers) and routing/loops.c.
  * On a radix-16 tree (320 switches: checked in shares, one per CPU) a
  * ping-pong at the first and at the last switch is found alike.
+ *
+ * One layer proven along its walks (order_proof_layer): the down-up turn
+ * above on a walk of layer 0 is seen; a ping-pong for a LID on another
+ * layer, which no walk of layer 0 takes, is not; on degraded trees whose
+ * escape entries fail the whole proof, layer 0 is proven where its graph
+ * is acyclic, never where it is not (with random changes too).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -240,6 +246,117 @@ static void every_share_is_checked(void **state)
 	fabric_free(&f);
 }
 
+static int layer_proof(const struct fabric *f, const struct routing_tables *t, unsigned layer, bool answers)
+{
+	struct cdg_mix m = cdg_mix_of(t);
+	m.no_answers = !answers;
+	return order_proof_layer(f, &m, layer);
+}
+
+static void layer_proof_sees_a_down_up_turn_on_a_walk(void **state)
+{
+	struct routed *r = *state;
+	const struct node *l0 = fabric_find_desc(&r->f, "H0_0")->ports[1].remote;
+	const struct node *far = NULL;
+	for (size_t i = 0; i < r->f.nnodes && !far; i++) {
+		const struct node *n = r->f.nodes[i];
+		if (n->type == NODE_CA && routing_switch_hops(&r->t, l0, n->ports[1].lid) == 4)
+			far = n;
+	}
+	assert_non_null(far);
+	uint16_t lid = far->ports[1].lid;
+	const struct node *agg = l0->ports[routing_next_hop(&r->t, l0, lid)].remote, *other = NULL;
+	for (unsigned p = 1; p <= agg->nports && !other; p++) {
+		const struct node *n = agg->ports[p].remote;
+		if (n && n->type == NODE_SWITCH && n != l0 && n->desc[0] == 'L')
+			other = n;
+	}
+	assert_non_null(other);
+	assert_int_equal(layer_proof(&r->f, &r->t, 0, true), 1);
+	uint8_t was = r->t.lft[agg->index][lid];
+	r->t.lft[agg->index][lid] = port_to(agg, other);	/* down to a leaf that sends it up again */
+	assert_int_equal(layer_proof(&r->f, &r->t, 0, true), 0);
+	assert_int_equal(layer_proof(&r->f, &r->t, 0, false), 0);	/* L0's own hosts walk it */
+	r->t.lft[agg->index][lid] = was;
+	assert_int_equal(layer_proof(&r->f, &r->t, 0, true), 1);
+}
+
+static void layer_proof_leaves_other_layers_alone(void **state)
+{
+	struct routed *r = *state;
+	const struct node *core = fabric_find_desc(&r->f, "C0"), *agg = NULL;
+	uint16_t lid = core->ports[0].lid;
+	for (unsigned p = 1; p <= core->nports && !agg; p++)
+		if (core->ports[p].remote && core->ports[p].remote->type == NODE_SWITCH)
+			agg = core->ports[p].remote;
+	assert_non_null(agg);
+	uint8_t was_core = r->t.lft[core->index][lid], was_agg = r->t.lft[agg->index][lid];
+	/* C0's LID on layer 1, and a down-up ping-pong for it: C0 down to agg, agg up to C0 */
+	r->t.sl[lid] = 1;
+	r->t.layers = 2;
+	r->t.lft[core->index][lid] = port_to(core, agg);
+	r->t.lft[agg->index][lid] = port_to(agg, core);
+	assert_int_equal(order_proof(&r->f, &r->t), 0);
+	assert_int_equal(layer_proof(&r->f, &r->t, 0, true), 1);
+	r->t.lft[core->index][lid] = was_core;
+	r->t.lft[agg->index][lid] = was_agg;
+	r->t.sl[lid] = 0;
+	r->t.layers = 1;
+}
+
+/* Whenever layer l is proven by order, its graph (answers as asked) is acyclic. */
+static void layer_agrees_with_the_graph(const struct fabric *f, const struct routing_tables *t, unsigned l,
+					bool answers, unsigned *proven)
+{
+	struct cdg_mix m = cdg_mix_of(t);
+	struct cdg_report c;
+	m.no_answers = !answers;
+	int ordered = order_proof_layer(f, &m, l);
+	assert_true(ordered >= 0);
+	if (!ordered)
+		return;
+	(*proven)++;
+	assert_int_equal(cdg_check_layer_with(f, &m, l, NULL, NULL, &c), 0);
+	assert_int_equal(c.cycle_len, 0);
+}
+
+static void degraded_trees_prove_layer_0_along_its_walks(void **state)
+{
+	(void)state;
+	unsigned proven = 0, checks = 0;
+	srand(11);
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		struct fabric f;
+		char err[256];
+		struct fattree_spec spec = { .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1, .seed = seed };
+		struct routing_tables t;
+		struct route_info info;
+		assert_int_equal(fattree_generate(&spec, &f, err), 0);
+		number_lids(&f);
+		assert_true(ftree_route(&f, NULL, 0, 8, &t, &info) >= 0);
+		if (seed == 1) {	/* escape entries: not the whole fabric, but layer 0 */
+			assert_true(t.layers > 1);
+			assert_int_equal(order_proof(&f, &t), 0);
+			assert_int_equal(layer_proof(&f, &t, 0, true), 1);
+		}
+		for (unsigned round = 0; round < 4; round++) {
+			for (unsigned l = 0; l < t.layers; l++, checks += 2) {
+				layer_agrees_with_the_graph(&f, &t, l, true, &proven);
+				layer_agrees_with_the_graph(&f, &t, l, false, &proven);
+			}
+			for (unsigned k = 0; k < 4; k++) {	/* then some entries changed at random */
+				const struct node *sw = f.nodes[(size_t)rand() % f.nnodes];
+				if (sw->type == NODE_SWITCH)
+					t.lft[sw->index][1 + rand() % t.max_lid] = (uint8_t)(1 + rand() % sw->nports);
+			}
+		}
+		routing_tables_free(&t);
+		fabric_free(&f);
+	}
+	print_message("layers proven by order along their walks: %u of %u\n", proven, checks);
+	assert_true(proven > 0 && proven < checks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +366,9 @@ int main(void)
 		cmocka_unit_test(random_changes_never_prove_a_cycle),
 		cmocka_unit_test(degraded_trees_never_prove_a_cycle),
 		cmocka_unit_test(every_share_is_checked),
+		cmocka_unit_test(layer_proof_sees_a_down_up_turn_on_a_walk),
+		cmocka_unit_test(layer_proof_leaves_other_layers_alone),
+		cmocka_unit_test(degraded_trees_prove_layer_0_along_its_walks),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

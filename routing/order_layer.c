@@ -1,0 +1,219 @@
+/*
+ * DOC: one layer proven by channel order
+ *
+ * order_proof.c proves every layer at once, every entry of every switch
+ * rising in the up*-down* numbering of channels (routing/channel_order.c).
+ * On a degraded tree the escape entries (switches without a legal path,
+ * which answer along a down-up turn) fail it, though the layer of the
+ * hosts' LIDs may carry none of them. This proves one layer the same way,
+ * but only along the walks routing/cdg.c makes for it: from the CAs'
+ * switches to the layer's LIDs and, with answers, from the layer's
+ * senders to every CA. Where each turn on them rises, the layer's graph is
+ * acyclic without being built.
+ *
+ * The walks are not walked one by one. For 64 LIDs at a time each switch
+ * holds a bit per LID that some walk reaches it. Rising turns go up the
+ * order and then down, so one pass up the switches' places (following the
+ * entries that lead higher) and one down (those that lead lower) reach
+ * every switch a walk reaches, as long as every turn met rises; in the
+ * pass down a switch's bits are complete when it comes, and the turn each
+ * reached entry leads into is checked there. A turn that does not rise
+ * ends the proof, so the passes never stand for a walk they would miss.
+ * The blocks are shared out among the CPUs.
+ */
+#include "routing/order_proof.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/channel_order.h"
+#include "routing/shares.h"
+
+#define LID_BLOCK 64	/* LIDs proven together: a bit each in a switch's word */
+#define SHARE_MIN_BLOCKS 16	/* fewer blocks are proven by one thread: starting more costs more than it saves */
+
+enum { LID_NONE, LID_SWITCH, LID_CA };
+
+struct layer_proof {
+	const struct channel_order *o;
+	const struct routing_tables *t;
+	const uint8_t **row;	/* per switch index: its LFT */
+	uint8_t *kind;		/* per LID */
+	bool *mine;		/* per LID: on the layer (the CAs send to it on it) */
+	uint64_t *seed_mine, *seed_ca;	/* per switch index: all ones where walks start for those LIDs */
+	size_t *own;		/* switches whose own LID is on the layer (they answer CAs) */
+	size_t nown;
+	bool own_next;		/* their answers start at their next switch (cdg_own_hop_on_vl0) */
+	uint64_t *reach[SHARES_MAX];	/* per share, per switch index: the block's LIDs some walk brings there */
+	int verdict[SHARES_MAX];	/* per share: 1 every turn rises, 0 one does not, -1 allocation failure */
+};
+
+/* The switch s's entry for lid leads to, SW_NONE for none. */
+static size_t next_of(const struct layer_proof *p, size_t s, uint16_t lid)
+{
+	uint8_t out = p->row[s][lid];
+	return out && out <= p->o->nports[s] ? p->o->peer[p->o->offset[s] + out] : SW_NONE;
+}
+
+/* Whether the turn into s's next switch for lid rises (no turn: a CA, the LID's switch, a drop). */
+static bool rises(const struct layer_proof *p, size_t s, uint16_t lid)
+{
+	const struct channel_order *o = p->o;
+	uint8_t out = p->row[s][lid];
+	if (!out || out > o->nports[s])
+		return true;
+	int32_t k1 = o->key[o->offset[s] + out];
+	size_t next = o->peer[o->offset[s] + out];
+	if (k1 == CHANNEL_KEY_NONE || k1 == CHANNEL_KEY_CA || next == SW_NONE)
+		return true;
+	uint8_t on = p->row[next][lid];
+	int32_t k2 = on && on <= o->nports[next] ? o->key[o->offset[next] + on] : CHANNEL_KEY_NONE;
+	return k2 == CHANNEL_KEY_NONE || k2 > k1;
+}
+
+/* Where the walks to LIDs lo .. lo + n - 1 start, as bits in reach. */
+static void seed_block(const struct layer_proof *p, uint16_t lo, size_t n, uint64_t *reach)
+{
+	uint64_t mine = 0, ca = 0;
+	for (size_t k = 0; k < n; k++) {
+		mine |= (uint64_t)p->mine[lo + k] << k;
+		ca |= (uint64_t)(p->kind[lo + k] == LID_CA) << k;
+	}
+	for (size_t s = 0; s < p->o->x.nsw; s++)
+		reach[s] = (p->seed_mine[s] & mine) | (p->seed_ca[s] & ca);
+	for (size_t i = 0; i < p->nown; i++) {
+		size_t s = p->own[i];
+		if (!p->own_next) {
+			reach[s] |= ca;
+			continue;
+		}
+		for (uint64_t b = ca; b; b &= b - 1) {
+			unsigned k = (unsigned)__builtin_ctzll(b);
+			size_t next = next_of(p, s, (uint16_t)(lo + k));
+			if (next != SW_NONE)
+				reach[next] |= 1ull << k;
+		}
+	}
+}
+
+/* The two passes over one block: false when a reached entry leads into a turn that does not rise. */
+static bool block_rises(const struct layer_proof *p, uint16_t lo, uint64_t *reach)
+{
+	const struct channel_order *o = p->o;
+	size_t nsw = o->x.nsw;
+	for (size_t i = 0; i < nsw; i++) {	/* up: lower places first */
+		size_t s = o->at_place[i];
+		for (uint64_t b = reach[s]; b; b &= b - 1) {
+			unsigned k = (unsigned)__builtin_ctzll(b);
+			size_t next = next_of(p, s, (uint16_t)(lo + k));
+			if (next != SW_NONE && o->place[next] > i)
+				reach[next] |= 1ull << k;
+		}
+	}
+	for (size_t i = nsw; i-- > 0;) {	/* down: every bit of s is in when it comes */
+		size_t s = o->at_place[i];
+		for (uint64_t b = reach[s]; b; b &= b - 1) {
+			unsigned k = (unsigned)__builtin_ctzll(b);
+			uint16_t lid = (uint16_t)(lo + k);
+			if (!rises(p, s, lid))
+				return false;
+			size_t next = next_of(p, s, lid);
+			if (next != SW_NONE && o->place[next] < i)
+				reach[next] |= 1ull << k;
+		}
+	}
+	return true;
+}
+
+/* Blocks [from, to) of LIDs (block b: LIDs 1 + 64 b ...), each share with its own bits. */
+static void prove_share(void *arg, size_t k, size_t from, size_t to)
+{
+	struct layer_proof *p = arg;
+	size_t max_lid = p->t->max_lid;
+	uint64_t *reach = p->reach[k] = malloc((p->o->x.nsw + 1) * sizeof(*reach));
+	p->verdict[k] = reach ? 1 : -1;
+	for (size_t b = from; b < to && p->verdict[k] == 1; b++) {
+		size_t lo = 1 + b * LID_BLOCK, n = max_lid - lo + 1 < LID_BLOCK ? max_lid - lo + 1 : LID_BLOCK;
+		seed_block(p, (uint16_t)lo, n, reach);
+		p->verdict[k] = block_rises(p, (uint16_t)lo, reach);
+	}
+}
+
+/*
+ * Fills what the walks of m's layer start from, as routing/cdg.c finds
+ * it: 0, 1 when a switch has no table (not proven here), -1 on allocation
+ * failure.
+ */
+static int layer_setup(struct layer_proof *p, const struct fabric *f, const struct cdg_mix *m, unsigned layer)
+{
+	const struct channel_order *o = p->o;
+	size_t nsw = o->x.nsw, n = (size_t)p->t->max_lid + 1;
+	const struct node **entry = malloc((f->nnodes + 1) * sizeof(*entry));
+	p->row = malloc((nsw + 1) * sizeof(*p->row));
+	p->kind = calloc(n, sizeof(*p->kind));
+	p->mine = calloc(n, sizeof(*p->mine));
+	p->seed_mine = calloc(nsw + 1, sizeof(*p->seed_mine));
+	p->seed_ca = calloc(nsw + 1, sizeof(*p->seed_ca));
+	p->own = malloc((nsw + 1) * sizeof(*p->own));
+	size_t nentry = entry ? cdg_entry_switches(f, entry) : SIZE_MAX;
+	if (!p->row || !p->kind || !p->mine || !p->seed_mine || !p->seed_ca || !p->own || nentry == SIZE_MAX) {
+		free(entry);
+		return -1;
+	}
+	bool answers = !m->to_cas_only && !m->no_answers;
+	p->own_next = cdg_own_hop_on_vl0(layer);
+	for (size_t s = 0; s < nsw; s++)
+		if (!(p->row[s] = p->t->lft[o->x.sw[s]->index])) {
+			free(entry);
+			return 1;	/* a switch without a table: not for this proof */
+		}
+	for (size_t i = 0; i < nentry; i++)
+		p->seed_mine[o->x.of_node[entry[i]->index]] = UINT64_MAX;
+	free(entry);
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *x = f->nodes[i];
+		bool sw = x->type == NODE_SWITCH;
+		for (unsigned q = sw ? 0 : 1; q <= (sw ? 0 : x->nports); q++) {
+			uint16_t lid = x->ports[q].lid;
+			const struct node *at = cdg_entry_switch(x, q);
+			if (!lid || lid >= n || (sw && m->to_cas_only))
+				continue;
+			p->kind[lid] = sw ? LID_SWITCH : LID_CA;
+			p->mine[lid] = cdg_on_layer(m, lid, layer);
+			if (!answers || !p->mine[lid] || !at)
+				continue;
+			if (sw)
+				p->own[p->nown++] = o->x.of_node[at->index];
+			else
+				p->seed_ca[o->x.of_node[at->index]] = UINT64_MAX;	/* a CA on the layer answers CAs */
+		}
+	}
+	return 0;
+}
+
+int order_proof_layer(const struct fabric *f, const struct cdg_mix *m, unsigned layer)
+{
+	struct channel_order o = { 0 };
+	struct layer_proof p = { .o = &o, .t = m->lft[0] };
+	if (m->nlft != 1)
+		return 0;	/* a mixture: each switch has two entries, not proven here */
+	int rc = channel_order_build(f, &o) < 0 ? -1 : layer_setup(&p, f, m, layer);
+	int proven = rc < 0 ? -1 : rc == 0 && o.ranked;
+	if (proven == 1) {
+		size_t nblocks = ((size_t)p.t->max_lid + LID_BLOCK - 1) / LID_BLOCK;
+		size_t nshares = shares_count(nblocks, SHARE_MIN_BLOCKS);
+		shares_run(nshares, nblocks, prove_share, &p);
+		for (size_t k = 0; k < nshares; k++) {
+			proven = p.verdict[k] < proven ? p.verdict[k] : proven;
+			free(p.reach[k]);
+		}
+	}
+	free(p.row);
+	free(p.kind);
+	free(p.mine);
+	free(p.seed_mine);
+	free(p.seed_ca);
+	free(p.own);
+	channel_order_free(&o);
+	return proven;
+}
