@@ -240,13 +240,15 @@ static void note(struct route_info *info, const char *engine, unsigned levels, c
 
 /*
  * Up/down from one root into out; *r is the ranking used (free it). With
- * switch_lids_only, the caller keeps only the switch LIDs' entries, so the
- * ports are not balanced by CA LIDs.
+ * switch_lids_only, out holds the fat-tree tables: only those switches'
+ * LID columns are routed into it, each port loaded by the CA LIDs out
+ * sends through it, and nothing is balanced.
  */
 static int updown_tables(const struct fabric *f, const struct swindex *x, struct routing_tables *out,
-			 struct rank *r, const bool *switch_lids_only, const struct routing_tables *load_from)
+			 struct rank *r, const bool *switch_lids_only)
 {
-	struct updown_plan plan = { .x = x, .r = r, .only = switch_lids_only, .load_from = load_from };
+	struct updown_plan plan = { .x = x, .r = r, .only = switch_lids_only, .in_place = switch_lids_only,
+				    .load_from = switch_lids_only ? out : NULL };
 	struct updown_gaps gaps;
 	if (rank_from_center(r, x) < 0)
 		return -1;
@@ -262,7 +264,7 @@ static int updown_with_note(const struct fabric *f, const struct swindex *x, str
 			    struct route_info *info, const char *why)
 {
 	struct rank r;
-	if (updown_tables(f, x, out, &r, NULL, NULL) < 0)
+	if (updown_tables(f, x, out, &r, NULL) < 0)
 		return -1;
 	char text[sizeof(info->note)];
 	snprintf(text, sizeof(text), "%s%s%s", why ? why : "", why ? "; " : "", r.why);
@@ -307,7 +309,6 @@ static int escape_layer(const struct fabric *f, const struct swindex *x, const s
 			unsigned max_layers, struct routing_tables *t, const struct updown_gaps *gaps, char *why,
 			size_t len)
 {
-	struct routing_tables u;
 	struct rank r;
 	bool *only = calloc(x->nsw + 1, sizeof(*only)), *gap = calloc((size_t)t->max_lid + 1, sizeof(*gap));
 	int rc = only && gap ? 0 : -1;
@@ -316,23 +317,19 @@ static int escape_layer(const struct fabric *f, const struct swindex *x, const s
 	for (size_t s = 0; rc == 0 && s < x->nsw; s++)
 		only[s] = x->sw[s]->ports[0].lid <= t->max_lid && gap[x->sw[s]->ports[0].lid];
 	if (rc == 0)
-		rc = updown_tables(f, x, &u, &r, only, t);
+		rc = updown_tables(f, x, t, &r, only);
 	free(gap);
 	if (rc < 0) {
 		free(only);
 		return -1;
 	}
 	unsigned top = 1;
-	for (size_t s = 0; s < x->nsw; s++) {
-		if (!only[s])
-			continue;
-		uint16_t lid = x->sw[s]->ports[0].lid;
-		for (size_t n = 0; n < f->nnodes; n++)
-			if (t->lft[n])
-				t->lft[n][lid] = u.lft[n][lid];
-		t->sl[lid] = (uint8_t)escape_layer_of(fr, s, max_layers);
-		top = t->sl[lid] > top ? t->sl[lid] : top;
-	}
+	for (size_t s = 0; s < x->nsw; s++)
+		if (only[s]) {
+			uint16_t lid = x->sw[s]->ports[0].lid;
+			t->sl[lid] = (uint8_t)escape_layer_of(fr, s, max_layers);
+			top = t->sl[lid] > top ? t->sl[lid] : top;
+		}
 	t->layers = top + 1;
 	char vls[32];
 	snprintf(vls, sizeof(vls), top > 1 ? "VLs 1-%u, one per switch level" : "VL %u", top);
@@ -340,7 +337,6 @@ static int escape_layer(const struct fabric *f, const struct swindex *x, const s
 		 gaps->nswitch_lids, vls, r.why);
 	free(only);
 	rank_free(&r);
-	routing_tables_free(&u);
 	return 0;
 }
 

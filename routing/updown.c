@@ -800,16 +800,46 @@ static int ud_setup(struct ud *u, const struct fabric *f, const struct updown_pl
 	return 0;
 }
 
+/* Sets the LID columns of plan->only's switches to LFT_NO_PATH in t, row by row. -1 on allocation failure. */
+static int clear_only_columns(const struct ud *u, const struct fabric *f, struct routing_tables *t)
+{
+	uint16_t *cols = NULL, lids[FABRIC_MAX_PORTS + 1];
+	uint8_t at_port[FABRIC_MAX_PORTS + 1];
+	size_t n = 0, cap = 0;
+	for (size_t s = 0; s < u->x->nsw; s++) {
+		unsigned cas, k = u->p->only[s] ? attached_lids(u, t, s, lids, at_port, &cas) : 0;
+		if (n + k > cap) {
+			cap = 2 * (n + k);
+			uint16_t *more = realloc(cols, cap * sizeof(*cols));
+			if (!more) {
+				free(cols);
+				return -1;
+			}
+			cols = more;
+		}
+		memcpy(cols + n, lids, k * sizeof(*lids));
+		n += k;
+	}
+	for (size_t i = 0; i < f->nnodes; i++)
+		for (size_t k = 0; t->lft[i] && k < n; k++)
+			t->lft[i][cols[k]] = LFT_NO_PATH;
+	free(cols);
+	return 0;
+}
+
 int updown_fill(const struct fabric *f, const struct updown_plan *plan, struct routing_tables *out,
 		struct updown_gaps *gaps)
 {
 	struct ud u;
 	size_t *bottom_up = NULL;
 	int rc = -1;
+	bool in_place = plan->only && plan->in_place;
 	memset(gaps, 0, sizeof(*gaps));
-	memset(out, 0, sizeof(*out));
+	if (!in_place)
+		memset(out, 0, sizeof(*out));
 	uint16_t max_lid = routing_max_lid(f);
-	if (ud_setup(&u, f, plan, max_lid) < 0 || routing_tables_alloc(out, f, max_lid) < 0)
+	if (ud_setup(&u, f, plan, max_lid) < 0 ||
+	    (in_place ? clear_only_columns(&u, f, out) : routing_tables_alloc(out, f, max_lid)) < 0)
 		goto done;
 	/* bottom of the order first: leaves, in GUID order, take the balance */
 	bottom_up = malloc((u.ndesc + 1) * sizeof(*bottom_up));
@@ -834,7 +864,8 @@ int updown_fill(const struct fabric *f, const struct updown_plan *plan, struct r
 done:
 	if (rc < 0) {
 		updown_gaps_free(gaps);
-		routing_tables_free(out);
+		if (!in_place)
+			routing_tables_free(out);
 	}
 	free(bottom_up);
 	ud_free(&u);

@@ -23,6 +23,12 @@ struct updown_plan {
 	uint64_t *stride;
 	/* per switch index: route only the LIDs of these switches (NULL: all), the ports left unbalanced */
 	const bool *only;
+	/*
+	 * With only: out already holds f's tables, and only those switches'
+	 * LID columns are routed into it (first set to LFT_NO_PATH), the
+	 * others kept; no second table of the whole fabric is allocated.
+	 */
+	bool in_place;
 	const struct routing_tables *load_from;	/* each port's load starts at the CA LIDs these send out of it */
 };
 
@@ -40,9 +46,10 @@ void updown_gaps_free(struct updown_gaps *g);
  * switch that can reach the destination going only down does so, others
  * go up. Switches without a legal path get an escape route (updown.c);
  * the leaves left without one go to *gaps (free it with updown_gaps_free).
- * With plan->only, the LIDs of other switches are left LFT_NO_PATH and
- * count for no port's load, and no balancing pass follows (a partial
- * routing has no balance to keep). -1 on allocation failure.
+ * With plan->only, the LIDs of other switches are left LFT_NO_PATH (or as
+ * they were, plan->in_place) and count for no port's load, and no
+ * balancing pass follows (a partial routing has no balance to keep). -1 on
+ * allocation failure (out then freed, unless in place).
  */
 int updown_fill(const struct fabric *f, const struct updown_plan *plan, struct routing_tables *out,
 		struct updown_gaps *gaps);
