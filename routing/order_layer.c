@@ -11,15 +11,17 @@
  * senders to every CA. Where each turn on them rises, the layer's graph is
  * acyclic without being built.
  *
+ * The only turn that does not rise is a down move followed by an up move.
  * The walks are not walked one by one. For 64 LIDs at a time each switch
  * holds a bit per LID that some walk reaches it. Rising turns go up the
  * order and then down, so one pass up the switches' places (following the
- * entries that lead higher) and one down (those that lead lower) reach
- * every switch a walk reaches, as long as every turn met rises; in the
- * pass down a switch's bits are complete when it comes, and the turn each
- * reached entry leads into is checked there. A turn that does not rise
- * ends the proof, so the passes never stand for a walk they would miss.
- * The blocks are shared out among the CPUs.
+ * entries that lead higher, noting which lead lower) and one down
+ * (following those) reach every switch a walk reaches, as long as every
+ * turn met rises; in the pass down a switch's bits from above are
+ * complete when it comes, and one whose entry there leads up is the turn
+ * that does not rise: it ends the proof, so the passes never stand for a
+ * walk they would miss. Each entry is read about once. The blocks are
+ * shared out among the CPUs.
  */
 #include "routing/order_proof.h"
 
@@ -44,7 +46,7 @@ struct layer_proof {
 	size_t *own;		/* switches whose own LID is on the layer (they answer CAs) */
 	size_t nown;
 	bool own_next;		/* their answers start at their next switch (cdg_own_hop_on_vl0) */
-	uint64_t *reach[SHARES_MAX];	/* per share, per switch index: the block's LIDs some walk brings there */
+	uint8_t *move;		/* per switch port (as o->key): MOVE_UP, MOVE_DOWN or MOVE_NONE */
 	int verdict[SHARES_MAX];	/* per share: 1 every turn rises, 0 one does not, -1 allocation failure */
 };
 
@@ -53,22 +55,6 @@ static size_t next_of(const struct layer_proof *p, size_t s, uint16_t lid)
 {
 	uint8_t out = p->row[s][lid];
 	return out && out <= p->o->nports[s] ? p->o->peer[p->o->offset[s] + out] : SW_NONE;
-}
-
-/* Whether the turn into s's next switch for lid rises (no turn: a CA, the LID's switch, a drop). */
-static bool rises(const struct layer_proof *p, size_t s, uint16_t lid)
-{
-	const struct channel_order *o = p->o;
-	uint8_t out = p->row[s][lid];
-	if (!out || out > o->nports[s])
-		return true;
-	int32_t k1 = o->key[o->offset[s] + out];
-	size_t next = o->peer[o->offset[s] + out];
-	if (k1 == CHANNEL_KEY_NONE || k1 == CHANNEL_KEY_CA || next == SW_NONE)
-		return true;
-	uint8_t on = p->row[next][lid];
-	int32_t k2 = on && on <= o->nports[next] ? o->key[o->offset[next] + on] : CHANNEL_KEY_NONE;
-	return k2 == CHANNEL_KEY_NONE || k2 > k1;
 }
 
 /* Where the walks to LIDs lo .. lo + n - 1 start, as bits in reach. */
@@ -96,47 +82,84 @@ static void seed_block(const struct layer_proof *p, uint16_t lo, size_t n, uint6
 	}
 }
 
-/* The two passes over one block: false when a reached entry leads into a turn that does not rise. */
-static bool block_rises(const struct layer_proof *p, uint16_t lo, uint64_t *reach)
+/* How an entry leaves a switch: towards a switch higher or lower in the order, or not to a switch. */
+enum { MOVE_NONE, MOVE_UP, MOVE_DOWN };
+
+static uint8_t move_of(const struct layer_proof *p, size_t s, uint16_t lid)
+{
+	uint8_t out = p->row[s][lid];
+	return out <= p->o->nports[s] ? p->move[p->o->offset[s] + out] : MOVE_NONE;
+}
+
+/* A share's words for one block, per switch index. */
+struct block_bits {
+	uint64_t *reach;	/* LIDs some walk brings there going up (the seeds included) */
+	uint64_t *up, *down;	/* of those, the LIDs whose entry there leads up, or down */
+	uint64_t *came;		/* LIDs some walk brings there going down */
+};
+
+/*
+ * The two passes over one block: false when a walk turns from down to up,
+ * the only turn that does not rise (an up move is followed by anything
+ * higher in the numbering, a down move by another down move or a CA).
+ */
+static bool block_rises(const struct layer_proof *p, uint16_t lo, struct block_bits *w)
 {
 	const struct channel_order *o = p->o;
 	size_t nsw = o->x.nsw;
-	for (size_t i = 0; i < nsw; i++) {	/* up: lower places first */
+	memset(w->up, 0, nsw * sizeof(*w->up));
+	memset(w->down, 0, nsw * sizeof(*w->down));
+	memset(w->came, 0, nsw * sizeof(*w->came));
+	for (size_t i = 0; i < nsw; i++) {	/* up: lower places first, so reach[s] is whole when s comes */
 		size_t s = o->at_place[i];
-		for (uint64_t b = reach[s]; b; b &= b - 1) {
+		for (uint64_t b = w->reach[s]; b; b &= b - 1) {
 			unsigned k = (unsigned)__builtin_ctzll(b);
-			size_t next = next_of(p, s, (uint16_t)(lo + k));
-			if (next != SW_NONE && o->place[next] > i)
-				reach[next] |= 1ull << k;
+			uint8_t mv = move_of(p, s, (uint16_t)(lo + k));
+			if (mv == MOVE_UP) {
+				w->up[s] |= 1ull << k;
+				w->reach[next_of(p, s, (uint16_t)(lo + k))] |= 1ull << k;
+			} else if (mv == MOVE_DOWN) {
+				w->down[s] |= 1ull << k;
+			}
 		}
 	}
-	for (size_t i = nsw; i-- > 0;) {	/* down: every bit of s is in when it comes */
+	for (size_t i = nsw; i-- > 0;) {	/* down: higher places first, so came[s] is whole when s comes */
 		size_t s = o->at_place[i];
-		for (uint64_t b = reach[s]; b; b &= b - 1) {
+		if (w->came[s] & w->up[s])
+			return false;
+		for (uint64_t b = w->came[s] & ~w->reach[s]; b; b &= b - 1) {	/* not looked at going up */
 			unsigned k = (unsigned)__builtin_ctzll(b);
-			uint16_t lid = (uint16_t)(lo + k);
-			if (!rises(p, s, lid))
+			uint8_t mv = move_of(p, s, (uint16_t)(lo + k));
+			if (mv == MOVE_UP)
 				return false;
-			size_t next = next_of(p, s, lid);
-			if (next != SW_NONE && o->place[next] < i)
-				reach[next] |= 1ull << k;
+			if (mv == MOVE_DOWN)
+				w->down[s] |= 1ull << k;
+		}
+		for (uint64_t b = w->down[s]; b; b &= b - 1) {
+			unsigned k = (unsigned)__builtin_ctzll(b);
+			w->came[next_of(p, s, (uint16_t)(lo + k))] |= 1ull << k;
 		}
 	}
 	return true;
 }
 
-/* Blocks [from, to) of LIDs (block b: LIDs 1 + 64 b ...), each share with its own bits. */
+/* Blocks [from, to) of LIDs (block b: LIDs 1 + 64 b ...), each share with its own words. */
 static void prove_share(void *arg, size_t k, size_t from, size_t to)
 {
 	struct layer_proof *p = arg;
-	size_t max_lid = p->t->max_lid;
-	uint64_t *reach = p->reach[k] = malloc((p->o->x.nsw + 1) * sizeof(*reach));
-	p->verdict[k] = reach ? 1 : -1;
+	size_t max_lid = p->t->max_lid, nsw = p->o->x.nsw + 1;
+	struct block_bits w = { malloc(nsw * sizeof(*w.reach)), malloc(nsw * sizeof(*w.up)),
+				malloc(nsw * sizeof(*w.down)), malloc(nsw * sizeof(*w.came)) };
+	p->verdict[k] = w.reach && w.up && w.down && w.came ? 1 : -1;
 	for (size_t b = from; b < to && p->verdict[k] == 1; b++) {
 		size_t lo = 1 + b * LID_BLOCK, n = max_lid - lo + 1 < LID_BLOCK ? max_lid - lo + 1 : LID_BLOCK;
-		seed_block(p, (uint16_t)lo, n, reach);
-		p->verdict[k] = block_rises(p, (uint16_t)lo, reach);
+		seed_block(p, (uint16_t)lo, n, w.reach);
+		p->verdict[k] = block_rises(p, (uint16_t)lo, &w);
 	}
+	free(w.reach);
+	free(w.up);
+	free(w.down);
+	free(w.came);
 }
 
 /*
@@ -155,10 +178,18 @@ static int layer_setup(struct layer_proof *p, const struct fabric *f, const stru
 	p->seed_mine = calloc(nsw + 1, sizeof(*p->seed_mine));
 	p->seed_ca = calloc(nsw + 1, sizeof(*p->seed_ca));
 	p->own = malloc((nsw + 1) * sizeof(*p->own));
+	size_t ports = nsw ? o->offset[nsw - 1] + o->nports[nsw - 1] + 1 : 0;
+	p->move = malloc(ports + 1);
 	size_t nentry = entry ? cdg_entry_switches(f, entry) : SIZE_MAX;
-	if (!p->row || !p->kind || !p->mine || !p->seed_mine || !p->seed_ca || !p->own || nentry == SIZE_MAX) {
+	if (!p->row || !p->kind || !p->mine || !p->seed_mine || !p->seed_ca || !p->own || !p->move ||
+	    nentry == SIZE_MAX) {
 		free(entry);
 		return -1;
+	}
+	for (size_t i = 0; i < ports; i++) {	/* up channels are numbered below the switch count */
+		int32_t key = o->key[i];
+		p->move[i] = key == CHANNEL_KEY_NONE || key == CHANNEL_KEY_CA ? MOVE_NONE
+			     : (size_t)key < nsw ? MOVE_UP : MOVE_DOWN;
 	}
 	bool answers = !m->to_cas_only && !m->no_answers;
 	p->own_next = cdg_own_hop_on_vl0(layer);
@@ -203,10 +234,8 @@ int order_proof_layer(const struct fabric *f, const struct cdg_mix *m, unsigned 
 		size_t nblocks = ((size_t)p.t->max_lid + LID_BLOCK - 1) / LID_BLOCK;
 		size_t nshares = shares_count(nblocks, SHARE_MIN_BLOCKS);
 		shares_run(nshares, nblocks, prove_share, &p);
-		for (size_t k = 0; k < nshares; k++) {
+		for (size_t k = 0; k < nshares; k++)
 			proven = p.verdict[k] < proven ? p.verdict[k] : proven;
-			free(p.reach[k]);
-		}
 	}
 	free(p.row);
 	free(p.kind);
@@ -214,6 +243,7 @@ int order_proof_layer(const struct fabric *f, const struct cdg_mix *m, unsigned 
 	free(p.seed_mine);
 	free(p.seed_ca);
 	free(p.own);
+	free(p.move);
 	channel_order_free(&o);
 	return proven;
 }
