@@ -184,19 +184,25 @@ static void random_changes_never_prove_a_cycle(void **state)
 	assert_true(proven > 0 && proven < tried);
 }
 
+/* Seed `seed` of the degraded radix-8 family, routed by ftree on 8 VLs. */
+static void route_degraded_r8(uint64_t seed, struct fabric *f, struct routing_tables *t)
+{
+	char err[256];
+	struct fattree_spec spec = { .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1, .seed = seed };
+	struct route_info info;
+	assert_int_equal(fattree_generate(&spec, f, err), 0);
+	number_lids(f);
+	assert_true(ftree_route(f, NULL, 0, 8, t, &info) >= 0);
+}
+
 static void degraded_trees_never_prove_a_cycle(void **state)
 {
 	(void)state;
 	unsigned proven = 0;
 	for (uint64_t seed = 1; seed <= 20; seed++) {
 		struct fabric f;
-		char err[256];
-		struct fattree_spec spec = { .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1, .seed = seed };
 		struct routing_tables t;
-		struct route_info info;
-		assert_int_equal(fattree_generate(&spec, &f, err), 0);
-		number_lids(&f);
-		assert_true(ftree_route(&f, NULL, 0, 8, &t, &info) >= 0);
+		route_degraded_r8(seed, &f, &t);
 		agrees_with_the_graph(&f, &t, &proven);
 		routing_tables_free(&t);
 		fabric_free(&f);
@@ -327,13 +333,8 @@ static void degraded_trees_prove_layer_0_along_its_walks(void **state)
 	srand(11);
 	for (uint64_t seed = 1; seed <= 20; seed++) {
 		struct fabric f;
-		char err[256];
-		struct fattree_spec spec = { .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1, .seed = seed };
 		struct routing_tables t;
-		struct route_info info;
-		assert_int_equal(fattree_generate(&spec, &f, err), 0);
-		number_lids(&f);
-		assert_true(ftree_route(&f, NULL, 0, 8, &t, &info) >= 0);
+		route_degraded_r8(seed, &f, &t);
 		if (seed == 1) {	/* escape entries: not the whole fabric, but layer 0 */
 			assert_true(t.layers > 1);
 			assert_int_equal(order_proof(&f, &t), 0);
