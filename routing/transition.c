@@ -397,25 +397,34 @@ struct transition_change {
 	uint8_t old;
 };
 
-/*
- * Ends stage p->nstages - 1 with the entries item[0..k) (old: what they
- * were), and opens the next unless it is the last (new itself, whose
- * changes are kept too: a stage is made from a copy of new).
- */
-static int add_stage(struct transition_plan *p, const struct routing_tables *old, const struct entry *item,
-		     size_t k, bool last)
+/* Adds the entries item[0..k) (old: what they were) to the stage p->nstages - 1. */
+static int add_changes(struct transition_plan *p, const struct routing_tables *old, const struct entry *item,
+		       size_t k)
 {
 	struct transition_change *more = realloc(p->change, (p->nchange + k + 1) * sizeof(*more));
 	if (!more)
 		return -1;
 	p->change = more;
+	for (size_t i = 0; i < k; i++)
+		p->change[p->nchange++] = (struct transition_change){ item[i].node, item[i].lid,
+								      old->lft[item[i].node][item[i].lid] };
+	return 0;
+}
+
+/*
+ * Ends stage p->nstages - 1 with the entries item[0..k) too, and opens
+ * the next unless it is the last (new itself, whose changes are kept too:
+ * a stage is made from a copy of new).
+ */
+static int add_stage(struct transition_plan *p, const struct routing_tables *old, const struct entry *item,
+		     size_t k, bool last)
+{
 	size_t *upto = realloc(p->upto, p->nstages * sizeof(*upto));
 	if (!upto)
 		return -1;
 	p->upto = upto;
-	for (size_t i = 0; i < k; i++)
-		p->change[p->nchange++] = (struct transition_change){ item[i].node, item[i].lid,
-								      old->lft[item[i].node][item[i].lid] };
+	if (add_changes(p, old, item, k) < 0)
+		return -1;
 	p->upto[p->nstages - 1] = p->nchange;
 	p->nstages += !last;
 	return 0;
@@ -604,9 +613,9 @@ int transition_plan_held(const struct fabric *f, const struct routing_tables *ol
 {
 	struct held_start start = { NULL, 0, false };
 	struct cdg_report r;
-	struct entry *item = NULL;
+	struct entry *item = NULL, *drop = NULL;
 	struct step_base base = { 0 };
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, ndrop = 0, dcap = 0;
 	int rc = -1;
 	memset(p, 0, sizeof(*p));
 	p->proven = true;
@@ -615,21 +624,30 @@ int transition_plan_held(const struct fabric *f, const struct routing_tables *ol
 	if (!old)
 		return 0;
 	for (size_t i = 0; i < f->nnodes; i++) {
-		size_t before = n;
+		size_t before = n + ndrop;
 		for (uint32_t lid = 1; old->lft[i] && lid <= new->max_lid; lid++) {
 			if (old->lft[i][lid] == new->lft[i][lid])
 				continue;
-			if (n == cap) {
-				struct entry *more = realloc(item, (cap = cap ? 2 * cap : 1024) * sizeof(*item));
+			bool drops = new->lft[i][lid] == LFT_NO_PATH;
+			struct entry **v = drops ? &drop : &item;
+			size_t *len = drops ? &ndrop : &n, *room = drops ? &dcap : &cap;
+			if (*len == *room) {
+				struct entry *more = realloc(*v, (*room = *room ? 2 * *room : 1024) * sizeof(**v));
 				if (!more)
 					goto done;
-				item = more;
+				*v = more;
 			}
-			item[n++] = (struct entry){ (uint32_t)i, (uint16_t)lid, 0 };
+			(*v)[(*len)++] = (struct entry){ (uint32_t)i, (uint16_t)lid, 0 };
 		}
-		p->switches += n > before;
+		p->switches += n + ndrop > before;
 	}
-	if (step_base_init(&base, old, new, item, n) < 0)
+	/*
+	 * An entry that now drops adds no dependency to any mixture (a packet
+	 * that meets it goes no further): such entries go in the first stage,
+	 * unchecked, and the checks keep their old entries, a superset.
+	 */
+	p->dropped = ndrop;
+	if (add_changes(p, old, drop, ndrop) < 0 || step_base_init(&base, old, new, item, n) < 0)
 		goto done;
 	if (n) {	/* the first stage's first check is the whole change */
 		order_by_hops(f, new, item, n);
@@ -650,6 +668,7 @@ int transition_plan_held(const struct fabric *f, const struct routing_tables *ol
 done:
 	step_base_free(&base);
 	free(item);
+	free(drop);
 	if (rc < 0)
 		transition_plan_free(p);
 	return rc;

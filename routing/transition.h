@@ -21,6 +21,7 @@ struct transition_plan {
 	size_t nstages;			/* tables to program, in order: transition_stage() */
 	const struct routing_tables *last;	/* the new tables (the caller's, not copied) */
 	size_t switches;		/* switches whose tables change */
+	size_t dropped;			/* of their entries, those that now drop: in the first stage, unchecked */
 	bool proven;			/* every step's mixture is acyclic */
 	bool from_held;			/* started from the held graphs (transition_plan_held) */
 	struct cdg_report cycle;	/* not proven: the cycle of the step that is not */

@@ -713,8 +713,12 @@ static bool plan_transition(struct sweep *s)
 		snprintf(s->transition, sizeof(s->transition), "%zu switches change in %zu stages; step %zu NOT "
 			 "proven: cycle on VL %u: %s", p->switches, p->nstages, p->failed_step, p->cycle.vl, cycle);
 	}
-	log_msg(p->proven || !known ? LOG_INFO : LOG_WARN, "transition: %s%s", s->transition,
-		p->from_held ? " (planned from the held tables' graphs, built after the last sweep)" : "");
+	char dropped[112] = "";
+	if (known && p->dropped)
+		snprintf(dropped, sizeof(dropped), " (%zu entries that now drop go first, unchecked: no mixture gains "
+			 "from them)", p->dropped);
+	log_msg(p->proven || !known ? LOG_INFO : LOG_WARN, "transition: %s%s%s", s->transition,
+		p->from_held ? " (planned from the held tables' graphs, built after the last sweep)" : "", dropped);
 	return true;
 }
 

@@ -3,8 +3,9 @@
  * gives two acyclic routings whose mixture is cyclic (each forbids a
  * different turn); the staged plan reaches the new tables through states
  * that are each proven acyclic by the same CDG code, one step at a time.
- * Remapping by GUID keeps a switch's entries when node order changes. A
- * change of SLs alone whose mixture is cyclic is reported not proven.
+ * Entries that now drop go in the first stage. Remapping by GUID keeps a
+ * switch's entries when node order changes. A change of SLs alone whose
+ * mixture is cyclic is reported not proven.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -83,6 +84,38 @@ static void test_transition_two_roots_union_is_cyclic_and_stages_are_each_acycli
 	for (size_t n = 0; n < f.nnodes; n++)
 		if (new.lft[n])
 			assert_memory_equal(last->lft[n], new.lft[n], new.max_lid + 1u);
+	transition_plan_free(&p);
+	routing_tables_free(&old);
+	routing_tables_free(&new);
+	fabric_free(&f);
+}
+
+/*
+ * The same change with one host's LID gone from the new tables (every
+ * entry for it drops): those entries all go in the first stage, and each
+ * stage, drops included, is still proven by the plain mixture check.
+ */
+static void test_transition_dropped_entries_go_first(void **state)
+{
+	struct fabric f;
+	struct routing_tables old, new;
+	struct transition_plan p;
+	updown_from(0, &f, &old);
+	fabric_free(&f);
+	updown_from(1, &f, &new);
+	uint16_t gone = fabric_find_desc(&f, "H3")->ports[1].lid;
+	for (size_t n = 0; n < f.nnodes; n++)
+		if (new.lft[n])
+			new.lft[n][gone] = LFT_NO_PATH;
+	assert_int_equal(transition_plan(&f, &old, &new, &p), 0);
+	assert_true(p.proven);
+	assert_true(p.nstages >= 2);
+	assert_int_equal(p.dropped, 5);	/* one per switch of the ring */
+	const struct routing_tables *first = transition_stage(&p, 0);
+	for (size_t n = 0; n < f.nnodes; n++)
+		if (new.lft[n])
+			assert_int_equal(first->lft[n][gone], LFT_NO_PATH);
+	assert_stages_proven(&f, &old, &p);
 	transition_plan_free(&p);
 	routing_tables_free(&old);
 	routing_tables_free(&new);
@@ -212,6 +245,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_transition_two_roots_union_is_cyclic_and_stages_are_each_acyclic),
+		cmocka_unit_test(test_transition_dropped_entries_go_first),
 		cmocka_unit_test(test_transition_same_tables_is_one_proven_stage),
 		cmocka_unit_test(test_transition_leaf_uplink_failure_on_degraded_tree_is_proven),
 		cmocka_unit_test(test_transition_remap_follows_guids),
