@@ -11,6 +11,7 @@
  * enough. Nothing cyclic or looping leaves this function as a success.
  */
 #include "routing/engine.h"
+#include "routing/memo.h"
 #include "routing/order_proof.h"
 
 #include <stdio.h>
@@ -143,6 +144,17 @@ static int mend(const struct fabric *f, const struct routing_request *rq, struct
 	return rc < 0 ? -1 : 0;
 }
 
+/* What a fresh routing's proof gave (a memo's), into res, which keeps what the kept routes' merge said. */
+static void fresh_result_of(struct routing_result *res, const struct routing_result *fresh)
+{
+	res->info = fresh->info;
+	res->layers = fresh->layers;
+	res->cdg = fresh->cdg;
+	res->loops = fresh->loops;
+	res->order_proven = fresh->order_proven;
+	res->memo_used = true;
+}
+
 int routing_compute(const struct fabric *f, const struct routing_request *rq, struct routing_tables *out,
 		    struct routing_result *res)
 {
@@ -150,11 +162,16 @@ int routing_compute(const struct fabric *f, const struct routing_request *rq, st
 	int mended = rq->keep ? mend(f, rq, out, res) : 0;
 	if (mended)
 		return mended < 0 ? -1 : 0;
-	if (run_engine(f, rq, out, &res->info) < 0)
+	bool memo = routing_memo_fits(rq->memo, f, rq);
+	if (memo ? routing_tables_copy(out, &rq->memo->t) < 0 : run_engine(f, rq, out, &res->info) < 0)
 		return -1;
 	int rc = rq->keep ? keep_routes(f, rq, out, res) : 0;
 	if (rc == 1)
 		return 0;
+	if (rc == 0 && memo) {
+		fresh_result_of(res, &rq->memo->res);
+		return 0;
+	}
 	if (rc == 0) {
 		bool *every = malloc((size_t)out->max_lid + 1);	/* the engine's tables, every layer its guess */
 		if (every)
@@ -162,6 +179,9 @@ int routing_compute(const struct fabric *f, const struct routing_request *rq, st
 		rc = every ? prove(f, rq, out, NULL, every, res) : -1;
 		free(every);
 	}
+	/* kept only when proven whole: a cycle or loop in res names nodes of this fabric */
+	if (rc == 0 && rq->memo && res->layers.answers_proven && routing_memo_keep(rq->memo, f, rq, out, res) < 0)
+		rc = -1;
 	if (rc < 0)
 		routing_tables_free(out);
 	return rc;

@@ -12,6 +12,8 @@
 
 enum routing_engine { ENGINE_FTREE, ENGINE_UPDOWN, ENGINE_MINHOP };
 
+struct routing_memo;	/* routing/memo.h */
+
 struct routing_request {
 	enum routing_engine engine;
 	const uint64_t *roots;	/* ftree: optional top-switch GUIDs */
@@ -25,6 +27,12 @@ struct routing_request {
 	const struct fabric *keep_fabric;
 	const struct routing_tables *keep;
 	bool no_mend;	/* with keep: route afresh and merge even after a loss (the mend's transition did not prove out) */
+	/*
+	 * The last fresh routing (NULL: none kept): taken instead of routing
+	 * afresh when it is of the same fabric and request, and replaced by
+	 * each fresh routing that proves out.
+	 */
+	struct routing_memo *memo;
 };
 
 struct routing_result {
@@ -35,6 +43,7 @@ struct routing_result {
 	struct stable_report stable;	/* with keep: the destinations whose routes were kept */
 	bool kept_refused;	/* with keep: the kept routes did not prove out, all were re-balanced */
 	bool order_proven;	/* proven by routing/order_proof.c (cdg, loops: empty), not by building the graph */
+	bool memo_used;		/* the fresh routing was rq->memo's, routed and proven before on the same fabric */
 };
 
 /* 0 and *e set, or -1 for an unknown name. */
@@ -51,7 +60,8 @@ void routing_engine_list(char *buf, size_t len);
  * rq->keep the routes the change left whole are kept (res->stable) when
  * the merged tables prove out with the switches' answers; otherwise
  * (res->kept_refused) the fresh routing is proven and returned as
- * without keep. Returns 0 (out filled, every
+ * without keep. The fresh routing comes from rq->memo when that holds
+ * this fabric's (res->memo_used). Returns 0 (out filled, every
  * layer acyclic and no switch entry loops), 1 (out filled but a cycle
  * remains within max_layers, res->cdg names it, or some entry loops,
  * res->loops names it: do not program it), or -1 on allocation failure.

@@ -9,6 +9,7 @@
 
 #include "db/db.h"
 #include "sm/mad/budget.h"
+#include "routing/memo.h"
 #include "routing/routing.h"
 #include "sm/config.h"
 #include "sm/mad/evloop.h"
@@ -58,6 +59,7 @@ struct sm {
 	bool once;		/* exit after the first sweep */
 	int exit_code;
 	struct sm_snapshot *pub;	/* the published sweep; NULL before the first */
+	struct routing_memo route_memo;	/* the last fresh routing and its fabric: a relink takes it again */
 	struct mkeys mkeys;		/* every node's M_Key */
 	struct namemap names;		/* cfg.node_name_map: the names sweeps give nodes */
 	struct ha ha;			/* the other SMs, and the master when standing by */

@@ -542,7 +542,8 @@ static void kept_routes_text(const struct routing_result *res, char *buf, size_t
 		snprintf(buf, len, ", routes to %zu of %zu LIDs kept, %zu patched%s", res->stable.kept, res->stable.lids,
 			 res->stable.patched, res->stable.mended ? " in place" : "");
 	else if (res->stable.grew)
-		snprintf(buf, len, ", all re-balanced (links came into use)");
+		snprintf(buf, len, ", all re-balanced (links came into use)%s",
+			 res->memo_used ? ": the routing of this fabric from before, kept" : "");
 	else if (res->kept_refused)
 		snprintf(buf, len, ", all re-balanced (the kept routes did not prove out)");
 }
@@ -557,7 +558,8 @@ static void start_route(struct sweep *s)
 	struct sm *sm = s->sm;
 	char detail[288];
 	struct routing_request rq = { .roots = sm->cfg.root_guids, .nroots = sm->cfg.nroots,
-				      .max_layers = data_vls(&s->f, sm->cfg.max_op_vls), .no_mend = s->no_mend };
+				      .max_layers = data_vls(&s->f, sm->cfg.max_op_vls), .no_mend = s->no_mend,
+				      .memo = &sm->route_memo };
 	routing_engine_parse(sm->cfg.routing_engine, &rq.engine);	/* validated with the config */
 	const struct sm_snapshot *pub = sm_published(sm);
 	bool rebalance = sm->sched.rebalance_wanted;

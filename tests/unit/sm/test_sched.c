@@ -88,6 +88,7 @@ static void done(struct sm *sm)
 	sched_free(sm);
 	evl_free(sm->loop);
 	sm_snapshot_free(sm->pub);
+	routing_memo_free(&sm->route_memo);
 }
 
 /* Ends the heavy sweep running. */

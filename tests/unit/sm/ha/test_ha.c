@@ -94,6 +94,7 @@ static void free_sm(struct sm *sm)
 	ha_free(sm);
 	evl_watch_free(sm->sched.sweep_timer);
 	sm_snapshot_free(sm->pub);
+	routing_memo_free(&sm->route_memo);
 	evl_free(sm->loop);
 }
 

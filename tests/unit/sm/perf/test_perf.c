@@ -143,6 +143,7 @@ static void done(struct sm *sm)
 	evl_watch_free(fake.answer_timer);
 	evl_free(sm->loop);
 	sm_snapshot_free(sm->pub);
+	routing_memo_free(&sm->route_memo);
 	db_close(sm->db);
 	unlink(path);
 	snprintf(side, sizeof(side), "%s-wal", path);

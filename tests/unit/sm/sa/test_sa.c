@@ -70,6 +70,7 @@ static int teardown(void **state)
 	rmpp_free(sm.rmpp);
 	rmpp_receiver_free(sm.rmpp_in);
 	sm_snapshot_free(sm.pub);
+	routing_memo_free(&sm.route_memo);
 	evl_free(sm.loop);
 	db_close(sm.db);
 	unlink(db_path);

@@ -181,6 +181,7 @@ static int teardown(void **state)
 {
 	ha_free(&sm);
 	sm_snapshot_free(sm.pub);
+	routing_memo_free(&sm.route_memo);
 	mkeys_free(&sm.mkeys);
 	db_close(sm.db);
 	evl_free(sm.loop);
