@@ -808,6 +808,8 @@ static int clear_only_columns(const struct ud *u, const struct fabric *f, struct
 	size_t n = 0, cap = 0;
 	for (size_t s = 0; s < u->x->nsw; s++) {
 		unsigned cas, k = u->p->only[s] ? attached_lids(u, t, s, lids, at_port, &cas) : 0;
+		if (!k)
+			continue;
 		if (n + k > cap) {
 			cap = 2 * (n + k);
 			uint16_t *more = realloc(cols, cap * sizeof(*cols));
