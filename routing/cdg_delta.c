@@ -217,15 +217,19 @@ static int by_lid(const void *a, const void *b)
 	return x->lid != y->lid ? (x->lid < y->lid ? -1 : 1) : (x->node > y->node) - (x->node < y->node);
 }
 
+void cdg_changes_sort(struct cdg_change *ch, size_t n)
+{
+	qsort(ch, n, sizeof(*ch), by_lid);
+}
+
 int cdg_add_changes(const struct fabric *f, const struct cdg_mix *m, unsigned layer, const struct cdg_reach *r,
-		    struct cdg_change *ch, size_t n, struct depgraph *g, struct cdg_roots *roots)
+		    const struct cdg_change *ch, size_t n, struct depgraph *g, struct cdg_roots *roots)
 {
 	struct delta_walk w = { .m = m, .g = g, .roots = roots, .stack = malloc((f->nnodes + 1) * sizeof(*w.stack)),
 				.mark = calloc(f->nnodes + 1, sizeof(*w.mark)) };
 	int rc = -1;
 	if (!w.stack || !w.mark)
 		goto done;
-	qsort(ch, n, sizeof(*ch), by_lid);
 	for (size_t i = 0; i < n;) {
 		size_t end = i;
 		while (end < n && ch[end].lid == ch[i].lid)

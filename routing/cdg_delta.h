@@ -40,11 +40,13 @@ struct cdg_roots {
  * (every other entry of those LIDs equal), m->no_answers is set, and SLs
  * are m's. Adds the dependencies the mixture of the two tables has on the
  * layer for those LIDs beyond lft[0]'s: g then holds what cdg_add_layer of
- * the mixture would add for them. ch is sorted by LID here. Each channel
- * given a dependency is appended to roots (the caller frees roots->v).
- * -1 on allocation failure.
+ * the mixture would add for them. ch must be in cdg_changes_sort's order.
+ * Each channel given a dependency is appended to roots (the caller frees
+ * roots->v). -1 on allocation failure.
  */
+/* Sorts ch[0..n) by LID, then node: the order cdg_add_changes takes them in, once for every layer. */
+void cdg_changes_sort(struct cdg_change *ch, size_t n);
 int cdg_add_changes(const struct fabric *f, const struct cdg_mix *m, unsigned layer, const struct cdg_reach *r,
-		    struct cdg_change *ch, size_t n, struct depgraph *g, struct cdg_roots *roots);
+		    const struct cdg_change *ch, size_t n, struct depgraph *g, struct cdg_roots *roots);
 
 #endif

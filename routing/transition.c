@@ -306,12 +306,14 @@ static int state_graphs_from_held(struct state_graphs *sg, const struct fabric *
 	return state_graphs_end(sg, b, l, false);
 }
 
-/* item[0..n) as cdg_add_changes takes them (it sorts them, the same for every layer); NULL on allocation failure. */
+/* item[0..n) as cdg_add_changes takes them (sorted once for every layer); NULL on allocation failure. */
 static struct cdg_change *changes_of(const struct entry *item, size_t n)
 {
 	struct cdg_change *ch = malloc((n + 1) * sizeof(*ch));
 	for (size_t k = 0; ch && k < n; k++)
 		ch[k] = (struct cdg_change){ item[k].node, item[k].lid };
+	if (ch)
+		cdg_changes_sort(ch, n);
 	return ch;
 }
 

@@ -493,6 +493,7 @@ static void test_cdg_changes_add_what_the_mixture_walk_adds(void **state)
 					lids[lid] = true;
 				}
 		assert_true(n > 10);
+		cdg_changes_sort(ch, n);
 		struct cdg_reach *reach = cdg_reach_new(&g, &a, lids);
 		assert_non_null(reach);
 		struct cdg_mix state_m = { .lft = { &a }, .nlft = 1, .sl = { &a, &part }, .nsl = 2, .no_answers = true };
