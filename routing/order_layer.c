@@ -85,18 +85,33 @@ static void seed_block(const struct layer_proof *p, uint16_t lo, size_t n, uint6
 /* How an entry leaves a switch: towards a switch higher or lower in the order, or not to a switch. */
 enum { MOVE_NONE, MOVE_UP, MOVE_DOWN };
 
-static uint8_t move_of(const struct layer_proof *p, size_t s, uint16_t lid)
-{
-	uint8_t out = p->row[s][lid];
-	return out <= p->o->nports[s] ? p->move[p->o->offset[s] + out] : MOVE_NONE;
-}
-
 /* A share's words for one block, per switch index. */
 struct block_bits {
 	uint64_t *reach;	/* LIDs some walk brings there going up (the seeds included) */
 	uint64_t *up, *down;	/* of those, the LIDs whose entry there leads up, or down */
 	uint64_t *came;		/* LIDs some walk brings there going down */
 };
+
+/* Switch s's view for one block: its entries for the block's LIDs, and per port the move and the switch. */
+struct at_switch {
+	const uint8_t *entry;	/* [k]: the entry for LID lo + k */
+	const uint8_t *move;	/* [port] */
+	const size_t *peer;	/* [port] */
+	uint8_t nports;
+};
+
+static struct at_switch view_of(const struct layer_proof *p, size_t s, uint16_t lo)
+{
+	const struct channel_order *o = p->o;
+	return (struct at_switch){ p->row[s] + lo, p->move + o->offset[s], o->peer + o->offset[s], o->nports[s] };
+}
+
+/* The move of the entry for LID lo + k. */
+static inline uint8_t move_at(const struct at_switch *a, unsigned k)
+{
+	uint8_t out = a->entry[k];
+	return out <= a->nports ? a->move[out] : MOVE_NONE;
+}
 
 /*
  * The two passes over one block: false when a walk turns from down to up,
@@ -112,12 +127,13 @@ static bool block_rises(const struct layer_proof *p, uint16_t lo, struct block_b
 	memset(w->came, 0, nsw * sizeof(*w->came));
 	for (size_t i = 0; i < nsw; i++) {	/* up: lower places first, so reach[s] is whole when s comes */
 		size_t s = o->at_place[i];
+		struct at_switch a = view_of(p, s, lo);
 		for (uint64_t b = w->reach[s]; b; b &= b - 1) {
 			unsigned k = (unsigned)__builtin_ctzll(b);
-			uint8_t mv = move_of(p, s, (uint16_t)(lo + k));
+			uint8_t mv = move_at(&a, k);
 			if (mv == MOVE_UP) {
 				w->up[s] |= 1ull << k;
-				w->reach[next_of(p, s, (uint16_t)(lo + k))] |= 1ull << k;
+				w->reach[a.peer[a.entry[k]]] |= 1ull << k;
 			} else if (mv == MOVE_DOWN) {
 				w->down[s] |= 1ull << k;
 			}
@@ -127,9 +143,10 @@ static bool block_rises(const struct layer_proof *p, uint16_t lo, struct block_b
 		size_t s = o->at_place[i];
 		if (w->came[s] & w->up[s])
 			return false;
+		struct at_switch a = view_of(p, s, lo);
 		for (uint64_t b = w->came[s] & ~w->reach[s]; b; b &= b - 1) {	/* not looked at going up */
 			unsigned k = (unsigned)__builtin_ctzll(b);
-			uint8_t mv = move_of(p, s, (uint16_t)(lo + k));
+			uint8_t mv = move_at(&a, k);
 			if (mv == MOVE_UP)
 				return false;
 			if (mv == MOVE_DOWN)
@@ -137,7 +154,7 @@ static bool block_rises(const struct layer_proof *p, uint16_t lo, struct block_b
 		}
 		for (uint64_t b = w->down[s]; b; b &= b - 1) {
 			unsigned k = (unsigned)__builtin_ctzll(b);
-			w->came[next_of(p, s, (uint16_t)(lo + k))] |= 1ull << k;
+			w->came[a.peer[a.entry[k]]] |= 1ull << k;
 		}
 	}
 	return true;
