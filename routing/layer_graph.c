@@ -47,14 +47,16 @@ static void note_crossing(struct layer_crossings *x, const struct node *sw, uint
 }
 
 /*
- * Adds delta (1 or -1) to each turn on the route from sw to lid; a turn
- * whose count leaves or reaches 0 goes into x, for the graph. The counts
- * are atomic: shares walk at once, and within one change every delta
- * has the same sign, so each turn crosses 0 in one share only.
+ * Adds delta (paths: as many as its size, all of one sign) to each turn
+ * on the route from sw to lid; a turn whose count leaves or reaches 0 goes
+ * into x, for the graph. The counts are atomic: shares walk at once, and
+ * within one change every delta has the same sign, so each turn crosses 0
+ * in one share only.
  */
 static void path(const struct layer_graph *lg, const struct node *sw, uint16_t lid, int delta,
 		 struct layer_crossings *x)
 {
+	uint32_t paths = (uint32_t)(delta > 0 ? delta : -delta);
 	for (size_t hops = 0; sw && hops <= lg->f->nnodes; hops++) {	/* a looping table is cut short */
 		uint8_t out = routing_next_hop(lg->t, sw, lid);
 		const struct node *next = routing_next_switch(sw, out);
@@ -64,8 +66,8 @@ static void path(const struct layer_graph *lg, const struct node *sw, uint16_t l
 		uint32_t *count = lg->count[next->index];
 		if (next_out && count) {
 			uint32_t *c = &count[(size_t)in * (next->nports + 1u) + next_out];
-			bool crossed = delta > 0 ? __atomic_fetch_add(c, 1, __ATOMIC_RELAXED) == 0
-						 : __atomic_sub_fetch(c, 1, __ATOMIC_RELAXED) == 0;
+			bool crossed = delta > 0 ? __atomic_fetch_add(c, paths, __ATOMIC_RELAXED) == 0
+						 : __atomic_sub_fetch(c, paths, __ATOMIC_RELAXED) == 0;
 			if (crossed)
 				note_crossing(x, sw, out, next, next_out);
 		}
@@ -115,30 +117,50 @@ static void note_lid(struct layer_graph *lg, uint16_t lid, int delta)
 	}
 }
 
-/* One change's paths, shared out: items [0, ndest * nentry) to lg->dest[], the rest answers. */
+/* One change's paths, shared out: the requests (ndest * nentry), then the answers (one item per CA). */
 struct walk_run {
-	const struct layer_graph *lg;
+	struct layer_graph *lg;
 	int delta;
 	struct layer_crossings *x;	/* per share */
 };
 
-/*
- * Walks items [from, to): the paths to each destination from every CA's
- * switch, then the answers to every CA from each switch of lg->from[] (the
- * destination outer: consecutive destinations read the same lines of the
- * switches' tables).
- */
-static void walk_share(void *arg, size_t k, size_t from, size_t to)
+/* Walks the paths to destination i / nentry from entry switch i % nentry, for i in [from, to). */
+static void walk_requests(void *arg, size_t k, size_t from, size_t to)
 {
 	const struct walk_run *w = arg;
 	const struct layer_graph *lg = w->lg;
-	size_t to_dest = lg->ndest * lg->nentry;
-	for (size_t i = from; i < to && i < to_dest; i++)
+	for (size_t i = from; i < to; i++)
 		path(lg, lg->entry[i % lg->nentry], lg->dest[i / lg->nentry], w->delta, &w->x[k]);
-	for (size_t i = from > to_dest ? from : to_dest; i < to; i++) {
-		size_t j = i - to_dest, f = j % lg->nfrom;
-		uint16_t d = lg->ca_lids[j / lg->nfrom];
-		path(lg, lg->own[f] ? own_start(lg, lg->from[f], d) : lg->from[f], d, w->delta, &w->x[k]);
+}
+
+/*
+ * Walks the answers to CAs ca_lids[from, to) from each switch of
+ * lg->from[]. Answers that start at the same switch (a switch's own start
+ * on a layer above 0 is its next hop, which many share) take the same path
+ * there: it is walked once, with as many paths.
+ */
+static void walk_answers(void *arg, size_t k, size_t from, size_t to)
+{
+	const struct walk_run *w = arg;
+	struct layer_graph *lg = w->lg;
+	struct layer_starts *st = &lg->starts[k];
+	for (size_t i = from; i < to; i++) {
+		uint16_t d = lg->ca_lids[i];
+		size_t n = 0;
+		st->gen++;
+		for (size_t f = 0; f < lg->nfrom; f++) {
+			const struct node *at = lg->own[f] ? own_start(lg, lg->from[f], d) : lg->from[f];
+			if (!at)
+				continue;
+			if (st->stamp[at->index] != st->gen) {
+				st->stamp[at->index] = st->gen;
+				st->paths[at->index] = 0;
+				st->at[n++] = at;
+			}
+			st->paths[at->index]++;
+		}
+		for (size_t j = 0; j < n; j++)
+			path(lg, st->at[j], d, w->delta * (int)st->paths[st->at[j]->index], &w->x[k]);
 	}
 }
 
@@ -172,13 +194,15 @@ static int change(struct layer_graph *lg, const bool *lids, int delta)
 	for (uint32_t lid = 1; lid <= lg->t->max_lid; lid++)
 		if ((!lids || lids[lid]) && on_layer(lg, (uint16_t)lid))
 			note_lid(lg, (uint16_t)lid, delta);
-	size_t items = lg->ndest * lg->nentry + lg->nca * lg->nfrom;
-	size_t nshares = shares_count(items, WALK_SHARE_MIN_PATHS);
+	size_t requests = lg->ndest * lg->nentry, answers = lg->nfrom ? lg->nca : 0;
+	size_t nreq = shares_count(requests, WALK_SHARE_MIN_PATHS);
+	size_t nans = shares_count(answers * lg->nfrom, WALK_SHARE_MIN_PATHS);
 	struct walk_run w = { lg, delta, lg->crossings };
-	for (size_t k = 0; k < nshares; k++)
+	for (size_t k = 0; k < SHARES_MAX; k++)
 		lg->crossings[k].n = 0;
-	shares_run(nshares, items, walk_share, &w);
-	return apply_crossings(lg, nshares, delta);
+	shares_run(nreq, requests, walk_requests, &w);	/* each share appends its crossings */
+	shares_run(nans, answers, walk_answers, &w);
+	return apply_crossings(lg, nreq > nans ? nreq : nans, delta);
 }
 
 /* Indexes the fabric's LIDs as routing/cdg.c walks them: a switch's port 0, a CA's ports. */
@@ -223,6 +247,14 @@ int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struc
 	lg->added = malloc((g->nch + 1) * sizeof(*lg->added));
 	if (!lg->count || !lg->cas_on_layer || !lg->is_added || !lg->added || index_lids(lg) < 0)
 		goto fail;
+	for (size_t k = 0; k < SHARES_MAX; k++) {
+		struct layer_starts *st = &lg->starts[k];
+		st->stamp = calloc(f->nnodes + 1, sizeof(*st->stamp));
+		st->paths = malloc((f->nnodes + 1) * sizeof(*st->paths));
+		st->at = malloc((f->nnodes + 1) * sizeof(*st->at));
+		if (!st->stamp || !st->paths || !st->at)
+			goto fail;
+	}
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *sw = f->nodes[i];
 		size_t ports = (size_t)sw->nports + 1;
@@ -263,8 +295,12 @@ void layer_graph_free(struct layer_graph *lg)
 	free(lg->dest);
 	free(lg->from);
 	free(lg->own);
-	for (size_t k = 0; k < SHARES_MAX; k++)
+	for (size_t k = 0; k < SHARES_MAX; k++) {
 		free(lg->crossings[k].v);
+		free(lg->starts[k].stamp);
+		free(lg->starts[k].paths);
+		free(lg->starts[k].at);
+	}
 	free(lg->is_added);
 	free(lg->added);
 	memset(lg, 0, sizeof(*lg));

@@ -43,6 +43,11 @@ struct layer_graph {
 	bool *own;		/* per from[]: a switch's own answers (else its CAs') */
 	size_t nfrom;
 	struct layer_crossings crossings[SHARES_MAX];
+	struct layer_starts {	/* per share, scratch: the distinct places answers to one CA start from */
+		uint32_t *stamp, *paths;	/* per node index */
+		const struct node **at;
+		uint32_t gen;
+	} starts[SHARES_MAX];
 	struct cdg_channel *added;	/* channels given a dependency by the last change adding paths */
 	size_t nadded;
 	uint8_t *is_added;	/* per channel of g: listed in added[] */
