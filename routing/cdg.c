@@ -159,18 +159,8 @@ size_t cdg_entry_switches(const struct fabric *f, const struct node **out)
 	return n;
 }
 
-/*
- * Where the layer's own LIDs send from. A pair of ports talks on one SL
- * both ways (a GMP answer and an RC connection's return traffic keep the
- * request's SL), and fabricd's SL is the destination's: so a CA whose LID
- * is on this layer may send to any CA on this layer's VL (answering
- * another host), and so may a switch whose LID is on it (answering a
- * host's PMA query). Switches do not talk to each other on data VLs: SMPs
- * and traps go on VL15. Calls fn for each LID on the layer: a CA's with
- * its entry switch, or a switch's own (own) with the switch.
- */
-static void each_layer_lid(const struct fabric *f, const struct cdg_mix *m, unsigned layer, uint16_t max_lid,
-			   void (*fn)(void *arg, uint16_t lid, const struct node *sw, bool own), void *arg)
+void cdg_each_layer_lid(const struct fabric *f, const struct cdg_mix *m, unsigned layer, uint16_t max_lid,
+			cdg_sender_fn fn, void *arg)
 {
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];
@@ -200,7 +190,7 @@ static void add_source(void *arg, uint16_t lid, const struct node *sw, bool own)
 static void find_sources(struct graph *g, const struct fabric *f)
 {
 	g->generation++;
-	each_layer_lid(f, g->m, g->layer, g->max_lid, add_source, g);
+	cdg_each_layer_lid(f, g->m, g->layer, g->max_lid, add_source, g);
 }
 
 static int graph_init(struct graph *g, const struct fabric *f, const struct cdg_mix *m, unsigned layer,
@@ -624,7 +614,7 @@ void cdg_users_list(struct cdg_users *u)
 	u->nsource = u->nca_entry = 0;
 	u->listing++;
 	if (u->answers)
-		each_layer_lid(u->f, &m, u->layer, u->t->max_lid, add_question, u);
+		cdg_each_layer_lid(u->f, &m, u->layer, u->t->max_lid, add_question, u);
 }
 
 /*

@@ -99,6 +99,19 @@ static inline bool cdg_own_hop_on_vl0(unsigned layer)
 {
 	return layer > 0;
 }
+typedef void (*cdg_sender_fn)(void *arg, uint16_t lid, const struct node *sw, bool own);
+/*
+ * Where the layer's own LIDs send from. A pair of ports talks on one SL
+ * both ways (a GMP answer and an RC connection's return traffic keep the
+ * request's SL), and fabricd's SL is the destination's: so a CA whose LID
+ * is on this layer may send to any CA on this layer's VL (answering
+ * another host), and so may a switch whose LID is on it (answering a
+ * host's PMA query). Switches do not talk to each other on data VLs: SMPs
+ * and traps go on VL15. Calls fn for each LID on the layer (up to max_lid):
+ * a CA's with its entry switch, or a switch's own (own) with the switch.
+ */
+void cdg_each_layer_lid(const struct fabric *f, const struct cdg_mix *m, unsigned layer, uint16_t max_lid,
+			cdg_sender_fn fn, void *arg);
 /* The switch where traffic from port (0 of a switch, else of a CA) enters the fabric, or NULL. */
 const struct node *cdg_entry_switch(const struct node *n, unsigned port);
 /*

@@ -34,13 +34,11 @@
 #define LID_BLOCK 64	/* LIDs proven together: a bit each in a switch's word */
 #define SHARE_MIN_BLOCKS 16	/* fewer blocks are proven by one thread: starting more costs more than it saves */
 
-enum { LID_NONE, LID_SWITCH, LID_CA };
-
 struct layer_proof {
 	const struct channel_order *o;
 	const struct routing_tables *t;
 	const uint8_t **row;	/* per switch index: its LFT */
-	uint8_t *kind;		/* per LID */
+	bool *to_ca;		/* per LID: a CA's (answers go to it) */
 	bool *mine;		/* per LID: on the layer (the CAs send to it on it) */
 	uint64_t *seed_mine, *seed_ca;	/* per switch index: all ones where walks start for those LIDs */
 	size_t *own;		/* switches whose own LID is on the layer (they answer CAs) */
@@ -49,38 +47,6 @@ struct layer_proof {
 	uint8_t *move;		/* per switch port (as o->key): MOVE_UP, MOVE_DOWN or MOVE_NONE */
 	int verdict[SHARES_MAX];	/* per share: 1 every turn rises, 0 one does not, -1 allocation failure */
 };
-
-/* The switch s's entry for lid leads to, SW_NONE for none. */
-static size_t next_of(const struct layer_proof *p, size_t s, uint16_t lid)
-{
-	uint8_t out = p->row[s][lid];
-	return out && out <= p->o->nports[s] ? p->o->peer[p->o->offset[s] + out] : SW_NONE;
-}
-
-/* Where the walks to LIDs lo .. lo + n - 1 start, as bits in reach. */
-static void seed_block(const struct layer_proof *p, uint16_t lo, size_t n, uint64_t *reach)
-{
-	uint64_t mine = 0, ca = 0;
-	for (size_t k = 0; k < n; k++) {
-		mine |= (uint64_t)p->mine[lo + k] << k;
-		ca |= (uint64_t)(p->kind[lo + k] == LID_CA) << k;
-	}
-	for (size_t s = 0; s < p->o->x.nsw; s++)
-		reach[s] = (p->seed_mine[s] & mine) | (p->seed_ca[s] & ca);
-	for (size_t i = 0; i < p->nown; i++) {
-		size_t s = p->own[i];
-		if (!p->own_next) {
-			reach[s] |= ca;
-			continue;
-		}
-		for (uint64_t b = ca; b; b &= b - 1) {
-			unsigned k = (unsigned)__builtin_ctzll(b);
-			size_t next = next_of(p, s, (uint16_t)(lo + k));
-			if (next != SW_NONE)
-				reach[next] |= 1ull << k;
-		}
-	}
-}
 
 /* How an entry leaves a switch: towards a switch higher or lower in the order, or not to a switch. */
 enum { MOVE_NONE, MOVE_UP, MOVE_DOWN };
@@ -113,6 +79,39 @@ static inline uint8_t move_at(const struct at_switch *a, unsigned k)
 	return out <= a->nports ? a->move[out] : MOVE_NONE;
 }
 
+/* The switch the entry for LID lo + k leads to, SW_NONE for none. */
+static inline size_t next_at(const struct at_switch *a, unsigned k)
+{
+	uint8_t out = a->entry[k];
+	return out <= a->nports ? a->peer[out] : SW_NONE;
+}
+
+/* Where the walks to LIDs lo .. lo + n - 1 start, as bits in reach. */
+static void seed_block(const struct layer_proof *p, uint16_t lo, size_t n, uint64_t *reach)
+{
+	uint64_t mine = 0, ca = 0;
+	for (size_t k = 0; k < n; k++) {
+		mine |= (uint64_t)p->mine[lo + k] << k;
+		ca |= (uint64_t)p->to_ca[lo + k] << k;
+	}
+	for (size_t s = 0; s < p->o->x.nsw; s++)
+		reach[s] = (p->seed_mine[s] & mine) | (p->seed_ca[s] & ca);
+	for (size_t i = 0; i < p->nown; i++) {
+		size_t s = p->own[i];
+		if (!p->own_next) {
+			reach[s] |= ca;
+			continue;
+		}
+		struct at_switch a = view_of(p, s, lo);
+		for (uint64_t b = ca; b; b &= b - 1) {
+			unsigned k = (unsigned)__builtin_ctzll(b);
+			size_t next = next_at(&a, k);
+			if (next != SW_NONE)
+				reach[next] |= 1ull << k;
+		}
+	}
+}
+
 /*
  * The two passes over one block: false when a walk turns from down to up,
  * the only turn that does not rise (an up move is followed by anything
@@ -133,7 +132,7 @@ static bool block_rises(const struct layer_proof *p, uint16_t lo, struct block_b
 			uint8_t mv = move_at(&a, k);
 			if (mv == MOVE_UP) {
 				w->up[s] |= 1ull << k;
-				w->reach[a.peer[a.entry[k]]] |= 1ull << k;
+				w->reach[next_at(&a, k)] |= 1ull << k;
 			} else if (mv == MOVE_DOWN) {
 				w->down[s] |= 1ull << k;
 			}
@@ -154,7 +153,7 @@ static bool block_rises(const struct layer_proof *p, uint16_t lo, struct block_b
 		}
 		for (uint64_t b = w->down[s]; b; b &= b - 1) {
 			unsigned k = (unsigned)__builtin_ctzll(b);
-			w->came[a.peer[a.entry[k]]] |= 1ull << k;
+			w->came[next_at(&a, k)] |= 1ull << k;
 		}
 	}
 	return true;
@@ -179,6 +178,17 @@ static void prove_share(void *arg, size_t k, size_t from, size_t to)
 	free(w.came);
 }
 
+/* A LID on the layer answers CAs from its switch: a switch's own from there, or its next hop; a CA's from its switch. */
+static void add_sender(void *arg, uint16_t lid, const struct node *sw, bool own)
+{
+	struct layer_proof *p = arg;
+	(void)lid;
+	if (own)
+		p->own[p->nown++] = p->o->x.of_node[sw->index];
+	else
+		p->seed_ca[p->o->x.of_node[sw->index]] = UINT64_MAX;
+}
+
 /*
  * Fills what the walks of m's layer start from, as routing/cdg.c finds
  * it: 0, 1 when a switch has no table (not proven here), -1 on allocation
@@ -190,7 +200,7 @@ static int layer_setup(struct layer_proof *p, const struct fabric *f, const stru
 	size_t nsw = o->x.nsw, n = (size_t)p->t->max_lid + 1;
 	const struct node **entry = malloc((f->nnodes + 1) * sizeof(*entry));
 	p->row = malloc((nsw + 1) * sizeof(*p->row));
-	p->kind = calloc(n, sizeof(*p->kind));
+	p->to_ca = calloc(n, sizeof(*p->to_ca));
 	p->mine = calloc(n, sizeof(*p->mine));
 	p->seed_mine = calloc(nsw + 1, sizeof(*p->seed_mine));
 	p->seed_ca = calloc(nsw + 1, sizeof(*p->seed_ca));
@@ -198,7 +208,7 @@ static int layer_setup(struct layer_proof *p, const struct fabric *f, const stru
 	size_t ports = nsw ? o->offset[nsw - 1] + o->nports[nsw - 1] + 1 : 0;
 	p->move = malloc(ports + 1);
 	size_t nentry = entry ? cdg_entry_switches(f, entry) : SIZE_MAX;
-	if (!p->row || !p->kind || !p->mine || !p->seed_mine || !p->seed_ca || !p->own || !p->move ||
+	if (!p->row || !p->to_ca || !p->mine || !p->seed_mine || !p->seed_ca || !p->own || !p->move ||
 	    nentry == SIZE_MAX) {
 		free(entry);
 		return -1;
@@ -208,7 +218,6 @@ static int layer_setup(struct layer_proof *p, const struct fabric *f, const stru
 		p->move[i] = key == CHANNEL_KEY_NONE || key == CHANNEL_KEY_CA ? MOVE_NONE
 			     : (size_t)key < nsw ? MOVE_UP : MOVE_DOWN;
 	}
-	bool answers = !m->to_cas_only && !m->no_answers;
 	p->own_next = cdg_own_hop_on_vl0(layer);
 	for (size_t s = 0; s < nsw; s++)
 		if (!(p->row[s] = p->t->lft[o->x.sw[s]->index])) {
@@ -218,24 +227,19 @@ static int layer_setup(struct layer_proof *p, const struct fabric *f, const stru
 	for (size_t i = 0; i < nentry; i++)
 		p->seed_mine[o->x.of_node[entry[i]->index]] = UINT64_MAX;
 	free(entry);
-	for (size_t i = 0; i < f->nnodes; i++) {
+	for (size_t i = 0; i < f->nnodes; i++) {	/* the destinations, as routing/cdg.c lists them */
 		const struct node *x = f->nodes[i];
 		bool sw = x->type == NODE_SWITCH;
 		for (unsigned q = sw ? 0 : 1; q <= (sw ? 0 : x->nports); q++) {
 			uint16_t lid = x->ports[q].lid;
-			const struct node *at = cdg_entry_switch(x, q);
 			if (!lid || lid >= n || (sw && m->to_cas_only))
 				continue;
-			p->kind[lid] = sw ? LID_SWITCH : LID_CA;
+			p->to_ca[lid] = !sw;
 			p->mine[lid] = cdg_on_layer(m, lid, layer);
-			if (!answers || !p->mine[lid] || !at)
-				continue;
-			if (sw)
-				p->own[p->nown++] = o->x.of_node[at->index];
-			else
-				p->seed_ca[o->x.of_node[at->index]] = UINT64_MAX;	/* a CA on the layer answers CAs */
 		}
 	}
+	if (!m->to_cas_only && !m->no_answers)
+		cdg_each_layer_lid(f, m, layer, p->t->max_lid, add_sender, p);
 	return 0;
 }
 
@@ -255,7 +259,7 @@ int order_proof_layer(const struct fabric *f, const struct cdg_mix *m, unsigned 
 			proven = p.verdict[k] < proven ? p.verdict[k] : proven;
 	}
 	free(p.row);
-	free(p.kind);
+	free(p.to_ca);
 	free(p.mine);
 	free(p.seed_mine);
 	free(p.seed_ca);
