@@ -42,6 +42,15 @@ static inline void number_lids(struct fabric *f)
 		f->nodes[i]->ports[f->nodes[i]->type == NODE_SWITCH ? 0 : 1].lid = lid++;
 }
 
+/* sw's first port that leads to another switch (a leaf's first up-link); sw must have one. */
+static inline uint8_t first_uplink(const struct node *sw)
+{
+	uint8_t up = 1;
+	while (!sw->ports[up].remote || sw->ports[up].remote->type != NODE_SWITCH)
+		up++;
+	return up;
+}
+
 /* Five switches in a ring (port 1 clockwise, port 2 counter-clockwise), a CA on port 3 of each. */
 static inline void ring(struct fabric *f)
 {

@@ -32,15 +32,6 @@ static void tree(struct fabric *f, struct routing_tables *t)
 			 0);
 }
 
-/* leaf's first port to a switch */
-static uint8_t first_uplink(const struct node *leaf)
-{
-	uint8_t up = 1;
-	while (!leaf->ports[up].remote || leaf->ports[up].remote->type != NODE_SWITCH)
-		up++;
-	return up;
-}
-
 /* Every turn of exact is in held (graphs of one VL on fabrics of the same layout). */
 static void assert_holds(const struct depgraph *held, const struct depgraph *exact)
 {

@@ -37,15 +37,6 @@ static void assert_same_tables(const struct routing_tables *a, const struct rout
 	}
 }
 
-/* leaf L2's first port to a switch */
-static uint8_t first_uplink(const struct node *leaf)
-{
-	uint8_t up = 1;
-	while (!leaf->ports[up].remote || leaf->ports[up].remote->type != NODE_SWITCH)
-		up++;
-	return up;
-}
-
 static void test_memo_gives_a_relink_the_routing_from_before(void **state)
 {
 	(void)state;

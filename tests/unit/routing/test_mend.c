@@ -27,15 +27,6 @@
 #include "fixtures.h"
 #include "routing_fixtures.h"
 
-/* sw's first port that leads to another switch. */
-static uint8_t first_uplink(const struct node *sw)
-{
-	uint8_t up = 1;
-	while (!sw->ports[up].remote || sw->ports[up].remote->type != NODE_SWITCH)
-		up++;
-	return up;
-}
-
 /* One loss: the old tables on old_f, the same fabric less something as f, and the mend. */
 struct mend_case {
 	struct fabric old_f, f;
