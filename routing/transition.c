@@ -610,14 +610,33 @@ int transition_plan(const struct fabric *f, const struct routing_tables *old, co
 	return transition_plan_held(f, old, new, NULL, p);
 }
 
+/* A growing list of entries. */
+struct entries {
+	struct entry *v;
+	size_t n, cap;
+};
+
+static int push_entry(struct entries *l, struct entry e)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 1024;
+		struct entry *more = realloc(l->v, cap * sizeof(*more));
+		if (!more)
+			return -1;
+		l->v = more;
+		l->cap = cap;
+	}
+	l->v[l->n++] = e;
+	return 0;
+}
+
 int transition_plan_held(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
 			 struct held_graphs *held, struct transition_plan *p)
 {
 	struct held_start start = { NULL, 0, false };
 	struct cdg_report r;
-	struct entry *item = NULL, *drop = NULL;
+	struct entries item = { 0 }, drop = { 0 };
 	struct step_base base = { 0 };
-	size_t n = 0, cap = 0, ndrop = 0, dcap = 0;
 	int rc = -1;
 	memset(p, 0, sizeof(*p));
 	p->proven = true;
@@ -626,36 +645,27 @@ int transition_plan_held(const struct fabric *f, const struct routing_tables *ol
 	if (!old)
 		return 0;
 	for (size_t i = 0; i < f->nnodes; i++) {
-		size_t before = n + ndrop;
-		for (uint32_t lid = 1; old->lft[i] && lid <= new->max_lid; lid++) {
-			if (old->lft[i][lid] == new->lft[i][lid])
-				continue;
-			bool drops = new->lft[i][lid] == LFT_NO_PATH;
-			struct entry **v = drops ? &drop : &item;
-			size_t *len = drops ? &ndrop : &n, *room = drops ? &dcap : &cap;
-			if (*len == *room) {
-				struct entry *more = realloc(*v, (*room = *room ? 2 * *room : 1024) * sizeof(**v));
-				if (!more)
-					goto done;
-				*v = more;
-			}
-			(*v)[(*len)++] = (struct entry){ (uint32_t)i, (uint16_t)lid, 0 };
-		}
-		p->switches += n + ndrop > before;
+		size_t before = item.n + drop.n;
+		for (uint32_t lid = 1; old->lft[i] && lid <= new->max_lid; lid++)
+			if (old->lft[i][lid] != new->lft[i][lid] &&
+			    push_entry(new->lft[i][lid] == LFT_NO_PATH ? &drop : &item,
+				       (struct entry){ (uint32_t)i, (uint16_t)lid, 0 }) < 0)
+				goto done;
+		p->switches += item.n + drop.n > before;
 	}
 	/*
 	 * An entry that now drops adds no dependency to any mixture (a packet
 	 * that meets it goes no further): such entries go in the first stage,
 	 * unchecked, and the checks keep their old entries, a superset.
 	 */
-	p->dropped = ndrop;
-	if (add_changes(p, old, drop, ndrop) < 0 || step_base_init(&base, old, new, item, n) < 0)
+	p->dropped = drop.n;
+	if (add_changes(p, old, drop.v, drop.n) < 0 || step_base_init(&base, old, new, item.v, item.n) < 0)
 		goto done;
-	if (n) {	/* the first stage's first check is the whole change */
-		order_by_hops(f, new, item, n);
+	if (item.n) {	/* the first stage's first check is the whole change */
+		order_by_hops(f, new, item.v, item.n);
 		start.g = held_graphs_for(held, f, &start.layers, &start.acyclic);
 		p->from_held = start.g != NULL;
-		rc = stage_by_entries(f, &base, old, new, item, n, &start, p);
+		rc = stage_by_entries(f, &base, old, new, item.v, item.n, &start, p);
 		goto done;
 	}
 	/* SLs alone change: one step, which no staging can help */
@@ -669,8 +679,8 @@ int transition_plan_held(const struct fabric *f, const struct routing_tables *ol
 	}
 done:
 	step_base_free(&base);
-	free(item);
-	free(drop);
+	free(item.v);
+	free(drop.v);
 	if (rc < 0)
 		transition_plan_free(p);
 	return rc;
