@@ -76,7 +76,7 @@ static int one_case(const struct fabric *f, const struct routing_tables *t, stru
 	double t1 = now_ms();
 	if (rc == 0 && transition_remap(f, t, &g, &n, &old) < 0)
 		rc = -1;
-	if (rc == 0 && transition_plan_held(&g, &old, &n, held, &p) < 0)
+	if (rc == 0 && transition_plan_held(&g, &old, &n, held, 0, &p) < 0)
 		rc = -1;
 	if (rc == 0 && !p.proven && res.stable.mended) {	/* as the sweep does: routed afresh, planned again */
 		transition_plan_free(&p);
@@ -87,7 +87,7 @@ static int one_case(const struct fabric *f, const struct routing_tables *t, stru
 		rc = routing_compute(&g, &rq, &n, &res);
 		if (rc == 0 && transition_remap(f, t, &g, &n, &old) < 0)
 			rc = -1;
-		if (rc == 0 && transition_plan_held(&g, &old, &n, held, &p) < 0)
+		if (rc == 0 && transition_plan_held(&g, &old, &n, held, 0, &p) < 0)
 			rc = -1;
 	}
 	double t2 = now_ms();
@@ -109,9 +109,10 @@ static int one_case(const struct fabric *f, const struct routing_tables *t, stru
 		if (verbose && !p.proven) {
 			char cycle[512];
 			cdg_cycle_text(&p.cycle, cycle, sizeof(cycle));
-			printf("seed %llu, %s[%u] lost: %zu switches, step %zu of %zu NOT proven, VL %u: %s\n",
-			       (unsigned long long)seed, leaf->desc, up, p.switches, p.failed_step, p.nstages, p.cycle.vl,
-			       cycle);
+			printf("seed %llu, %s[%u] lost: %zu switches, %zu stages, %s%zu NOT proven, VL %u: %s\n",
+			       (unsigned long long)seed, leaf->desc, up, p.switches, p.nstages,
+			       p.failed_step > p.nstages ? "published SLs after step " : "step ",
+			       p.failed_step > p.nstages ? p.nstages : p.failed_step, p.cycle.vl, cycle);
 		}
 		transition_plan_free(&p);
 		routing_tables_free(&old);

@@ -201,7 +201,7 @@ static int prove_transition(const struct check_args *a, const struct fabric *f, 
 			    const struct routing_tables *t, const struct sl2vl_tables *vl, struct cdg_report *r)
 {
 	if (!vl)
-		return transition_check_step(f, before, t, before, r);
+		return transition_check_step(f, before, t, before, t, r);
 	struct cdg_vl_request q = { .t = t, .before = before, .vl = vl, .to_cas_only = a->ca_to_ca };
 	struct cdg_vl_missing miss;
 	int rc = cdg_vl_check(f, &q, r, &miss);

@@ -4,9 +4,14 @@
  * A step from tables A to tables B is safe when no mixture of them can
  * deadlock: the channel dependency graph with both entries at every
  * switch (a packet may meet an updated switch, then one not yet updated,
- * in any order) and both the original and the new SL of every LID is
- * acyclic per VL. That graph holds every dependency of every mixture, so
- * its being acyclic proves them all, whatever order the SMPs land in.
+ * in any order) is acyclic per VL, with every LID on its old SL: the SA
+ * publishes the new SLs only once the last stage is in, so no host sends
+ * on one before (but the SM's LID, whose new SL MasterSMSL gives hosts
+ * with the first stage: it is on both). That graph holds every
+ * dependency of every mixture, so its being acyclic proves them all,
+ * whatever order the SMPs land in. After the last stage, hosts that have
+ * asked again send on the new SLs beside those that still use the old
+ * ones: the new tables with both SLs are proven last.
  *
  * Planning: try the whole change as one step. If its mixture has a
  * cycle, change entries (switch, LID) in batches: from the entries still
@@ -60,10 +65,10 @@ int transition_remap(const struct fabric *from_f, const struct routing_tables *f
 }
 
 int transition_check_step(const struct fabric *f, const struct routing_tables *from, const struct routing_tables *to,
-			  const struct routing_tables *sl_old, struct cdg_report *r)
+			  const struct routing_tables *sl_a, const struct routing_tables *sl_b, struct cdg_report *r)
 {
 	/* the CAs' traffic; answers on their own SL are proven in the steady states only (docs/routing.md) */
-	struct cdg_mix m = { .lft = { from, to }, .nlft = 2, .sl = { sl_old, to }, .nsl = 2, .no_answers = true };
+	struct cdg_mix m = { .lft = { from, to }, .nlft = 2, .sl = { sl_a, sl_b }, .nsl = 2, .no_answers = true };
 	return cdg_check_mix(f, &m, r);
 }
 
@@ -75,18 +80,30 @@ struct entry {
 };
 
 /*
- * What every step of one plan shares: the LIDs that change (their column
- * or their SL differs between old and new) and, per layer, the
+ * What every step of one plan shares: the SLs traffic may use while the
+ * stages go in (old's, and the early LID's new one), the LIDs that change
+ * (their column, or the SL hosts may use) and, per layer, the
  * dependencies of all the others, which are the same in every state of
  * the plan. A step's check copies those and adds the changing LIDs'
  * mixture only: the same graph transition_check_step builds whole.
  */
 struct step_base {
-	bool *moving;		/* [lid]: its column or SL changes */
-	bool *sl_moving;	/* [lid]: its SL changes */
+	const struct routing_tables *old;
+	struct routing_tables early;	/* old's fields (shared, not owned) with early_sl: only its SLs are read */
+	uint8_t *early_sl;	/* old's SLs, the early LID's new one */
+	bool *moving;		/* [lid]: its column or the SL hosts may use changes */
+	bool *sl_moving;	/* [lid]: hosts may use another SL (the early LID's) */
 	unsigned layers;
 	struct depgraph *g;	/* [layer]: the dependencies of the LIDs that do not move; NULL until needed */
 };
+
+/* The mixture of entries of a and b (b NULL: a's alone) with the SLs traffic may use during b's plan. */
+static struct cdg_mix step_mix(const struct step_base *b, const struct routing_tables *x,
+			       const struct routing_tables *y)
+{
+	return (struct cdg_mix){ .lft = { x, y }, .nlft = y ? 2 : 1, .sl = { b->old, &b->early }, .nsl = 2,
+				 .no_answers = true };
+}
 
 static void step_base_drop_graphs(struct step_base *b)
 {
@@ -101,33 +118,47 @@ static void step_base_free(struct step_base *b)
 	step_base_drop_graphs(b);
 	free(b->moving);
 	free(b->sl_moving);
+	free(b->early_sl);
 	memset(b, 0, sizeof(*b));
 }
 
-/* b for the plan old -> new whose changed entries are item[0..n), without its graphs yet. */
+/*
+ * b for the plan old -> new whose changed entries are item[0..n), without
+ * its graphs yet; early_lid (0: none) the LID whose new SL hosts may use
+ * from the first stage on.
+ */
 static int step_base_init(struct step_base *b, const struct routing_tables *old, const struct routing_tables *new,
-			  const struct entry *item, size_t n)
+			  uint16_t early_lid, const struct entry *item, size_t n)
 {
 	memset(b, 0, sizeof(*b));
+	b->old = old;
 	b->layers = old->layers > new->layers ? old->layers : new->layers;
 	b->moving = calloc((size_t)new->max_lid + 1, sizeof(*b->moving));
 	b->sl_moving = calloc((size_t)new->max_lid + 1, sizeof(*b->sl_moving));
-	if (!b->moving || !b->sl_moving) {
+	b->early_sl = malloc((size_t)old->max_lid + 1);
+	if (!b->moving || !b->sl_moving || !b->early_sl) {
 		step_base_free(b);
 		return -1;
 	}
+	memcpy(b->early_sl, old->sl, (size_t)old->max_lid + 1);
+	if (early_lid && early_lid <= old->max_lid && early_lid <= new->max_lid)
+		b->early_sl[early_lid] = new->sl[early_lid];
+	b->early = *old;
+	b->early.sl = b->early_sl;
+	b->early.layers = b->layers;
 	for (size_t k = 0; k < n; k++)
 		b->moving[item[k].lid] = true;
-	for (uint32_t lid = 1; lid <= new->max_lid; lid++) {
-		b->sl_moving[lid] = old->sl[lid] != new->sl[lid];
+	for (uint32_t lid = 1; lid <= old->max_lid && lid <= new->max_lid; lid++) {
+		b->sl_moving[lid] = old->sl[lid] != b->early_sl[lid];
 		b->moving[lid] |= b->sl_moving[lid];
 	}
 	return 0;
 }
 
 /* b's graphs, built on first use (a plan that starts from the held graphs may never need them). */
-static int step_base_graphs(struct step_base *b, const struct fabric *f, const struct routing_tables *old)
+static int step_base_graphs(struct step_base *b, const struct fabric *f)
 {
+	const struct routing_tables *old = b->old;
 	if (b->g)
 		return 0;
 	bool *still = calloc((size_t)old->max_lid + 1, sizeof(*still));
@@ -136,7 +167,7 @@ static int step_base_graphs(struct step_base *b, const struct fabric *f, const s
 		goto done;
 	for (uint32_t lid = 1; lid <= old->max_lid; lid++)
 		still[lid] = !b->moving[lid];
-	struct cdg_mix m = { .lft = { old }, .nlft = 1, .sl = { old }, .nsl = 1, .no_answers = true };
+	struct cdg_mix m = step_mix(b, old, NULL);
 	for (unsigned l = 0; l < b->layers; l++)
 		if (depgraph_init(&b->g[l], f) < 0 || cdg_add_layer(f, &m, l, still, &b->g[l]) < 0)
 			goto done;
@@ -149,16 +180,16 @@ done:
 }
 
 /*
- * transition_check_step from -> to (states of b's plan, with SLs of old
- * and to), from graphs (one per layer: the dependencies of every LID but
+ * A step from -> to of b's plan (with the SLs traffic may use during it),
+ * from graphs (one per layer: the dependencies of every LID but
  * those in lids, the same in from and to) with the mixture of the LIDs
  * in lids added.
  */
 static int check_step_from(const struct fabric *f, const struct step_base *b, const struct depgraph *graphs,
 			   const bool *lids, const struct routing_tables *from, const struct routing_tables *to,
-			   const struct routing_tables *old, struct cdg_report *r)
+			   struct cdg_report *r)
 {
-	struct cdg_mix m = { .lft = { from, to }, .nlft = 2, .sl = { old, to }, .nsl = 2, .no_answers = true };
+	struct cdg_mix m = step_mix(b, from, to);
 	struct cdg_report sum = { 0 };
 	for (unsigned l = 0; l < b->layers; l++) {
 		struct depgraph g;
@@ -182,7 +213,7 @@ static int check_step_from(const struct fabric *f, const struct step_base *b, co
 
 /*
  * The graphs of the state a stage starts from, cur: b's, plus every
- * moving LID on cur's entries alone (with its old and new SL), and where
+ * moving LID on cur's entries alone (on every SL b allows), and where
  * those LIDs' traffic goes under cur. A step from cur changes the entries
  * of a few LIDs; every other LID has cur's entries in both states, so the
  * step's graph is this one with what the changed entries add
@@ -241,12 +272,11 @@ static int state_graphs_end(struct state_graphs *sg, const struct step_base *b, 
  * graphs are acyclic; else they are searched once.
  */
 static int state_graphs_build(struct state_graphs *sg, const struct fabric *f, struct step_base *b,
-			      const struct routing_tables *cur, const struct routing_tables *old,
-			      const struct routing_tables *new, const struct entry *item, size_t n, bool proven)
+			      const struct routing_tables *cur, const struct entry *item, size_t n, bool proven)
 {
-	struct cdg_mix m = { .lft = { cur }, .nlft = 1, .sl = { old, new }, .nsl = 2, .no_answers = true };
+	struct cdg_mix m = step_mix(b, cur, NULL);
 	unsigned l;
-	if (step_base_graphs(b, f, old) < 0 || !(sg->reach = reach_left(f, cur, item, n)))
+	if (step_base_graphs(b, f) < 0 || !(sg->reach = reach_left(f, cur, item, n)))
 		return -1;
 	sg->acyclic = true;
 	for (l = 0; l < b->layers; l++) {
@@ -273,19 +303,19 @@ struct held_start {
 /*
  * sg for old, the plan's first state, whose entries item[0..n) are to
  * change, from held (graphs of old's CA traffic on its own SLs, on a
- * fabric f fits): copies, with the LIDs whose SL changes added on their
- * new layer too. A superset of old's graphs (links lost since drop
+ * fabric f fits): copies, with the early LID added on its new layer too
+ * when its SL changes. A superset of old's graphs (links lost since drop
  * dependencies held has), so not exact; acyclic when held was and no SL
  * changes, else searched.
  */
 static int state_graphs_from_held(struct state_graphs *sg, const struct fabric *f, const struct step_base *b,
-				  const struct routing_tables *old, const struct routing_tables *new,
-				  const struct entry *item, size_t n, const struct held_start *held)
+				  const struct routing_tables *old, const struct entry *item, size_t n,
+				  const struct held_start *held)
 {
-	struct cdg_mix m = { .lft = { old }, .nlft = 1, .sl = { old, new }, .nsl = 2, .no_answers = true };
+	struct cdg_mix m = step_mix(b, old, NULL);
 	bool sl_changes = false;
 	unsigned l;
-	for (uint32_t lid = 1; lid <= new->max_lid && !sl_changes; lid++)
+	for (uint32_t lid = 1; lid <= old->max_lid && !sl_changes; lid++)
 		sl_changes = b->sl_moving[lid];
 	if (!(sg->reach = reach_left(f, old, item, n)))
 		return -1;
@@ -318,19 +348,17 @@ static struct cdg_change *changes_of(const struct entry *item, size_t n)
 }
 
 /*
- * transition_check_step cur -> next (states of b's plan, with SLs of old
- * and next), next being cur with the entries item[0..n) changed: sg's
- * graphs with what those changes add. When sg's graphs are acyclic the
- * search starts from the channels the changes gave dependencies, unless
- * whole (the cycle to report is the one a search of the whole graph meets
- * first); r's counts are then left 0.
+ * The step cur -> next of b's plan, next being cur with the entries
+ * item[0..n) changed: sg's graphs with what those changes add. When sg's
+ * graphs are acyclic the search starts from the channels the changes gave
+ * dependencies, unless whole (the cycle to report is the one a search of
+ * the whole graph meets first); r's counts are then left 0.
  */
 static int check_step_delta(const struct fabric *f, const struct step_base *b, const struct state_graphs *sg,
 			    const struct routing_tables *cur, const struct routing_tables *next,
-			    const struct routing_tables *old, const struct entry *item, size_t n, bool whole,
-			    struct cdg_report *r)
+			    const struct entry *item, size_t n, bool whole, struct cdg_report *r)
 {
-	struct cdg_mix m = { .lft = { cur, next }, .nlft = 2, .sl = { old, next }, .nsl = 2, .no_answers = true };
+	struct cdg_mix m = step_mix(b, cur, next);
 	struct cdg_report sum = { 0 };
 	struct cdg_change *ch = changes_of(item, n);
 	struct cdg_roots roots = { 0 };
@@ -369,10 +397,9 @@ static int check_step_delta(const struct fabric *f, const struct step_base *b, c
  */
 static int state_graphs_advance(struct state_graphs *sg, const struct fabric *f, const struct step_base *b,
 				const struct routing_tables *cur, const struct routing_tables *next,
-				const struct routing_tables *old, const struct entry *item, size_t k,
-				const struct entry *rest, size_t nrest)
+				const struct entry *item, size_t k, const struct entry *rest, size_t nrest)
 {
-	struct cdg_mix m = { .lft = { cur, next }, .nlft = 2, .sl = { old, next }, .nsl = 2, .no_answers = true };
+	struct cdg_mix m = step_mix(b, cur, next);
 	struct cdg_change *ch = changes_of(item, k);
 	struct cdg_roots roots = { 0 };
 	struct cdg_reach *reach = NULL;
@@ -482,13 +509,12 @@ static void set_entries(struct routing_tables *t, const struct routing_tables *f
 
 /* Checks the step from cur that changes item[0..k); leaves next as cur. 1 proven, 0 not (r: the cycle), -1. */
 static int step_proven(const struct fabric *f, const struct step_base *b, const struct state_graphs *sg,
-		       const struct routing_tables *cur, const struct routing_tables *new,
-		       const struct routing_tables *old, const struct entry *item, size_t k,
-		       struct routing_tables *next, struct cdg_report *r, size_t *checks)
+		       const struct routing_tables *cur, const struct routing_tables *new, const struct entry *item,
+		       size_t k, struct routing_tables *next, struct cdg_report *r, size_t *checks)
 {
 	set_entries(next, new, item, k);
 	++*checks;
-	int rc = check_step_delta(f, b, sg, cur, next, old, item, k, false, r);
+	int rc = check_step_delta(f, b, sg, cur, next, item, k, false, r);
 	set_entries(next, cur, item, k);
 	return rc < 0 ? -1 : !r->cycle_len;
 }
@@ -504,15 +530,14 @@ static int step_proven(const struct fabric *f, const struct step_base *b, const 
  * (sg, built once per state). -1 on allocation failure.
  */
 static long proven_batch(const struct fabric *f, struct step_base *b, struct state_graphs *sg,
-			 const struct routing_tables *cur, const struct routing_tables *new,
-			 const struct routing_tables *old, const struct entry *item, size_t n, bool proven,
-			 struct routing_tables *next, struct cdg_report *r, size_t *checks)
+			 const struct routing_tables *cur, const struct routing_tables *new, const struct entry *item,
+			 size_t n, bool proven, struct routing_tables *next, struct cdg_report *r, size_t *checks)
 {
 	size_t ok = 0, refused = n + 1;
-	if (!sg->built && state_graphs_build(sg, f, b, cur, old, new, item, n, proven) < 0)
+	if (!sg->built && state_graphs_build(sg, f, b, cur, item, n, proven) < 0)
 		return -1;
 	for (size_t k = n; k > ok;) {	/* halve until one proves out, then bisect up to the refused */
-		int rc = step_proven(f, b, sg, cur, new, old, item, k, next, r, checks);
+		int rc = step_proven(f, b, sg, cur, new, item, k, next, r, checks);
 		if (rc < 0)
 			return -1;
 		if (rc)
@@ -550,11 +575,11 @@ static int stage_by_entries(const struct fabric *f, struct step_base *b, const s
 		goto done;
 	memcpy(next.sl, new->sl, (size_t)new->max_lid + 1);	/* each state a step leads to has new's SLs */
 	next.layers = new->layers > old->layers ? new->layers : old->layers;
-	if (held->g && state_graphs_from_held(&sg, f, b, old, new, item, n, held) < 0)
+	if (held->g && state_graphs_from_held(&sg, f, b, old, item, n, held) < 0)
 		goto done;
 	while (n) {
 		long k = stuck < n && checks < STAGE_CHECKS
-				 ? proven_batch(f, b, &sg, &cur, new, old, item, n, proven, &next, &r, &checks)
+				 ? proven_batch(f, b, &sg, &cur, new, item, n, proven, &next, &r, &checks)
 				 : 0;
 		if (k < 0)
 			goto done;
@@ -572,15 +597,15 @@ static int stage_by_entries(const struct fabric *f, struct step_base *b, const s
 		if (k == 0) {	/* nothing can move alone: the rest in one unproven stage, its cycle named */
 			k = (long)n;
 			set_entries(&next, new, item, n);
-			if ((!sg.built && state_graphs_build(&sg, f, b, &cur, old, new, item, n, proven) < 0) ||
-			    check_step_delta(f, b, &sg, &cur, &next, old, item, n, true, &r) < 0)
+			if ((!sg.built && state_graphs_build(&sg, f, b, &cur, item, n, proven) < 0) ||
+			    check_step_delta(f, b, &sg, &cur, &next, item, n, true, &r) < 0)
 				goto done;
 			p->proven = false;
 			p->cycle = r;
 			p->failed_step = p->nstages;
 		}
 		if (add_stage(p, old, item, (size_t)k, n == (size_t)k) < 0 ||
-		    ((size_t)k < n && state_graphs_advance(&sg, f, b, &cur, &next, old, item, (size_t)k, item + k,
+		    ((size_t)k < n && state_graphs_advance(&sg, f, b, &cur, &next, item, (size_t)k, item + k,
 							   n - (size_t)k) < 0))
 			goto done;
 		struct routing_tables swap = cur;
@@ -607,7 +632,7 @@ no_tables:
 int transition_plan(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
 		    struct transition_plan *p)
 {
-	return transition_plan_held(f, old, new, NULL, p);
+	return transition_plan_held(f, old, new, NULL, 0, p);
 }
 
 /* A growing list of entries. */
@@ -630,8 +655,35 @@ static int push_entry(struct entries *l, struct entry e)
 	return 0;
 }
 
+/*
+ * Once the last stage is in, the SA publishes the new SLs: some hosts ask
+ * and use them while others still send on the old ones, all through the
+ * new tables. That state is proven here (when an SL changes at all); if it
+ * is cyclic, p is not proven, with failed_step one past the last stage.
+ * -1 on allocation failure.
+ */
+static int check_both_sls(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
+			  struct transition_plan *p)
+{
+	bool changes = false;
+	for (uint32_t lid = 1; lid <= old->max_lid && lid <= new->max_lid && !changes; lid++)
+		changes = old->sl[lid] != new->sl[lid];
+	if (!changes)
+		return 0;
+	struct cdg_mix m = { .lft = { new }, .nlft = 1, .sl = { old, new }, .nsl = 2, .no_answers = true };
+	struct cdg_report r;
+	if (cdg_check_mix(f, &m, &r) < 0)
+		return -1;
+	if (r.cycle_len) {
+		p->proven = false;
+		p->cycle = r;
+		p->failed_step = p->nstages + 1;
+	}
+	return 0;
+}
+
 int transition_plan_held(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
-			 struct held_graphs *held, struct transition_plan *p)
+			 struct held_graphs *held, uint16_t early_lid, struct transition_plan *p)
 {
 	struct held_start start = { NULL, 0, false };
 	struct cdg_report r;
@@ -659,17 +711,19 @@ int transition_plan_held(const struct fabric *f, const struct routing_tables *ol
 	 * unchecked, and the checks keep their old entries, a superset.
 	 */
 	p->dropped = drop.n;
-	if (add_changes(p, old, drop.v, drop.n) < 0 || step_base_init(&base, old, new, item.v, item.n) < 0)
+	if (add_changes(p, old, drop.v, drop.n) < 0 || step_base_init(&base, old, new, early_lid, item.v, item.n) < 0)
 		goto done;
 	if (item.n) {	/* the first stage's first check is the whole change */
 		order_by_hops(f, new, item.v, item.n);
 		start.g = held_graphs_for(held, f, &start.layers, &start.acyclic);
 		p->from_held = start.g != NULL;
 		rc = stage_by_entries(f, &base, old, new, item.v, item.n, &start, p);
+		if (rc == 0 && p->proven)
+			rc = check_both_sls(f, old, new, p);
 		goto done;
 	}
-	/* SLs alone change: one step, which no staging can help */
-	if (step_base_graphs(&base, f, old) < 0 || check_step_from(f, &base, base.g, base.moving, old, new, old, &r) < 0)
+	/* SLs alone change: one step (if hosts learn one early), which no staging can help */
+	if (step_base_graphs(&base, f) < 0 || check_step_from(f, &base, base.g, base.moving, old, new, &r) < 0)
 		goto done;
 	rc = 0;
 	if (r.cycle_len) {
@@ -677,6 +731,7 @@ int transition_plan_held(const struct fabric *f, const struct routing_tables *ol
 		p->cycle = r;
 		p->failed_step = 1;
 	}
+	rc = p->proven ? check_both_sls(f, old, new, p) : 0;
 done:
 	step_base_free(&base);
 	free(item.v);

@@ -1,13 +1,16 @@
 /*
  * transition.h - going from the tables the switches hold to new ones
  * without a moment of deadlock. While LFT blocks are rewritten one SMP at
- * a time, any switch may hold its old or its new entry, and hosts that
- * have not asked for a new PathRecord still send on the old SL. A
+ * a time, any switch may hold its old or its new entry, and hosts send on
+ * the old SL: the SA publishes the new SLs only once every stage is in
+ * (hosts that never ask again keep the old SL after that too). A
  * transition is proven when the channel dependency graph of that whole
- * mixture (cdg_mix: both tables' entries at every switch, both SLs for
- * every LID) is acyclic on every VL. When it is not, the change is split
- * into stages, each programmed and acknowledged before the next starts,
- * so that every step's mixture is acyclic.
+ * mixture (cdg_mix: both tables' entries at every switch, the old SL of
+ * every LID, and the new one of a LID hosts learn early) is acyclic on
+ * every VL. When it is not, the change is split into stages, each
+ * programmed and acknowledged before the next starts, so that every
+ * step's mixture is acyclic. The new SLs run on the new tables alone,
+ * whose own proof covers them.
  */
 #ifndef ROUTING_TRANSITION_H
 #define ROUTING_TRANSITION_H
@@ -25,7 +28,8 @@ struct transition_plan {
 	bool proven;			/* every step's mixture is acyclic */
 	bool from_held;			/* started from the held graphs (transition_plan_held) */
 	struct cdg_report cycle;	/* not proven: the cycle of the step that is not */
-	size_t failed_step;		/* not proven: which step (1 = into stage 0) */
+	size_t failed_step;		/* not proven: which step (1 = into stage 0); nstages + 1: the new
+					 * tables on the old and the new SLs, once the SA publishes them */
 	/*
 	 * The stages as the entries they change, in stage order: stage i has
 	 * last's entries for change[0 .. upto[i]) and the old ones for the
@@ -65,9 +69,11 @@ int transition_plan(const struct fabric *f, const struct routing_tables *old, co
  * from (held_graphs_start on their fabric), when they fit f; else, or
  * when held is NULL, as transition_plan. The plan is the same either way
  * but where a superset graph refuses a batch an exact one would take.
+ * early_lid (0: none): a LID whose new SL hosts learn at the first stage
+ * (the SM's, from MasterSMSL), so traffic to it may use either SL.
  */
 int transition_plan_held(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
-			 struct held_graphs *held, struct transition_plan *p);
+			 struct held_graphs *held, uint16_t early_lid, struct transition_plan *p);
 /*
  * Stage i (0 .. nstages - 1) of p; NULL on allocation failure. The tables
  * of the stage asked for before stay as they are (a step's from and to),
@@ -75,8 +81,11 @@ int transition_plan_held(const struct fabric *f, const struct routing_tables *ol
  */
 const struct routing_tables *transition_stage(struct transition_plan *p, size_t i);
 void transition_plan_free(struct transition_plan *p);
-/* Proves one step: from -> to, with SLs of sl_old and to. 0, or -1 on allocation failure. */
+/*
+ * Proves one step: from -> to, traffic to each LID on the SLs of sl_a and
+ * of sl_b (the same tables twice: one SL). 0, or -1 on allocation failure.
+ */
 int transition_check_step(const struct fabric *f, const struct routing_tables *from, const struct routing_tables *to,
-			  const struct routing_tables *sl_old, struct cdg_report *r);
+			  const struct routing_tables *sl_a, const struct routing_tables *sl_b, struct cdg_report *r);
 
 #endif

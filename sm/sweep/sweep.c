@@ -667,6 +667,17 @@ static size_t sl_changes(const struct fabric *f, const struct routing_tables *ol
 	return n;
 }
 
+/* Which step of unproven p fails, and its cycle: "step 3 NOT proven: cycle on VL 1: ...". */
+static void plan_failure_text(const struct transition_plan *p, char *buf, size_t len)
+{
+	char cycle[256];
+	cdg_cycle_text(&p->cycle, cycle, sizeof(cycle));
+	if (p->failed_step > p->nstages)	/* once published, hosts on the old and the new SLs */
+		snprintf(buf, len, "the new tables on old and new SLs NOT proven: cycle on VL %u: %s", p->cycle.vl, cycle);
+	else
+		snprintf(buf, len, "step %zu NOT proven: cycle on VL %u: %s", p->failed_step, p->cycle.vl, cycle);
+}
+
 /*
  * Plans the transition from the tables the switches hold (the stored
  * clean sweep's) to the new ones and says how it is proven; without such
@@ -681,7 +692,8 @@ static bool plan_transition(struct sweep *s)
 	bool known = switches_hold_published(sm) && pub->tables.lft;
 	int rc = known ? transition_remap(&pub->fabric, &pub->tables, &s->f, &s->tables, &old) : 0;
 	if (rc == 0)
-		rc = transition_plan_held(&s->f, known ? &old : NULL, &s->tables, known ? pub->held : NULL, &s->plan);
+		rc = transition_plan_held(&s->f, known ? &old : NULL, &s->tables, known ? pub->held : NULL,
+					  sm_node_own_lid(&s->f), &s->plan);
 	if (known && rc == 0)
 		s->sl_changed = sl_changes(&s->f, &old, &s->tables);
 	if (known)
@@ -692,10 +704,10 @@ static bool plan_transition(struct sweep *s)
 	}
 	const struct transition_plan *p = &s->plan;
 	if (known && !p->proven && s->mended) {	/* the fresh routing's merge may prove out where the mend did not */
-		char cycle[256];
-		cdg_cycle_text(&p->cycle, cycle, sizeof(cycle));
-		log_warn("transition: the routes mended in place change in %zu stages, step %zu not proven (cycle on VL "
-			 "%u: %s): routing afresh", p->nstages, p->failed_step, p->cycle.vl, cycle);
+		char failure[320];
+		plan_failure_text(p, failure, sizeof(failure));
+		log_warn("transition: the routes mended in place change in %zu stages; %s: routing afresh", p->nstages,
+			 failure);
 		s->no_mend = true;
 		transition_plan_free(&s->plan);
 		routing_tables_free(&s->tables);
@@ -707,13 +719,13 @@ static bool plan_transition(struct sweep *s)
 			 "stage");
 	} else if (p->proven) {
 		snprintf(s->transition, sizeof(s->transition), "%zu switches change; every mixture of old and new "
-			 "tables (and old and new SLs) proven deadlock-free in %zu stage%s", p->switches, p->nstages,
-			 p->nstages == 1 ? "" : "s");
+			 "tables (on the old SLs, then the new tables on old and new SLs) proven deadlock-free in %zu "
+			 "stage%s", p->switches, p->nstages, p->nstages == 1 ? "" : "s");
 	} else {
-		char cycle[256];
-		cdg_cycle_text(&p->cycle, cycle, sizeof(cycle));
-		snprintf(s->transition, sizeof(s->transition), "%zu switches change in %zu stages; step %zu NOT "
-			 "proven: cycle on VL %u: %s", p->switches, p->nstages, p->failed_step, p->cycle.vl, cycle);
+		char failure[320];
+		plan_failure_text(p, failure, sizeof(failure));
+		snprintf(s->transition, sizeof(s->transition), "%zu switches change in %zu stages; %s", p->switches,
+			 p->nstages, failure);
 	}
 	char dropped[112] = "";
 	if (known && p->dropped)

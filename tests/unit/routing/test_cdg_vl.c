@@ -226,7 +226,7 @@ static void test_cdg_vl_transition_agrees_with_the_layer_proof(void **state)
 	fabric_unlink(leaf, (uint8_t)up);
 	assert_int_equal(routing_compute(&f, &rq, &new, &res), 0);
 	fill(&m, &f, fabricd_map);
-	assert_int_equal(transition_check_step(&f, &old, &new, &old, &r), 0);
+	assert_int_equal(transition_check_step(&f, &old, &new, &old, &new, &r), 0);
 	assert_true(r.cycle_len > 0);
 	assert_true(vl_mixture_cyclic(&f, &old, &new, &m));
 	assert_int_equal(transition_plan(&f, &old, &new, &p), 0);

@@ -75,7 +75,7 @@ static size_t assert_plan_from_held(const struct fabric *f0, const struct routin
 		depgraph_free(&exact);
 	}
 
-	assert_int_equal(transition_plan_held(f, &old, &t, h, &p), 0);
+	assert_int_equal(transition_plan_held(f, &old, &t, h, 0, &p), 0);
 	assert_true(p.from_held);
 	assert_int_equal(transition_plan(f, &old, &t, &plain), 0);
 	assert_false(plain.from_held);
@@ -85,7 +85,7 @@ static size_t assert_plan_from_held(const struct fabric *f0, const struct routin
 	const struct routing_tables *from = &old;
 	for (size_t i = 0; i < p.nstages; i++) {
 		const struct routing_tables *stage = transition_stage(&p, i);
-		assert_int_equal(transition_check_step(f, from, stage, &old, &r), 0);
+		assert_int_equal(transition_check_step(f, from, stage, &old, &old, &r), 0);
 		assert_int_equal(r.cycle_len, 0);
 		from = stage;
 	}

@@ -5,7 +5,7 @@
  * that are each proven acyclic by the same CDG code, one step at a time.
  * Entries that now drop go in the first stage. Remapping by GUID keeps a
  * switch's entries when node order changes. A change of SLs alone whose
- * mixture is cyclic is reported not proven.
+ * old and new SLs together are cyclic is reported not proven.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -41,7 +41,11 @@ static void updown_from(unsigned root, struct fabric *f, struct routing_tables *
 	ring_rooted(f, 0);
 }
 
-/* Each stage of p, from old, proven by the CDG code on its own: the step and the state it reaches. */
+/*
+ * Each stage of p, from old, proven by the CDG code on its own: the step
+ * and the state it reaches, on the old SLs hosts send on until the last
+ * stage is in; then the new tables on the old and new SLs together.
+ */
 static void assert_stages_proven(const struct fabric *f, const struct routing_tables *old,
 				 struct transition_plan *p)
 {
@@ -49,10 +53,12 @@ static void assert_stages_proven(const struct fabric *f, const struct routing_ta
 	const struct routing_tables *from = old;
 	for (size_t i = 0; i < p->nstages; i++) {
 		const struct routing_tables *stage = transition_stage(p, i);
-		assert_int_equal(transition_check_step(f, from, stage, old, &r), 0);
+		assert_int_equal(transition_check_step(f, from, stage, old, old, &r), 0);
 		assert_int_equal(r.cycle_len, 0);
 		from = stage;
 	}
+	assert_int_equal(transition_check_step(f, p->last, p->last, old, p->last, &r), 0);
+	assert_int_equal(r.cycle_len, 0);
 }
 
 static void test_transition_two_roots_union_is_cyclic_and_stages_are_each_acyclic(void **state)
@@ -69,7 +75,7 @@ static void test_transition_two_roots_union_is_cyclic_and_stages_are_each_acycli
 	assert_int_equal(cdg_check(&f, &new, &r), 0);
 	assert_int_equal(r.cycle_len, 0);
 	/* the plain switch: its mixture closes a cycle */
-	assert_int_equal(transition_check_step(&f, &old, &new, &old, &r), 0);
+	assert_int_equal(transition_check_step(&f, &old, &new, &old, &new, &r), 0);
 	assert_true(r.cycle_len > 0);
 
 	assert_int_equal(transition_plan(&f, &old, &new, &p), 0);
@@ -163,7 +169,7 @@ static void test_transition_leaf_uplink_failure_on_degraded_tree_is_proven(void 
 		up++;
 	fabric_unlink(leaf, (uint8_t)up);
 	assert_int_equal(routing_compute(&f, &rq, &new, &res), 0);
-	assert_int_equal(transition_check_step(&f, &old, &new, &old, &r), 0);
+	assert_int_equal(transition_check_step(&f, &old, &new, &old, &new, &r), 0);
 	assert_true(r.cycle_len > 0);
 	assert_int_equal(transition_plan(&f, &old, &new, &p), 0);
 	assert_true(p.proven);
@@ -204,10 +210,13 @@ static void test_transition_remap_follows_guids(void **state)
 
 /*
  * Min-hop on the ring, layered on two VLs; the new tables swap every
- * LID's layer. Both are acyclic, no entry changes, yet hosts still on the
- * old SLs put every LID on both layers, each of which then holds the
- * ring's cycle: the plan must say so (it once reported such a change
- * proven, since no entry was left to stage).
+ * LID's layer. Both are acyclic, no entry changes, and while the stage
+ * goes in every host sends on the old SLs (the SA publishes the new ones
+ * after it): proven. But once they are published, hosts that have not
+ * asked again still send on the old SLs beside those that have, which
+ * puts every LID on both layers, each of which then holds the ring's
+ * cycle: the plan must say so, one step past its last stage (it once
+ * reported such a change proven, since no entry was left to stage).
  */
 static void test_transition_sl_only_change_with_cyclic_mixture_is_not_proven(void **state)
 {
@@ -229,8 +238,45 @@ static void test_transition_sl_only_change_with_cyclic_mixture_is_not_proven(voi
 	assert_false(p.proven);
 	assert_int_equal(p.nstages, 1);
 	assert_int_equal(p.switches, 0);
-	assert_int_equal(p.failed_step, 1);
+	assert_int_equal(p.failed_step, 2);
 	assert_int_equal(p.cycle.cycle_len, 5);
+	transition_plan_free(&p);
+	/* the new tables on their own SLs, and on the old ones, are each acyclic: only the two together are not */
+	assert_int_equal(transition_check_step(&f, &new, &new, &old, &old, &r), 0);
+	assert_int_equal(r.cycle_len, 0);
+	assert_int_equal(transition_check_step(&f, &new, &new, &old, &new, &r), 0);
+	assert_int_equal(r.cycle_len, 5);
+	/*
+	 * The old layering made minimal: each LID left on layer 1 closes a
+	 * cycle on layer 0. One of them goes back down: a LID hosts learn
+	 * early (the SM's, by MasterSMSL) has its new SL in the stage's
+	 * mixture already, and the plan fails at its first step; any other
+	 * only once the SLs are published.
+	 */
+	for (bool lowered = true; lowered;) {
+		lowered = false;
+		for (uint16_t lid = 1; lid <= old.max_lid; lid++)
+			if (old.sl[lid] == 1) {
+				old.sl[lid] = 0;
+				assert_int_equal(transition_check_step(&f, &old, &old, &old, &old, &r), 0);
+				if (r.cycle_len)
+					old.sl[lid] = 1;
+				lowered |= !r.cycle_len;
+			}
+	}
+	uint16_t up = 0;
+	for (uint16_t lid = 1; lid <= old.max_lid && !up; lid++)
+		up = old.sl[lid] == 1 ? lid : 0;
+	assert_true(up > 0);
+	memcpy(new.sl, old.sl, (size_t)old.max_lid + 1);
+	new.sl[up] = 0;
+	assert_int_equal(transition_plan_held(&f, &old, &new, NULL, up, &p), 0);
+	assert_false(p.proven);
+	assert_int_equal(p.failed_step, 1);
+	transition_plan_free(&p);
+	assert_int_equal(transition_plan_held(&f, &old, &new, NULL, 0, &p), 0);
+	assert_false(p.proven);
+	assert_int_equal(p.failed_step, 2);
 	transition_plan_free(&p);
 	/* swapping nothing is proven */
 	assert_int_equal(transition_plan(&f, &old, &old, &p), 0);
