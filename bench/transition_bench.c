@@ -5,8 +5,9 @@
  * it, lose each leaf's first up-link in turn, route again keeping the
  * routes the loss left whole (as a repair does: a mend in place whose
  * transition is not proven is routed afresh, as the sweep does), and plan
- * the transition from the old tables to the new: how many plans are
- * proven at every step, their stages, the unproven ones' cycles, the
+ * the transition from the old tables to the new (as the sweep does: the
+ * LIDs whose SL changes moved to layers apart when only the published
+ * SLs' state fails): how many plans are proven at every step, their stages, the unproven ones' cycles, the
  * time the routing and the plans took, and the link load after.
  *
  *   transition-bench [--seeds N] [--radix K] [--remove-links N]
@@ -38,7 +39,7 @@ static double now_ms(void)
 }
 
 struct totals {
-	size_t cases, proven, stages, switches, refused, mended, afresh, broken;
+	size_t cases, proven, apart, stages, switches, refused, mended, afresh, broken;
 	double route_ms, plan_ms, mean_max_load;
 	uint32_t max_load;
 };
@@ -76,7 +77,8 @@ static int one_case(const struct fabric *f, const struct routing_tables *t, stru
 	double t1 = now_ms();
 	if (rc == 0 && transition_remap(f, t, &g, &n, &old) < 0)
 		rc = -1;
-	if (rc == 0 && transition_plan_held(&g, &old, &n, held, 0, &p) < 0)
+	size_t apart = 0;
+	if (rc == 0 && transition_plan_apart(&g, &old, &n, held, 0, rq.max_layers, &p, &apart) < 0)
 		rc = -1;
 	if (rc == 0 && !p.proven && res.stable.mended) {	/* as the sweep does: routed afresh, planned again */
 		transition_plan_free(&p);
@@ -87,13 +89,14 @@ static int one_case(const struct fabric *f, const struct routing_tables *t, stru
 		rc = routing_compute(&g, &rq, &n, &res);
 		if (rc == 0 && transition_remap(f, t, &g, &n, &old) < 0)
 			rc = -1;
-		if (rc == 0 && transition_plan_held(&g, &old, &n, held, 0, &p) < 0)
+		if (rc == 0 && transition_plan_apart(&g, &old, &n, held, 0, rq.max_layers, &p, &apart) < 0)
 			rc = -1;
 	}
 	double t2 = now_ms();
 	if (rc == 0) {
 		sum->cases++;
 		sum->proven += p.proven;
+		sum->apart += apart > 0;
 		sum->stages += p.nstages;
 		sum->switches += p.switches;
 		sum->refused += res.kept_refused;
@@ -106,6 +109,9 @@ static int one_case(const struct fabric *f, const struct routing_tables *t, stru
 		sum->max_load = q.max_load > sum->max_load ? q.max_load : sum->max_load;
 		sum->route_ms += t1 - t0;
 		sum->plan_ms += t2 - t1;
+		if (verbose && apart)
+			printf("seed %llu, %s[%u] lost: proven with the %zu LIDs whose SL changes on layers apart (%u VLs)\n",
+			       (unsigned long long)seed, leaf->desc, up, apart, n.layers);
 		if (verbose && !p.proven) {
 			char cycle[512];
 			cdg_cycle_text(&p.cycle, cycle, sizeof(cycle));
@@ -201,10 +207,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "transition-bench: no leaf with an up-link\n");
 		return 1;
 	}
-	printf("%zu lost %s (radix %u, seeds 1-%u): %zu transitions proven at every step, %.2f stages and "
+	printf("%zu lost %s (radix %u, seeds 1-%u): %zu transitions proven at every step (%zu with the LIDs whose "
+	       "SL changes on layers apart), %.2f stages and "
 	       "%.1f switches changed on average, %zu mended in place (%zu of them routed afresh: not proven), %zu "
 	       "kept-route merges refused; routing %.1f ms, plan %.1f ms a case\n",
-	       sum.cases, switch_loss ? "switches above a leaf" : "leaf up-links", radix, seeds, sum.proven, (double)sum.stages / sum.cases, (double)sum.switches / sum.cases,
+	       sum.cases, switch_loss ? "switches above a leaf" : "leaf up-links", radix, seeds, sum.proven, sum.apart,
+	       (double)sum.stages / sum.cases, (double)sum.switches / sum.cases,
 	       sum.mended + sum.afresh, sum.afresh, sum.refused, sum.route_ms / sum.cases, sum.plan_ms / sum.cases);
 	printf("after the repairs, 16 shift permutations each: worst link load %u, mean worst %.2f, %zu flows broken\n",
 	       sum.max_load, sum.mean_max_load / sum.cases, sum.broken);

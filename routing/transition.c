@@ -741,6 +741,66 @@ done:
 	return rc;
 }
 
+/*
+ * Moves the LIDs whose SL differs between old and new to new's SL plus
+ * the layers either uses, when that fits in max_layers: how many moved.
+ */
+static size_t move_changed_sls_up(const struct routing_tables *old, struct routing_tables *new, unsigned max_layers)
+{
+	unsigned base = old->layers > new->layers ? old->layers : new->layers, top = 0;
+	uint16_t max = old->max_lid < new->max_lid ? old->max_lid : new->max_lid;
+	size_t moved = 0;
+	for (uint32_t lid = 1; lid <= max; lid++)
+		if (old->sl[lid] != new->sl[lid]) {
+			moved++;
+			top = new->sl[lid] + 1u > top ? new->sl[lid] + 1u : top;
+		}
+	if (max_layers > ROUTING_MAX_LAYERS)
+		max_layers = ROUTING_MAX_LAYERS;
+	if (!moved || base + top > max_layers)
+		return 0;
+	for (uint32_t lid = 1; lid <= max; lid++)
+		if (old->sl[lid] != new->sl[lid])
+			new->sl[lid] = (uint8_t)(new->sl[lid] + base);
+	new->layers = base + top;
+	return moved;
+}
+
+int transition_plan_apart(const struct fabric *f, const struct routing_tables *old, struct routing_tables *new,
+			  struct held_graphs *held, uint16_t early_lid, unsigned max_layers, struct transition_plan *p,
+			  size_t *apart)
+{
+	*apart = 0;
+	if (transition_plan_held(f, old, new, held, early_lid, p) < 0)
+		return -1;
+	if (!old || p->proven || p->failed_step <= p->nstages)
+		return 0;
+	uint8_t *was = malloc((size_t)new->max_lid + 1);
+	unsigned layers = new->layers;
+	if (!was) {
+		transition_plan_free(p);
+		return -1;
+	}
+	memcpy(was, new->sl, (size_t)new->max_lid + 1);
+	size_t moved = move_changed_sls_up(old, new, max_layers);
+	struct transition_plan q;
+	int rc = moved ? transition_plan_held(f, old, new, held, early_lid, &q) : 0;
+	if (moved && rc == 0 && q.proven) {
+		transition_plan_free(p);
+		*p = q;
+		*apart = moved;
+	} else if (moved) {
+		if (rc == 0)
+			transition_plan_free(&q);
+		memcpy(new->sl, was, (size_t)new->max_lid + 1);
+		new->layers = layers;
+	}
+	free(was);
+	if (rc < 0)
+		transition_plan_free(p);
+	return rc;
+}
+
 void transition_plan_free(struct transition_plan *p)
 {
 	routing_tables_free(&p->state[0]);

@@ -691,11 +691,17 @@ static bool plan_transition(struct sweep *s)
 	const struct sm_snapshot *pub = sm_published(sm);
 	bool known = switches_hold_published(sm) && pub->tables.lft;
 	int rc = known ? transition_remap(&pub->fabric, &pub->tables, &s->f, &s->tables, &old) : 0;
+	size_t apart = 0;
 	if (rc == 0)
-		rc = transition_plan_held(&s->f, known ? &old : NULL, &s->tables, known ? pub->held : NULL,
-					  sm_node_own_lid(&s->f), &s->plan);
+		rc = transition_plan_apart(&s->f, known ? &old : NULL, &s->tables, known ? pub->held : NULL,
+					   sm_node_own_lid(&s->f), data_vls(&s->f, sm->cfg.max_op_vls), &s->plan, &apart);
 	if (known && rc == 0)
 		s->sl_changed = sl_changes(&s->f, &old, &s->tables);
+	if (apart) {	/* the route line's VLs grew: say so where the sweep's record keeps them */
+		size_t at = strlen(s->rec.routing);
+		snprintf(s->rec.routing + at, sizeof(s->rec.routing) - at, "; %zu LIDs whose SL changed on VLs of their "
+			 "own, %u in use", apart, s->tables.layers);
+	}
 	if (known)
 		routing_tables_free(&old);
 	if (rc < 0) {
@@ -719,8 +725,9 @@ static bool plan_transition(struct sweep *s)
 			 "stage");
 	} else if (p->proven) {
 		snprintf(s->transition, sizeof(s->transition), "%zu switches change; every mixture of old and new "
-			 "tables (on the old SLs, then the new tables on old and new SLs) proven deadlock-free in %zu "
-			 "stage%s", p->switches, p->nstages, p->nstages == 1 ? "" : "s");
+			 "tables (on the old SLs, then the new tables on old and new SLs%s) proven deadlock-free in %zu "
+			 "stage%s", p->switches, apart ? ", the changed SLs on VLs of their own" : "", p->nstages,
+			 p->nstages == 1 ? "" : "s");
 	} else {
 		char failure[320];
 		plan_failure_text(p, failure, sizeof(failure));

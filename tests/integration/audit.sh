@@ -13,7 +13,9 @@
 # Then, fabricd master again, L2's first up-link goes and comes back, and
 # for each change the event log names the transition's proof (or the step it could not prove), and
 # `fabricctl check --before --after` on the dumps taken around it agrees;
-# then a core switch goes (every link of it), judged the same way.
+# then an aggregation switch goes (A16: the mended tables move some LIDs
+# to other SLs, which the plan puts on VLs of their own, as the event
+# says), then a core switch (every link of each), judged the same way.
 # Run it under unshare -n.
 set -euo pipefail
 BUILD=$1 NET=$2
@@ -127,6 +129,11 @@ out=$("$FABRICCTL" check --lfts "$WORK/up.lfts" --topology "$WORK/up.topo" --sl 
 	fail "an SL file line without its SL was accepted: $out"
 [[ $out == *"bad.sl:2: expected 'LID SL'"* ]] || fail "an SL file line without its SL: $out"
 
+# last_transition: the newest transition event's text
+last_transition() {
+	"$FABRICCTL" -d "$DB" events | grep 'transition.*switches change' | tail -1 | sed 's/.*transition *//'
+}
+
 # change BEFORE AFTER CMD UPS [sl2vl]: a link change; the transition's event, and
 # the dumps taken around it judged by fabricctl check --before/--after (and
 # with sl2vl over the switches' SL-to-VL tables too, with the same verdict).
@@ -140,7 +147,7 @@ change() {
 	dump "$after"
 	(( $("$FABRICCTL" -d "$DB" events | grep -c 'transition.*switches change' || true) > seen )) ||
 		fail "$3: no transition event"
-	event=$("$FABRICCTL" -d "$DB" events | grep 'transition.*switches change' | tail -1 | sed 's/.*transition *//')
+	event=$(last_transition)
 	if out=$("$FABRICCTL" check --before "$WORK/$before.lfts" --after "$WORK/$after.lfts" --topology "$WORK/$after.topo"); then
 		[[ $event == *"proven deadlock-free in 1 stage" ]] || fail "$3: the dumps' mixture is acyclic, fabricd said: $event"
 	else
@@ -162,7 +169,16 @@ change() {
 dump up
 change up down 'Unlink "L2"[5]' 3 sl2vl
 change down relinked 'ReLink "L2"[5]' 4 sl2vl
-change relinked coreless 'Unlink "C0"' 5
+change relinked aggless 'Unlink "A16"' 5
+[[ $(last_transition) == *"the changed SLs on VLs of their own"* ]] ||
+	fail "A16 lost: the plan did not put the changed SLs apart: $(last_transition)"
+# the switches' tables on the SLs the SA now publishes: acyclic, answers too
+"$FABRICCTL" -d "$DB" export sl >"$WORK/aggless.sl" || fail "fabricctl export sl failed"
+out=$("$FABRICCTL" check --lfts "$WORK/aggless.lfts" --topology "$WORK/aggless.topo" --sl "$WORK/aggless.sl") ||
+	fail "A16 lost: fabricctl check --lfts on the switches' tables: $out"
+grep -q '^answers: *ok' <<<"$out" || fail "A16 lost: no answers verdict: $out"
+note "A16 lost: SLs published $(awk '!/^#/ {print $2}' "$WORK/aggless.sl" | sort -un | tr '\n' ' ')"
+change aggless coreless 'Unlink "C0"' 6
 
 n=0
 for lid in $(diag ibnetdiscover -p | awk '$1 == "SW" {print $2}' | sort -un); do
