@@ -658,26 +658,33 @@ static int push_entry(struct entries *l, struct entry e)
 /*
  * Once the last stage is in, the SA publishes the new SLs: some hosts ask
  * and use them while others still send on the old ones, all through the
- * new tables. That state is proven here (when an SL changes at all); if it
- * is cyclic, p is not proven, with failed_step one past the last stage.
- * -1 on allocation failure.
+ * new tables. That state is proven here; if it is cyclic, p is not
+ * proven, with failed_step one past the last stage. A layer that no LID
+ * comes to (its LIDs on the new SLs are some of those on the old ones)
+ * holds only the new tables on the old SLs, which the last step's mixture
+ * held and proved: only the layers LIDs come to are checked. -1 on
+ * allocation failure.
  */
 static int check_both_sls(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
 			  struct transition_plan *p)
 {
-	bool changes = false;
-	for (uint32_t lid = 1; lid <= old->max_lid && lid <= new->max_lid && !changes; lid++)
-		changes = old->sl[lid] != new->sl[lid];
-	if (!changes)
-		return 0;
+	bool comes[ROUTING_MAX_LAYERS + 1] = { false };
+	for (uint32_t lid = 1; lid <= old->max_lid && lid <= new->max_lid; lid++)
+		if (old->sl[lid] != new->sl[lid] && new->sl[lid] <= ROUTING_MAX_LAYERS)
+			comes[new->sl[lid]] = true;
 	struct cdg_mix m = { .lft = { new }, .nlft = 1, .sl = { old, new }, .nsl = 2, .no_answers = true };
-	struct cdg_report r;
-	if (cdg_check_mix(f, &m, &r) < 0)
-		return -1;
-	if (r.cycle_len) {
-		p->proven = false;
-		p->cycle = r;
-		p->failed_step = p->nstages + 1;
+	for (unsigned l = 0; l <= ROUTING_MAX_LAYERS; l++) {
+		struct cdg_report r;
+		if (!comes[l])
+			continue;
+		if (cdg_check_layer_with(f, &m, l, NULL, NULL, &r) < 0)
+			return -1;
+		if (r.cycle_len) {
+			p->proven = false;
+			p->cycle = r;
+			p->failed_step = p->nstages + 1;
+			return 0;
+		}
 	}
 	return 0;
 }
