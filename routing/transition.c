@@ -520,14 +520,57 @@ static int step_proven(const struct fabric *f, const struct step_base *b, const 
 }
 
 /*
+ * After the step that changes item[0..k) closed the cycle in r: the
+ * longest leading batch that leaves out one of the cycle's dependencies.
+ * A dependency cur's graphs have needs no change; one they lack comes with
+ * the first entry (in item's order) that turns a LID into its second
+ * channel at that switch, or sends one through its first channel into the
+ * switch. The cycle needs every such dependency, so the batch that stops
+ * before the latest of those first entries has not all of them. A guess
+ * (a LID's path to the switch is not followed), which the next check
+ * confirms: 0 when some dependency has no such entry.
+ */
+static size_t prefix_without_cycle(const struct state_graphs *sg, const struct routing_tables *cur,
+				   const struct routing_tables *new, const struct entry *item, size_t k,
+				   const struct cdg_report *r)
+{
+	size_t cut = 0;
+	for (size_t j = 0; j < r->cycle_len; j++) {
+		const struct cdg_channel *a = &r->cycle[j], *c = &r->cycle[(j + 1) % r->cycle_len];
+		if (depgraph_has(&sg->g[r->vl], a, c))
+			continue;
+		uint32_t from = a->node->index, at = c->node->index;
+		size_t first = k;
+		for (size_t i = 0; i < first; i++) {
+			uint16_t lid = item[i].lid;
+			uint8_t to = new->lft[item[i].node][lid];
+			/* the entry's LID must take the dependency's other half in some state */
+			if ((item[i].node == at && to == c->port &&
+			     (cur->lft[from][lid] == a->port || new->lft[from][lid] == a->port)) ||
+			    (item[i].node == from && to == a->port &&
+			     (cur->lft[at][lid] == c->port || new->lft[at][lid] == c->port)))
+				first = i;
+		}
+		if (first == k)
+			return 0;
+		cut = first > cut ? first : cut;
+	}
+	return cut;
+}
+
+/*
  * The largest leading batch of item[0..n) whose step from cur is
  * acyclic; 0 when not even the first entry's is (r then holds that
  * cycle). A batch's step graph holds every smaller one's (each entry of
  * the smaller batch changes in the larger too), so the largest is found
  * by halving from all until one is proven, then searching between it
- * and the last refused. next holds cur's entries and new's SLs; it is
- * left with the batch found set. Every check starts from cur's graphs
- * (sg, built once per state). -1 on allocation failure.
+ * and the last refused. A refused batch's cycle names the entries that
+ * close it (prefix_without_cycle): the search tries the batch without
+ * them first, and the one entry more after it, which mostly ends the
+ * search in three checks instead of a bisection's dozen. next holds
+ * cur's entries and new's SLs; it is left with the batch found set.
+ * Every check starts from cur's graphs (sg, built once per state). -1 on
+ * allocation failure.
  */
 static long proven_batch(const struct fabric *f, struct step_base *b, struct state_graphs *sg,
 			 const struct routing_tables *cur, const struct routing_tables *new, const struct entry *item,
@@ -536,6 +579,7 @@ static long proven_batch(const struct fabric *f, struct step_base *b, struct sta
 	size_t ok = 0, refused = n + 1;
 	if (!sg->built && state_graphs_build(sg, f, b, cur, item, n, proven) < 0)
 		return -1;
+	size_t guided = 0;	/* the last batch the cycle's entries gave */
 	for (size_t k = n; k > ok;) {	/* halve until one proves out, then bisect up to the refused */
 		int rc = step_proven(f, b, sg, cur, new, item, k, next, r, checks);
 		if (rc < 0)
@@ -544,7 +588,13 @@ static long proven_batch(const struct fabric *f, struct step_base *b, struct sta
 			ok = k;
 		else
 			refused = k;
-		k = ok ? ok + (refused - ok) / 2 : k / 2;
+		size_t cut = rc ? 0 : prefix_without_cycle(sg, cur, new, item, k, r);
+		if (rc && k == guided && ok + 1 < refused)
+			k = ok + 1;	/* the largest unless the cycle's entries misled: one more check says */
+		else if (cut > ok && cut < refused)
+			k = guided = cut;
+		else
+			k = ok ? ok + (refused - ok) / 2 : k / 2;
 	}
 	set_entries(next, new, item, ok);
 	return (long)ok;
