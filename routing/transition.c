@@ -799,27 +799,50 @@ done:
 }
 
 /*
- * Moves the LIDs whose SL differs between old and new to new's SL plus
- * the layers either uses, when that fits in max_layers: how many moved.
+ * Moves the LIDs whose SL differs between old and new onto layers that
+ * neither an old SL nor an unchanged LID uses, those of one new layer
+ * together (their own layer when it is free, else the lowest free one),
+ * when max_layers has enough: how many moved, 0 when none could.
  */
-static size_t move_changed_sls_up(const struct routing_tables *old, struct routing_tables *new, unsigned max_layers)
+static size_t move_changed_sls_apart(const struct routing_tables *old, struct routing_tables *new,
+				     unsigned max_layers)
 {
-	unsigned base = old->layers > new->layers ? old->layers : new->layers, top = 0;
-	uint16_t max = old->max_lid < new->max_lid ? old->max_lid : new->max_lid;
+	bool used[ROUTING_MAX_LAYERS + 1] = { false }, has[ROUTING_MAX_LAYERS + 1] = { false };
+	uint8_t to[ROUTING_MAX_LAYERS + 1];
 	size_t moved = 0;
-	for (uint32_t lid = 1; lid <= max; lid++)
-		if (old->sl[lid] != new->sl[lid]) {
-			moved++;
-			top = new->sl[lid] + 1u > top ? new->sl[lid] + 1u : top;
-		}
+	for (uint32_t lid = 1; lid <= new->max_lid; lid++) {
+		bool changed = lid <= old->max_lid && old->sl[lid] != new->sl[lid];
+		uint8_t o = lid <= old->max_lid ? old->sl[lid] : new->sl[lid];
+		if (o > ROUTING_MAX_LAYERS || new->sl[lid] > ROUTING_MAX_LAYERS)
+			return 0;
+		used[o] = true;	/* hosts still on an old SL send there */
+		if (changed)
+			has[new->sl[lid]] = true;
+		else
+			used[new->sl[lid]] = true;
+		moved += changed;
+	}
 	if (max_layers > ROUTING_MAX_LAYERS)
 		max_layers = ROUTING_MAX_LAYERS;
-	if (!moved || base + top > max_layers)
+	unsigned layers = new->layers;
+	for (unsigned j = 0; j <= ROUTING_MAX_LAYERS; j++) {
+		if (!has[j])
+			continue;
+		unsigned l = used[j] ? 0 : j;
+		while (l < max_layers && used[l])
+			l++;
+		if (l >= max_layers)
+			return 0;
+		used[l] = true;
+		to[j] = (uint8_t)l;
+		layers = l + 1 > layers ? l + 1 : layers;
+	}
+	if (!moved)
 		return 0;
-	for (uint32_t lid = 1; lid <= max; lid++)
+	for (uint32_t lid = 1; lid <= new->max_lid && lid <= old->max_lid; lid++)
 		if (old->sl[lid] != new->sl[lid])
-			new->sl[lid] = (uint8_t)(new->sl[lid] + base);
-	new->layers = base + top;
+			new->sl[lid] = to[new->sl[lid]];
+	new->layers = layers;
 	return moved;
 }
 
@@ -839,7 +862,7 @@ int transition_plan_apart(const struct fabric *f, const struct routing_tables *o
 		return -1;
 	}
 	memcpy(was, new->sl, (size_t)new->max_lid + 1);
-	size_t moved = move_changed_sls_up(old, new, max_layers);
+	size_t moved = move_changed_sls_apart(old, new, max_layers);
 	struct transition_plan q;
 	int rc = moved ? transition_plan_held(f, old, new, held, early_lid, &q) : 0;
 	if (moved && rc == 0 && q.proven) {

@@ -186,10 +186,11 @@ static void test_transition_leaf_uplink_failure_on_degraded_tree_is_proven(void 
  * the mended tables move 20-odd LIDs to other layers, and every stage is
  * proven on the old SLs, but once the new SLs are published the hosts
  * still on the old ones meet those on the new: cyclic. With the moved
- * LIDs on layers of their own above all others, the plan proves out; the
- * tables on their new SLs are still acyclic (answers included), and each
- * stage and the end on both SLs pass the CDG code on their own. Without
- * the VLs for it, nothing moves.
+ * LIDs on layers of their own (no old SL, no unchanged LID there; those
+ * of one new layer together), the plan proves out; the tables on their
+ * new SLs are still acyclic (answers included), and each stage and the
+ * end on both SLs pass the CDG code on their own. Without the VLs for
+ * it, nothing moves.
  */
 static void test_transition_changed_sls_apart_prove_the_published_state(void **state)
 {
@@ -220,25 +221,42 @@ static void test_transition_changed_sls_apart_prove_the_published_state(void **s
 	assert_false(p.proven);
 	assert_int_equal(p.failed_step, p.nstages + 1);
 	transition_plan_free(&p);
-	/* no room above the layers the new tables use */
-	assert_int_equal(transition_plan_apart(&g, &old, &n, NULL, 0, layers, &p, &apart), 0);
-	assert_false(p.proven);
-	assert_int_equal(apart, 0);
-	assert_memory_equal(n.sl, sl, sizeof(sl));
-	assert_int_equal(n.layers, layers);
-	transition_plan_free(&p);
 
+	struct routing_tables spare;
+	assert_int_equal(routing_tables_copy(&spare, &n), 0);
 	assert_int_equal(transition_plan_apart(&g, &old, &n, NULL, 0, 8, &p, &apart), 0);
 	assert_true(p.proven);
 	assert_true(apart > 0);
-	unsigned base = old.layers > layers ? old.layers : layers;
+	/* the moved LIDs alone on their layers, those of one new layer together; the others where they were */
+	bool old_or_kept[16] = { false };
+	int from_layer[16];
+	memset(from_layer, -1, sizeof(from_layer));
 	size_t moved = 0;
 	for (uint32_t lid = 1; lid <= n.max_lid; lid++) {
-		bool changed = lid <= old.max_lid && old.sl[lid] != sl[lid];
-		assert_int_equal(n.sl[lid], changed ? sl[lid] + base : sl[lid]);
-		moved += changed;
+		old_or_kept[old.sl[lid]] = true;
+		if (old.sl[lid] == sl[lid]) {
+			assert_int_equal(n.sl[lid], sl[lid]);
+			old_or_kept[sl[lid]] = true;
+			continue;
+		}
+		moved++;
+		assert_true(from_layer[n.sl[lid]] == -1 || from_layer[n.sl[lid]] == sl[lid]);
+		from_layer[n.sl[lid]] = sl[lid];
 	}
 	assert_int_equal(moved, apart);
+	for (unsigned l = 0; l < 16; l++)
+		assert_false(from_layer[l] >= 0 && old_or_kept[l]);
+	/* one VL fewer than that took: no room, nothing moves */
+	struct transition_plan q;
+	size_t none;
+	assert_int_equal(transition_plan_apart(&g, &old, &spare, NULL, 0, n.layers - 1, &q, &none), 0);
+	assert_false(q.proven);
+	assert_int_equal(none, 0);
+	assert_memory_equal(spare.sl, sl, sizeof(sl));
+	assert_int_equal(spare.layers, layers);
+	transition_plan_free(&q);
+	routing_tables_free(&spare);
+
 	struct cdg_mix steady = cdg_mix_of(&n);
 	assert_int_equal(cdg_check_mix(&g, &steady, &r), 0);
 	assert_int_equal(r.cycle_len, 0);
