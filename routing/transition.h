@@ -77,13 +77,13 @@ int transition_plan_held(const struct fabric *f, const struct routing_tables *ol
 /*
  * transition_plan_held, and when that plan fails only where the new SLs
  * are published (the new tables with hosts on old and new SLs), moves the
- * LIDs whose SL changes onto layers of their own, above every layer old
- * and new use (their new SL plus that many), if max_layers has room, and
- * plans again; keeps the move (new->sl, new->layers) only if that plan
- * proves out. Each such layer holds some of the LIDs of one of new's
- * layers, so new's proof holds for it, and hosts still on an old SL stay
- * on the layers below. *apart: the LIDs moved (0: none). -1 on
- * allocation failure.
+ * LIDs whose SL changes onto layers of their own, which no old SL and no
+ * unchanged LID uses (those of one of new's layers together), if
+ * max_layers has room, and plans again; keeps the move (new->sl,
+ * new->layers) only if that plan proves out. Each such layer holds some
+ * of the LIDs of one of new's layers, so new's proof holds for it, and
+ * hosts still on an old SL stay on the others. *apart: the LIDs moved (0:
+ * none). -1 on allocation failure.
  */
 int transition_plan_apart(const struct fabric *f, const struct routing_tables *old, struct routing_tables *new,
 			  struct held_graphs *held, uint16_t early_lid, unsigned max_layers, struct transition_plan *p,
