@@ -710,22 +710,25 @@ static int push_entry(struct entries *l, struct entry e)
  * and use them while others still send on the old ones, all through the
  * new tables. That state is proven here; if it is cyclic, p is not
  * proven, with failed_step one past the last stage. A layer that no LID
- * comes to (its LIDs on the new SLs are some of those on the old ones)
- * holds only the new tables on the old SLs, which the last step's mixture
- * held and proved: only the layers LIDs come to are checked. -1 on
- * allocation failure.
+ * comes to holds only the new tables on the old SLs, which the last
+ * step's mixture held and proved; one that no LID leaves holds the new
+ * tables on their own SLs, which the routing proved: only the layers some
+ * LIDs come to and others leave are checked. -1 on allocation failure.
  */
 static int check_both_sls(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
 			  struct transition_plan *p)
 {
-	bool comes[ROUTING_MAX_LAYERS + 1] = { false };
+	bool comes[ROUTING_MAX_LAYERS + 1] = { false }, leaves[ROUTING_MAX_LAYERS + 1] = { false };
 	for (uint32_t lid = 1; lid <= old->max_lid && lid <= new->max_lid; lid++)
-		if (old->sl[lid] != new->sl[lid] && new->sl[lid] <= ROUTING_MAX_LAYERS)
+		if (old->sl[lid] != new->sl[lid] && new->sl[lid] <= ROUTING_MAX_LAYERS &&
+		    old->sl[lid] <= ROUTING_MAX_LAYERS) {
 			comes[new->sl[lid]] = true;
+			leaves[old->sl[lid]] = true;
+		}
 	struct cdg_mix m = { .lft = { new }, .nlft = 1, .sl = { old, new }, .nsl = 2, .no_answers = true };
 	for (unsigned l = 0; l <= ROUTING_MAX_LAYERS; l++) {
 		struct cdg_report r;
-		if (!comes[l])
+		if (!comes[l] || !leaves[l])
 			continue;
 		if (cdg_check_layer_with(f, &m, l, NULL, NULL, &r) < 0)
 			return -1;

@@ -54,7 +54,9 @@ struct transition_plan {
 int transition_remap(const struct fabric *from_f, const struct routing_tables *from, const struct fabric *f,
 		     const struct routing_tables *like, struct routing_tables *out);
 /*
- * Plans old -> new on f (both sized alike, old remapped): one stage when
+ * Plans old -> new on f (both sized alike, old remapped; new proven, as
+ * routing_compute leaves it: every layer acyclic for the CAs' traffic on
+ * new's own SLs, which the plan does not check again): one stage when
  * the mixture of both is acyclic, else entries changed in batches (the
  * largest that keep each step acyclic, halving from all that remain).
  * When no entry left can change acyclically, the rest is one last stage
