@@ -7,7 +7,8 @@
  * deleted and inserted again. Given the fabric and tables of the sweep
  * stored last (db_stored), only the rows that differ are written: a
  * repair that lost one link and changed 300 switches' tables rewrites
- * those, not the 40,000 rows of a 3,456-host tree. Rows are compared as
+ * those, not the 40,000 rows of a 3,456-host tree, and of a table only
+ * the blocks of 64 LIDs that changed, in place. Rows are compared as
  * they would be written (GUIDs, not positions in the fabric), so the
  * result is the same rows a whole write gives. db.c trusts the database
  * to hold that sweep only while its newest sweep record is the one stored
@@ -24,6 +25,7 @@ struct writer {
 	struct db *db;
 	sqlite3_stmt *ins_node, *upd_node, *del_node, *put_port, *del_port, *put_link, *del_link, *del_links_of,
 		*put_lft, *del_lft;
+	sqlite3_blob *lft;	/* a stored table, rewritten in place where its blocks changed; NULL until needed */
 };
 
 static const struct {
@@ -64,6 +66,7 @@ static void writer_close(struct writer *w)
 {
 	for (size_t k = 0; k < NSTATEMENTS; k++)
 		sqlite3_finalize(*slot(w, k));
+	sqlite3_blob_close(w->lft);
 }
 
 static void path_text(const struct node *n, char *buf, size_t len)
@@ -198,6 +201,33 @@ static int put_lft(struct writer *w, const struct node *n, const struct routing_
 	return db_step_done(w->db, st, "storing forwarding tables");
 }
 
+/* LIDs an LFT block SMP carries: the unit a stored table is rewritten in. */
+#define LFT_BLOCK 64
+
+/*
+ * n's stored table made now where it differs from old (the same size,
+ * what the file holds): the blocks that changed are written into the row
+ * in place (incremental BLOB I/O), so a table of 30,000 LIDs with one
+ * block changed rewrites one page, not the row's eight. 1 when the row
+ * is not as expected (then it is written whole), 0, -1 on error.
+ */
+static int patch_lft(struct writer *w, const struct node *n, const struct routing_tables *t, const uint8_t *old)
+{
+	const uint8_t *now = t->lft[n->index];
+	int len = t->max_lid + 1, rc;
+	rc = w->lft ? sqlite3_blob_reopen(w->lft, (sqlite3_int64)n->guid)
+		    : sqlite3_blob_open(w->db->h, "main", "lfts", "ports", (sqlite3_int64)n->guid, 1, &w->lft);
+	if (rc != SQLITE_OK || sqlite3_blob_bytes(w->lft) != len)
+		return 1;
+	for (int at = 0; at < len; at += LFT_BLOCK) {
+		int bytes = len - at < LFT_BLOCK ? len - at : LFT_BLOCK;
+		if (memcmp(old + at, now + at, (size_t)bytes) != 0 &&
+		    sqlite3_blob_write(w->lft, now + at, bytes, at) != SQLITE_OK)
+			return db_set_err(w->db, "storing forwarding tables");
+	}
+	return 0;
+}
+
 /* The tables held for was (a node of held), or NULL. */
 static const uint8_t *held_lft(const struct db_stored *held, const struct node *was)
 {
@@ -215,7 +245,7 @@ static int put_tables(struct writer *w, const struct fabric *f, const struct rou
 		const uint8_t *now = i < t->nnodes ? t->lft[i] : NULL;
 		if (!now)
 			rc = old ? del_by_guid(w, w->del_lft, n->guid) : 0;
-		else if (!old || memcmp(old, now, t->max_lid + 1) != 0)
+		else if (!old || (memcmp(old, now, t->max_lid + 1) != 0 && (rc = patch_lft(w, n, t, old)) == 1))
 			rc = put_lft(w, n, t);
 	}
 	return rc;
