@@ -7,8 +7,9 @@
  * transition is not proven is routed afresh, as the sweep does), and plan
  * the transition from the old tables to the new (as the sweep does: the
  * LIDs whose SL changes moved to layers apart when only the published
- * SLs' state fails): how many plans are proven at every step, their stages, the unproven ones' cycles, the
- * time the routing and the plans took, and the link load after.
+ * SLs' state fails): how many plans are proven at every step, their
+ * stages, the unproven ones' cycles, the time the routing and the plans
+ * took, and the link load after.
  *
  *   transition-bench [--seeds N] [--radix K] [--remove-links N]
  *                    [--remove-switches N] [--leaves N] [--switch-loss] [--held]
@@ -110,8 +111,8 @@ static int one_case(const struct fabric *f, const struct routing_tables *t, stru
 		sum->route_ms += t1 - t0;
 		sum->plan_ms += t2 - t1;
 		if (verbose && apart)
-			printf("seed %llu, %s[%u] lost: proven with the %zu LIDs whose SL changes on layers apart (%u VLs)\n",
-			       (unsigned long long)seed, leaf->desc, up, apart, n.layers);
+			printf("seed %llu, %s[%u] lost: proven with the %zu LIDs whose SL changes on layers apart "
+			       "(%u VLs)\n", (unsigned long long)seed, leaf->desc, up, apart, n.layers);
 		if (verbose && !p.proven) {
 			char cycle[512];
 			cdg_cycle_text(&p.cycle, cycle, sizeof(cycle));

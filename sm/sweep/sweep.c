@@ -673,7 +673,8 @@ static void plan_failure_text(const struct transition_plan *p, char *buf, size_t
 	char cycle[256];
 	cdg_cycle_text(&p->cycle, cycle, sizeof(cycle));
 	if (p->failed_step > p->nstages)	/* once published, hosts on the old and the new SLs */
-		snprintf(buf, len, "the new tables on old and new SLs NOT proven: cycle on VL %u: %s", p->cycle.vl, cycle);
+		snprintf(buf, len, "the new tables on old and new SLs NOT proven: cycle on VL %u: %s", p->cycle.vl,
+			 cycle);
 	else
 		snprintf(buf, len, "step %zu NOT proven: cycle on VL %u: %s", p->failed_step, p->cycle.vl, cycle);
 }
@@ -694,13 +695,14 @@ static bool plan_transition(struct sweep *s)
 	size_t apart = 0;
 	if (rc == 0)
 		rc = transition_plan_apart(&s->f, known ? &old : NULL, &s->tables, known ? pub->held : NULL,
-					   sm_node_own_lid(&s->f), data_vls(&s->f, sm->cfg.max_op_vls), &s->plan, &apart);
+					   sm_node_own_lid(&s->f), data_vls(&s->f, sm->cfg.max_op_vls), &s->plan,
+					   &apart);
 	if (known && rc == 0)
 		s->sl_changed = sl_changes(&s->f, &old, &s->tables);
 	if (apart) {	/* the route line's VLs grew: say so where the sweep's record keeps them */
 		size_t at = strlen(s->rec.routing);
-		snprintf(s->rec.routing + at, sizeof(s->rec.routing) - at, "; %zu LIDs whose SL changed on VLs of their "
-			 "own, %u in use", apart, s->tables.layers);
+		snprintf(s->rec.routing + at, sizeof(s->rec.routing) - at,
+			 "; %zu LIDs whose SL changed on VLs of their own, %u in use", apart, s->tables.layers);
 	}
 	if (known)
 		routing_tables_free(&old);
