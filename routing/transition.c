@@ -742,6 +742,35 @@ static int check_both_sls(const struct fabric *f, const struct routing_tables *o
 	return 0;
 }
 
+/* LIDs compared at once: an LFT block, which mostly did not change. */
+#define COMPARE_BLOCK 64
+
+/*
+ * The entries (switch, LID) old and new differ in: into drop those new
+ * drops, into item the others; *switches counts the switches with any.
+ * -1 on allocation failure.
+ */
+static int collect_changes(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
+			   struct entries *item, struct entries *drop, size_t *switches)
+{
+	size_t len = (size_t)new->max_lid + 1;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const uint8_t *a = old->lft[i], *b = new->lft[i];
+		size_t before = item->n + drop->n;
+		for (size_t at = 0; a && b && at < len; at += COMPARE_BLOCK) {
+			size_t end = at + COMPARE_BLOCK < len ? at + COMPARE_BLOCK : len;
+			if (memcmp(a + at, b + at, end - at) == 0)
+				continue;
+			for (size_t lid = at ? at : 1; lid < end; lid++)
+				if (a[lid] != b[lid] && push_entry(b[lid] == LFT_NO_PATH ? drop : item,
+								   (struct entry){ (uint32_t)i, (uint16_t)lid, 0 }) < 0)
+					return -1;
+		}
+		*switches += item->n + drop->n > before;
+	}
+	return 0;
+}
+
 int transition_plan_held(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
 			 struct held_graphs *held, uint16_t early_lid, struct transition_plan *p)
 {
@@ -756,15 +785,8 @@ int transition_plan_held(const struct fabric *f, const struct routing_tables *ol
 	p->nstages = 1;
 	if (!old)
 		return 0;
-	for (size_t i = 0; i < f->nnodes; i++) {
-		size_t before = item.n + drop.n;
-		for (uint32_t lid = 1; old->lft[i] && lid <= new->max_lid; lid++)
-			if (old->lft[i][lid] != new->lft[i][lid] &&
-			    push_entry(new->lft[i][lid] == LFT_NO_PATH ? &drop : &item,
-				       (struct entry){ (uint32_t)i, (uint16_t)lid, 0 }) < 0)
-				goto done;
-		p->switches += item.n + drop.n > before;
-	}
+	if (collect_changes(f, old, new, &item, &drop, &p->switches) < 0)
+		goto done;
 	/*
 	 * An entry that now drops adds no dependency to any mixture (a packet
 	 * that meets it goes no further): such entries go in the first stage,
