@@ -33,6 +33,13 @@ void routing_tables_free(struct routing_tables *t);
 int routing_tables_alloc(struct routing_tables *t, const struct fabric *f, uint16_t max_lid);
 /* dst = a copy of src (its tables, SLs and layers); -1 on allocation failure. */
 int routing_tables_copy(struct routing_tables *dst, const struct routing_tables *src);
+/*
+ * The same, but only the rows of the nodes with own[i] set are dst's
+ * (copied): the others are src's own rows, which must outlive dst and
+ * which nothing may write through dst. For states that differ from src in
+ * a few switches' rows: a 27,648-host tree's tables are 88 MB.
+ */
+int routing_tables_share(struct routing_tables *dst, const struct routing_tables *src, const bool *own);
 /* The highest LID assigned in f. */
 uint16_t routing_max_lid(const struct fabric *f);
 /*

@@ -2,7 +2,7 @@
  * DOC: routing tables
  *
  * Allocation helpers for the per-switch linear forwarding tables that every
- * routing engine fills.
+ * routing engine fills, and views that share a table's unchanged rows.
  */
 #include "routing/routing.h"
 
@@ -110,6 +110,35 @@ int routing_tables_copy(struct routing_tables *dst, const struct routing_tables 
 	for (size_t i = 0; i < src->nnodes; i++)
 		if (src->lft[i])
 			memcpy(dst->lft[i], src->lft[i], (size_t)src->max_lid + 1);
+	return 0;
+}
+
+/* What routing_tables_share gives dst rows for: the nodes src has one for and own[] marks. */
+struct shared_rows {
+	const struct routing_tables *src;
+	const bool *own;
+};
+
+static bool owns_row(const void *arg, size_t i)
+{
+	const struct shared_rows *s = arg;
+	return s->src->lft[i] && s->own[i];
+}
+
+int routing_tables_share(struct routing_tables *dst, const struct routing_tables *src, const bool *own)
+{
+	struct shared_rows s = { src, own };
+	if (tables_init(dst, src->nnodes, src->max_lid, owns_row, &s) < 0)
+		return -1;
+	dst->layers = src->layers;
+	memcpy(dst->vl_by_sl, src->vl_by_sl, sizeof(dst->vl_by_sl));
+	memcpy(dst->sl, src->sl, (size_t)src->max_lid + 1);
+	for (size_t i = 0; i < src->nnodes; i++) {
+		if (dst->lft[i])
+			memcpy(dst->lft[i], src->lft[i], (size_t)src->max_lid + 1);
+		else
+			dst->lft[i] = src->lft[i];	/* src's: routing_tables_free frees only dst->rows */
+	}
 	return 0;
 }
 

@@ -618,10 +618,14 @@ static int stage_by_entries(const struct fabric *f, struct step_base *b, const s
 	struct state_graphs sg = { .g = calloc(b->layers, sizeof(*sg.g)) };
 	size_t checks = 0, stuck = 0;
 	bool proven = false;	/* cur is the end of a proven step */
+	bool *changes = calloc(f->nnodes + 1, sizeof(*changes));	/* the switches whose rows the states differ in */
 	int rc = -1;
-	if (!sg.g || routing_tables_copy(&cur, old) < 0)
+	for (size_t k = 0; changes && k < n; k++)
+		changes[item[k].node] = true;
+	/* the states own only those rows; the others stay old's, which nothing here writes */
+	if (!sg.g || !changes || routing_tables_share(&cur, old, changes) < 0)
 		goto no_tables;
-	if (routing_tables_copy(&next, old) < 0)
+	if (routing_tables_share(&next, old, changes) < 0)
 		goto done;
 	memcpy(next.sl, new->sl, (size_t)new->max_lid + 1);	/* each state a step leads to has new's SLs */
 	next.layers = new->layers > old->layers ? new->layers : old->layers;
@@ -676,6 +680,7 @@ done:
 no_tables:
 	state_graphs_drop(&sg, b);
 	free(sg.g);
+	free(changes);
 	return rc;
 }
 
