@@ -76,7 +76,7 @@ static int one_case(const struct fabric *f, const struct routing_tables *t, stru
 	double t0 = now_ms();
 	int rc = routing_compute(&g, &rq, &n, &res);
 	double t1 = now_ms();
-	if (rc == 0 && transition_remap(f, t, &g, &n, &old) < 0)
+	if (rc == 0 && transition_remap_view(f, t, &g, &n, &old) < 0)
 		rc = -1;
 	size_t apart = 0;
 	if (rc == 0 && transition_plan_apart(&g, &old, &n, held, 0, rq.max_layers, &p, &apart) < 0)
@@ -88,7 +88,7 @@ static int one_case(const struct fabric *f, const struct routing_tables *t, stru
 		rq.no_mend = true;
 		sum->afresh++;
 		rc = routing_compute(&g, &rq, &n, &res);
-		if (rc == 0 && transition_remap(f, t, &g, &n, &old) < 0)
+		if (rc == 0 && transition_remap_view(f, t, &g, &n, &old) < 0)
 			rc = -1;
 		if (rc == 0 && transition_plan_apart(&g, &old, &n, held, 0, rq.max_layers, &p, &apart) < 0)
 			rc = -1;

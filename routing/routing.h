@@ -31,6 +31,8 @@ struct routing_tables {
 void routing_tables_free(struct routing_tables *t);
 /* Allocates one LFT (max_lid + 1 entries of LFT_NO_PATH) per switch; -1 on failure. */
 int routing_tables_alloc(struct routing_tables *t, const struct fabric *f, uint16_t max_lid);
+/* The same for the switches with rows[i] set only (NULL: all); the others' lft[] stay NULL. */
+int routing_tables_alloc_some(struct routing_tables *t, const struct fabric *f, uint16_t max_lid, const bool *rows);
 /* dst = a copy of src (its tables, SLs and layers); -1 on allocation failure. */
 int routing_tables_copy(struct routing_tables *dst, const struct routing_tables *src);
 /*

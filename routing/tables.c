@@ -83,14 +83,32 @@ static bool is_switch(const void *arg, size_t i)
 	return f->nodes[i]->type == NODE_SWITCH;
 }
 
-int routing_tables_alloc(struct routing_tables *t, const struct fabric *f, uint16_t max_lid)
+/* The switches routing_tables_alloc_some gives rows to. */
+struct some_rows {
+	const struct fabric *f;
+	const bool *rows;
+};
+
+static bool some_row(const void *arg, size_t i)
 {
-	if (tables_init(t, f->nnodes, max_lid, is_switch, f) < 0)
+	const struct some_rows *s = arg;
+	return is_switch(s->f, i) && (!s->rows || s->rows[i]);
+}
+
+int routing_tables_alloc_some(struct routing_tables *t, const struct fabric *f, uint16_t max_lid, const bool *rows)
+{
+	struct some_rows s = { f, rows };
+	if (tables_init(t, f->nnodes, max_lid, some_row, &s) < 0)
 		return -1;
 	for (size_t i = 0; i < f->nnodes; i++)
 		if (t->lft[i])
 			memset(t->lft[i], LFT_NO_PATH, (size_t)max_lid + 1);
 	return 0;
+}
+
+int routing_tables_alloc(struct routing_tables *t, const struct fabric *f, uint16_t max_lid)
+{
+	return routing_tables_alloc_some(t, f, max_lid, NULL);
 }
 
 static bool has_table(const void *arg, size_t i)

@@ -39,29 +39,61 @@
 #include <stdlib.h>
 #include <string.h>
 
-int transition_remap(const struct fabric *from_f, const struct routing_tables *from, const struct fabric *f,
-		     const struct routing_tables *like, struct routing_tables *out)
+/*
+ * transition_remap; share: out points at from's rows where they serve as
+ * they are (a switch from holds by GUID, a table at least as long as
+ * like's) instead of copying them.
+ */
+static int remap(const struct fabric *from_f, const struct routing_tables *from, const struct fabric *f,
+		 const struct routing_tables *like, struct routing_tables *out, bool share)
 {
+	bool held = from && from->lft;
+	uint8_t **row = calloc(f->nnodes + 1, sizeof(*row));	/* from's row of each switch of f, if any */
+	bool *own = calloc(f->nnodes + 1, sizeof(*own));
+	int rc = -1;
+	for (size_t i = 0; row && own && i < f->nnodes; i++) {
+		const struct node *o = held && f->nodes[i]->type == NODE_SWITCH ?
+					       fabric_find_guid(from_f, f->nodes[i]->guid) : NULL;
+		row[i] = o ? from->lft[o->index] : NULL;
+		own[i] = !share || !row[i] || from->max_lid < like->max_lid;
+	}
 	/* f's switches, every entry LFT_NO_PATH; like gives the size and the SLs */
-	if (routing_tables_alloc(out, f, like->max_lid) < 0)
-		return -1;
+	if (!row || !own || routing_tables_alloc_some(out, f, like->max_lid, own) < 0)
+		goto done;
 	memcpy(out->sl, like->sl, (size_t)like->max_lid + 1);
 	memcpy(out->vl_by_sl, like->vl_by_sl, sizeof(out->vl_by_sl));
 	out->layers = like->layers;
-	uint16_t max = from && from->lft ? from->max_lid : 0;
+	uint16_t max = held ? from->max_lid : 0;
 	if (max > like->max_lid)
 		max = like->max_lid;
 	for (size_t i = 0; i < f->nnodes; i++) {
-		const struct node *o = from && from->lft ? fabric_find_guid(from_f, f->nodes[i]->guid) : NULL;
-		if (out->lft[i] && o && from->lft[o->index])
-			memcpy(out->lft[i], from->lft[o->index], (size_t)max + 1);
+		if (out->lft[i] && row[i])
+			memcpy(out->lft[i], row[i], (size_t)max + 1);
+		else if (!out->lft[i] && f->nodes[i]->type == NODE_SWITCH)
+			out->lft[i] = row[i];	/* from's: routing_tables_free frees only out's own rows */
 	}
 	if (from && from->sl) {
 		memcpy(out->sl, from->sl, (size_t)max + 1);
 		if (from->layers > out->layers)
 			out->layers = from->layers;
 	}
-	return 0;
+	rc = 0;
+done:
+	free(row);
+	free(own);
+	return rc;
+}
+
+int transition_remap(const struct fabric *from_f, const struct routing_tables *from, const struct fabric *f,
+		     const struct routing_tables *like, struct routing_tables *out)
+{
+	return remap(from_f, from, f, like, out, false);
+}
+
+int transition_remap_view(const struct fabric *from_f, const struct routing_tables *from, const struct fabric *f,
+			  const struct routing_tables *like, struct routing_tables *out)
+{
+	return remap(from_f, from, f, like, out, true);
 }
 
 int transition_check_step(const struct fabric *f, const struct routing_tables *from, const struct routing_tables *to,

@@ -691,7 +691,7 @@ static bool plan_transition(struct sweep *s)
 	struct routing_tables old;
 	const struct sm_snapshot *pub = sm_published(sm);
 	bool known = switches_hold_published(sm) && pub->tables.lft;
-	int rc = known ? transition_remap(&pub->fabric, &pub->tables, &s->f, &s->tables, &old) : 0;
+	int rc = known ? transition_remap_view(&pub->fabric, &pub->tables, &s->f, &s->tables, &old) : 0;
 	size_t apart = 0;
 	if (rc == 0)
 		rc = transition_plan_apart(&s->f, known ? &old : NULL, &s->tables, known ? pub->held : NULL,

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -269,7 +270,10 @@ static void test_transition_changed_sls_apart_prove_the_published_state(void **s
 	fabric_free(&f);
 }
 
-/* The old fabric lists its nodes in another order: entries follow the GUID, absent switches drop. */
+/*
+ * The old fabric lists its nodes in another order: entries follow the
+ * GUID, absent switches drop; a view shares the rows it can.
+ */
 static void test_transition_remap_follows_guids(void **state)
 {
 	struct fabric f, g;
@@ -286,6 +290,29 @@ static void test_transition_remap_follows_guids(void **state)
 		if (t.lft[n])
 			assert_memory_equal(out.lft[n], t.lft[n], t.max_lid + 1u);
 	routing_tables_free(&out);
+	/* the view: the same entries, the rows from's own (not copies), freed without them */
+	struct routing_tables view;
+	assert_int_equal(transition_remap_view(&g, &moved, &f, &t, &view), 0);
+	for (size_t n = 0; n < f.nnodes; n++)
+		if (t.lft[n]) {
+			assert_memory_equal(view.lft[n], t.lft[n], t.max_lid + 1u);
+			assert_ptr_equal(view.lft[n], moved.lft[fabric_find_guid(&g, f.nodes[n]->guid)->index]);
+		}
+	routing_tables_free(&view);
+	/* a longer table than from's: rows of its own, padded with drops */
+	struct routing_tables longer = t;
+	longer.max_lid = (uint16_t)(t.max_lid + 64);
+	uint8_t *sl = calloc(longer.max_lid + 1u, 1);
+	longer.sl = sl;
+	assert_int_equal(transition_remap_view(&g, &moved, &f, &longer, &view), 0);
+	for (size_t n = 0; n < f.nnodes; n++)
+		if (t.lft[n]) {
+			assert_memory_equal(view.lft[n], t.lft[n], t.max_lid + 1u);
+			assert_ptr_not_equal(view.lft[n], moved.lft[fabric_find_guid(&g, f.nodes[n]->guid)->index]);
+			assert_int_equal(view.lft[n][longer.max_lid], LFT_NO_PATH);
+		}
+	routing_tables_free(&view);
+	free(sl);
 	assert_int_equal(transition_remap(&g, NULL, &f, &t, &out), 0);
 	assert_int_equal(out.lft[f.nodes[0]->index][1], LFT_NO_PATH);
 	routing_tables_free(&out);
