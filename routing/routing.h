@@ -37,9 +37,10 @@ int routing_tables_alloc_some(struct routing_tables *t, const struct fabric *f, 
 int routing_tables_copy(struct routing_tables *dst, const struct routing_tables *src);
 /*
  * The same, but only the rows of the nodes with own[i] set are dst's
- * (copied): the others are src's own rows, which must outlive dst and
- * which nothing may write through dst. For states that differ from src in
- * a few switches' rows: a 27,648-host tree's tables are 88 MB.
+ * (copied; own NULL: all, routing_tables_copy): the others are src's own
+ * rows, which must outlive dst and which nothing may write through dst.
+ * For states that differ from src in a few switches' rows: a 27,648-host
+ * tree's tables are 88 MB.
  */
 int routing_tables_share(struct routing_tables *dst, const struct routing_tables *src, const bool *own);
 /* The highest LID assigned in f. */

@@ -111,27 +111,7 @@ int routing_tables_alloc(struct routing_tables *t, const struct fabric *f, uint1
 	return routing_tables_alloc_some(t, f, max_lid, NULL);
 }
 
-static bool has_table(const void *arg, size_t i)
-{
-	const struct routing_tables *t = arg;
-	return t->lft[i] != NULL;
-}
-
-/* Each row written once: copied, not first set to LFT_NO_PATH. */
-int routing_tables_copy(struct routing_tables *dst, const struct routing_tables *src)
-{
-	if (tables_init(dst, src->nnodes, src->max_lid, has_table, src) < 0)
-		return -1;
-	dst->layers = src->layers;
-	memcpy(dst->vl_by_sl, src->vl_by_sl, sizeof(dst->vl_by_sl));
-	memcpy(dst->sl, src->sl, (size_t)src->max_lid + 1);
-	for (size_t i = 0; i < src->nnodes; i++)
-		if (src->lft[i])
-			memcpy(dst->lft[i], src->lft[i], (size_t)src->max_lid + 1);
-	return 0;
-}
-
-/* What routing_tables_share gives dst rows for: the nodes src has one for and own[] marks. */
+/* What routing_tables_share gives dst rows for: the nodes src has one for and own[] marks (NULL: all). */
 struct shared_rows {
 	const struct routing_tables *src;
 	const bool *own;
@@ -140,9 +120,10 @@ struct shared_rows {
 static bool owns_row(const void *arg, size_t i)
 {
 	const struct shared_rows *s = arg;
-	return s->src->lft[i] && s->own[i];
+	return s->src->lft[i] && (!s->own || s->own[i]);
 }
 
+/* Each row written once: copied, not first set to LFT_NO_PATH. */
 int routing_tables_share(struct routing_tables *dst, const struct routing_tables *src, const bool *own)
 {
 	struct shared_rows s = { src, own };
@@ -155,9 +136,14 @@ int routing_tables_share(struct routing_tables *dst, const struct routing_tables
 		if (dst->lft[i])
 			memcpy(dst->lft[i], src->lft[i], (size_t)src->max_lid + 1);
 		else
-			dst->lft[i] = src->lft[i];	/* src's: routing_tables_free frees only dst->rows */
+			dst->lft[i] = src->lft[i];	/* src's (or NULL): routing_tables_free frees only dst->rows */
 	}
 	return 0;
+}
+
+int routing_tables_copy(struct routing_tables *dst, const struct routing_tables *src)
+{
+	return routing_tables_share(dst, src, NULL);
 }
 
 uint16_t routing_max_lid(const struct fabric *f)
