@@ -925,14 +925,29 @@ int transition_plan_apart(const struct fabric *f, const struct routing_tables *o
 	}
 	memcpy(was, new->sl, (size_t)new->max_lid + 1);
 	size_t moved = move_changed_sls_apart(old, new, max_layers);
-	struct transition_plan q;
-	int rc = moved ? transition_plan_held(f, old, new, held, early_lid, &q) : 0;
+	/*
+	 * The stages see new's SLs only through the early LID: when its SL
+	 * stays, they are as proven as before and only the published state is
+	 * judged again; else the whole plan is made again.
+	 */
+	bool early_moved = early_lid && early_lid <= new->max_lid && new->sl[early_lid] != was[early_lid];
+	struct transition_plan q = *p;
+	int rc = 0;
+	if (moved && early_moved) {
+		rc = transition_plan_held(f, old, new, held, early_lid, &q);
+	} else if (moved) {
+		q.proven = true;
+		q.failed_step = 0;
+		memset(&q.cycle, 0, sizeof(q.cycle));
+		rc = check_both_sls(f, old, new, &q);
+	}
 	if (moved && rc == 0 && q.proven) {
-		transition_plan_free(p);
+		if (early_moved)
+			transition_plan_free(p);
 		*p = q;
 		*apart = moved;
 	} else if (moved) {
-		if (rc == 0)
+		if (rc == 0 && early_moved)
 			transition_plan_free(&q);
 		memcpy(new->sl, was, (size_t)new->max_lid + 1);
 		new->layers = layers;
