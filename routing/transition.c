@@ -884,6 +884,8 @@ static size_t move_changed_sls_apart(const struct routing_tables *old, struct ro
 			used[new->sl[lid]] = true;
 		moved += changed;
 	}
+	if (!moved)
+		return 0;
 	if (max_layers > ROUTING_MAX_LAYERS)
 		max_layers = ROUTING_MAX_LAYERS;
 	unsigned layers = new->layers;
@@ -899,8 +901,6 @@ static size_t move_changed_sls_apart(const struct routing_tables *old, struct ro
 		to[j] = (uint8_t)l;
 		layers = l + 1 > layers ? l + 1 : layers;
 	}
-	if (!moved)
-		return 0;
 	for (uint32_t lid = 1; lid <= new->max_lid && lid <= old->max_lid; lid++)
 		if (old->sl[lid] != new->sl[lid])
 			new->sl[lid] = to[new->sl[lid]];
