@@ -56,6 +56,13 @@ struct db_retention {
  */
 struct db *db_open(const char *path, enum db_mode mode, char err[DB_ERR_LEN]);
 void db_close(struct db *db);
+/*
+ * Copies the committed write-ahead log into the database file, as far as
+ * no reader still needs the older pages (a passive checkpoint: it waits
+ * for nobody); *copied says how many pages. A READ_WRITE handle never does
+ * so by itself: its owner calls this when idle, or the log grows.
+ */
+int db_checkpoint(struct db *db, int *copied);
 const char *db_last_error(struct db *db);
 /* SQLite's version, for fabricd --version. */
 const char *db_library_version(void);

@@ -27,6 +27,8 @@ void sm_events_flush(struct sm *sm)
 	struct db_new_event ev[SM_MAX_EVENTS];
 	for (size_t i = 0; i < sm->events.n; i++)
 		ev[i] = (struct db_new_event){ sm->events.q[i].kind, sm->events.q[i].detail };
-	if (sm->events.n && !sm->sched.sweeping && db_add_events_now(sm->db, ev, sm->events.n) == 0)
+	if (sm->events.n && !sm->sched.sweeping && db_add_events_now(sm->db, ev, sm->events.n) == 0) {
 		sm->events.n = 0;
+		sm_db_written(sm);
+	}
 }

@@ -367,7 +367,8 @@ int main(int argc, char **argv)
 		evl_signal(sm.loop, SIGHUP, on_hup, &reload),
 		evl_signal(sm.loop, SIGUSR1, on_usr1, NULL),
 	};
-	if (sched_init(&sm) < 0 || !(sm.health = health_new(&sm)) || (!sm.once && !(sm.perf = perf_new(&sm)))) {
+	if (sched_init(&sm) < 0 || checkpoint_init(&sm) < 0 || !(sm.health = health_new(&sm)) ||
+	    (!sm.once && !(sm.perf = perf_new(&sm)))) {
 		fprintf(stderr, "fabricd: cannot create the sweep timers\n");
 		return 1;
 	}
@@ -386,6 +387,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		evl_watch_free(sigs[i]);
 	sched_free(&sm);
+	checkpoint_free(&sm);
 	perf_free(sm.perf);
 	health_free(sm.health);
 	evl_watch_free(sm.mcast.timer);

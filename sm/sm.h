@@ -102,6 +102,11 @@ struct sm {
 		double last_sweep_seconds;
 		uint64_t last_sweep_mads;
 	} sched;
+	/* the write-ahead log copied into the database file when idle (sm/checkpoint.c) */
+	struct sm_checkpoint {
+		struct evl_watch *timer;
+		bool pending;	/* armed since the last write */
+	} checkpoint;
 	/*
 	 * Events (traps, elections) not yet in the database (sm/events.c):
 	 * they go in with the next sweep, in its transaction, or, on an SM
@@ -145,6 +150,11 @@ void sm_sweep_soon(struct sm *sm);
  * for, or when the switches may not hold the published tables).
  */
 void sm_repair_soon(struct sm *sm, uint64_t guid);
+/* sm/checkpoint.c: the timer; -1 if it cannot be made. */
+int checkpoint_init(struct sm *sm);
+void checkpoint_free(struct sm *sm);
+/* The daemon wrote to the database: its log is copied into the file once idle. */
+void sm_db_written(struct sm *sm);
 /* sm/events.c: queues an event for the database (see sm->events). */
 void sm_event(struct sm *sm, const char *kind, const char *detail);
 /* Stores the queued events now if the database is free (for an SM that does not sweep). */

@@ -356,6 +356,7 @@ static void store(struct perf *p, double t)
 	size_t nh = 0;
 	const struct db_port_health *health = p->sm->health ? health_rows(p->sm->health, &nh) : NULL;
 	if (db_save_perf(p->sm->db, t, rows, p->nports, samples, ns, health, nh) == 0) {
+		sm_db_written(p->sm);
 		sm_events_flush(p->sm);	/* the verdicts' events, without waiting for a heavy sweep */
 		memset(p->pending, 0, p->nports * sizeof(*p->pending));
 		memset(p->pending_seconds, 0, p->nports * sizeof(*p->pending_seconds));

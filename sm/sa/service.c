@@ -75,6 +75,8 @@ static void persist(struct sm *sm)
 	bool was_unsaved = st->unsaved;
 	st->unsaved = !rows || db_save_services(sm->db, rows, st->n) < 0;
 	free(rows);
+	if (!st->unsaved)
+		sm_db_written(sm);
 	if (st->unsaved && !was_unsaved)
 		log_warn("sa: ServiceRecords not stored (%s): they are answered from memory and stored at the next "
 			 "request", rows ? db_last_error(sm->db) : "out of memory");

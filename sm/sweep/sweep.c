@@ -884,6 +884,7 @@ static void start_store(struct sweep *s)
 		return;
 	}
 	s->recorded = true;
+	sm_db_written(sm);
 	phase_done(s, NULL);
 }
 

@@ -3,7 +3,8 @@
  * round-trips (fabric, LIDs, tables, partitions, M_Keys), a newer schema or a corrupt file is
  * refused with a one-line reason, a failed sweep leaves the previous
  * one intact, a sweep that writes only what changed leaves the same rows
- * as one written whole, and only full sweeps move a port's last_seen.
+ * as one written whole, only full sweeps move a port's last_seen, and the
+ * write-ahead log goes into the file only when the writer asks.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 #include <sqlite3.h>
 
@@ -359,6 +361,49 @@ static void test_db_failed_sweep_keeps_previous(void **state)
 	fabric_free(&g);
 }
 
+static off_t size_of(const char *file)
+{
+	struct stat st;
+	return stat(file, &st) == 0 ? st.st_size : -1;
+}
+
+/*
+ * Sweeps go into the write-ahead log however long it gets (past SQLite's
+ * own mark of 1,000 pages, where it would copy the log back inside a
+ * commit), and into the file only with db_checkpoint; readers see them
+ * either way.
+ */
+static void test_db_checkpoint_only_when_asked(void **state)
+{
+	char err[DB_ERR_LEN], wal[80];
+	struct fabric f;
+	struct db *db = db_open(path, DB_READ_WRITE, err);
+	assert_non_null(db);
+	tree_of(&f, 12);
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	off_t file = size_of(path);
+	struct db_sweep s;
+	int stores = 0;
+	while (size_of(wal) < 2000 * 4096 && stores < 2000) {	/* whole sweeps, a new row each */
+		s = sweep_record("ok");
+		assert_int_equal(db_save_sweep(db, &s, &f, NULL, NULL, NULL, 0, NULL, 0, NULL), 0);
+		stores++;
+		assert_int_equal(size_of(path), file);
+	}
+	assert_true(size_of(wal) >= 2000 * 4096);
+	struct db *reader = db_open(path, DB_READ_ONLY, err);
+	struct db_sweep last;
+	assert_int_equal(db_last_sweep(reader, &last), 1);
+	assert_int_equal(last.id, s.id);
+	db_close(reader);
+	int copied = 0;
+	assert_int_equal(db_checkpoint(db, &copied), 0);
+	assert_true(copied >= 1500);	/* a frame is a page and its 24-byte header */
+	assert_true(size_of(path) > file);
+	db_close(db);
+	fabric_free(&f);
+}
+
 /* Every row of the stored fabric and tables, in key order, as text: what two files hold, compared. */
 static char *fabric_rows(const char *file)
 {
@@ -490,6 +535,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_db_history_is_pruned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_db_repairs_leave_last_seen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_db_perf_counters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_db_checkpoint_only_when_asked, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
