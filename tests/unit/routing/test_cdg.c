@@ -15,7 +15,8 @@
  * layers that can hold them fits the degraded radix-16 tree in 5 VLs.
  * What a change of some entries adds to a state's graph, walked from the
  * changed switches, is what walking the changed LIDs' mixture adds; a
- * layer built row by row is the layer the walks build.
+ * layer built row by row is the layer the walks build; changes sort by
+ * LID, then node, as a comparison sort orders them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -537,6 +538,41 @@ static void test_cdg_changes_add_what_the_mixture_walk_adds(void **state)
  * 0 and a third of the hosts on layer 1, then with every tenth switch on
  * layer 1 too. Layer 1 (walked either way) agrees as well.
  */
+static int by_lid_then_node(const void *a, const void *b)
+{
+	const struct cdg_change *x = a, *y = b;
+	return x->lid != y->lid ? (x->lid < y->lid ? -1 : 1) : (x->node > y->node) - (x->node < y->node);
+}
+
+/* The changes' order (radix passes, skipping constant bytes) is a comparison sort's, on keys of every width. */
+static void test_cdg_changes_sort_by_lid_then_node(void **state)
+{
+	(void)state;
+	unsigned seed = 7;
+	const uint32_t node_span[] = { 1, 200, 70000, 1u << 30 };
+	const uint16_t lid_span[] = { 1, 40, 49151 };
+	for (size_t a = 0; a < 4; a++)
+		for (size_t b = 0; b < 3; b++) {
+			size_t n = 5000;
+			struct cdg_change *ch = malloc(n * sizeof(*ch)), *want = malloc(n * sizeof(*want));
+			assert_non_null(ch);
+			assert_non_null(want);
+			for (size_t i = 0; i < n; i++) {
+				ch[i] = (struct cdg_change){ (uint32_t)(rand_r(&seed) % node_span[a]),
+							     (uint16_t)(1 + rand_r(&seed) % lid_span[b]) };
+				want[i] = ch[i];
+			}
+			qsort(want, n, sizeof(*want), by_lid_then_node);
+			cdg_changes_sort(ch, n);
+			for (size_t i = 0; i < n; i++) {
+				assert_int_equal(ch[i].lid, want[i].lid);
+				assert_int_equal(ch[i].node, want[i].node);
+			}
+			free(ch);
+			free(want);
+		}
+}
+
 static void test_cdg_rows_build_what_the_walks_build(void **state)
 {
 	struct fabric f;
@@ -593,6 +629,7 @@ int main(void)
 		cmocka_unit_test(test_cdg_layering_offers_the_engines_upper_layers_a_place_lower_down),
 		cmocka_unit_test(test_cdg_changes_add_what_the_mixture_walk_adds),
 		cmocka_unit_test(test_cdg_rows_build_what_the_walks_build),
+		cmocka_unit_test(test_cdg_changes_sort_by_lid_then_node),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
