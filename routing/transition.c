@@ -96,6 +96,65 @@ int transition_remap_view(const struct fabric *from_f, const struct routing_tabl
 	return remap(from_f, from, f, like, out, true);
 }
 
+/* Marks in held[0..max] the LIDs f's end ports hold (an LMC range counts for every LID in it). */
+static void mark_held_lids(const struct fabric *f, uint16_t max, bool *held)
+{
+	for (size_t i = 0; i < f->nnodes; i++)
+		FOR_END_PORTS(f->nodes[i], p) {
+			const struct port *pt = &f->nodes[i]->ports[p];
+			for (uint32_t lid = pt->lid; pt->lid && lid < pt->lid + (1u << (pt->lmc & 7)) && lid <= max; lid++)
+				held[lid] = true;
+		}
+}
+
+int transition_drop_view(const struct fabric *held_f, const struct routing_tables *held, const struct fabric *f,
+			 struct routing_tables *out, size_t *nswitches)
+{
+	size_t len = (size_t)held->max_lid + 1, ngone = 0;
+	bool *was = calloc(len, sizeof(*was)), *now = calloc(len, sizeof(*now)), *own = calloc(f->nnodes + 1, 1);
+	uint16_t *gone = malloc(len * sizeof(*gone));
+	const uint8_t **row = calloc(f->nnodes + 1, sizeof(*row));
+	int rc = -1;
+	*nswitches = 0;
+	if (!was || !now || !own || !gone || !row)
+		goto done;
+	mark_held_lids(held_f, held->max_lid, was);
+	mark_held_lids(f, held->max_lid, now);
+	for (size_t lid = 1; lid < len; lid++)
+		if (was[lid] && !now[lid])
+			gone[ngone++] = (uint16_t)lid;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *o = f->nodes[i]->type == NODE_SWITCH ? fabric_find_guid(held_f, f->nodes[i]->guid)
+									 : NULL;
+		row[i] = o && o->type == NODE_SWITCH ? held->lft[o->index] : NULL;
+		for (size_t k = 0; row[i] && k < ngone && !own[i]; k++)
+			own[i] = row[i][gone[k]] != LFT_NO_PATH;
+		*nswitches += own[i];
+	}
+	if (routing_tables_alloc_some(out, f, held->max_lid, own) < 0)
+		goto done;
+	memcpy(out->sl, held->sl, len);
+	memcpy(out->vl_by_sl, held->vl_by_sl, sizeof(out->vl_by_sl));
+	out->layers = held->layers;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		if (!own[i]) {
+			out->lft[i] = (uint8_t *)row[i];	/* held's: routing_tables_free frees only out's own rows */
+			continue;
+		}
+		memcpy(out->lft[i], row[i], len);
+		for (size_t k = 0; k < ngone; k++)
+			out->lft[i][gone[k]] = LFT_NO_PATH;
+	}
+	rc = 0;
+done:
+	free(was);
+	free(now);
+	free(own);
+	free(gone);
+	free(row);
+	return rc;
+}
+
 int transition_check_step(const struct fabric *f, const struct routing_tables *from, const struct routing_tables *to,
 			  const struct routing_tables *sl_a, const struct routing_tables *sl_b, struct cdg_report *r)
 {

@@ -62,6 +62,19 @@ int transition_remap(const struct fabric *from_f, const struct routing_tables *f
 int transition_remap_view(const struct fabric *from_f, const struct routing_tables *from, const struct fabric *f,
 			  const struct routing_tables *like, struct routing_tables *out);
 /*
+ * The tables `held` (of held_f) on f with every entry for a LID that a
+ * port of held_f held and no port of f holds dropped: what a repair may
+ * program before it has routed anything, since an entry that drops adds
+ * no dependency to any mixture (transition_plan_held sends such entries
+ * first, unchecked), and every routing drops these. Sized like held; a
+ * switch held_f lacks has no row. Only the rows of the switches that
+ * drop something are out's own (*nswitches of them); the others are
+ * held's, to be read only (as transition_remap_view). -1 on allocation
+ * failure.
+ */
+int transition_drop_view(const struct fabric *held_f, const struct routing_tables *held, const struct fabric *f,
+			 struct routing_tables *out, size_t *nswitches);
+/*
  * Plans old -> new on f (both sized alike, old remapped; new proven, as
  * routing_compute leaves it: every layer acyclic for the CAs' traffic on
  * new's own SLs, which the plan does not check again): one stage when

@@ -25,6 +25,7 @@
 #include "sm/log.h"
 #include "sm/mad/http.h"
 #include "sm/metrics.h"
+#include "sm/mad/offload.h"
 #include "sm/sm.h"
 #include "sm/smnode.h"
 
@@ -386,6 +387,7 @@ int main(int argc, char **argv)
 	notify_close(sm.notify);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		evl_watch_free(sigs[i]);
+	offload_abandon(sm.computing);	/* it reads the sweep's fabric and the published one */
 	sched_free(&sm);
 	checkpoint_free(&sm);
 	perf_free(sm.perf);

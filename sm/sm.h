@@ -59,6 +59,7 @@ struct sm {
 	bool once;		/* exit after the first sweep */
 	int exit_code;
 	struct sm_snapshot *pub;	/* the published sweep; NULL before the first */
+	struct offload *computing;	/* the running sweep's routing, on its own thread (joined at exit) */
 	struct routing_memo route_memo;	/* the last fresh routing and its fabric: a relink takes it again */
 	struct mkeys mkeys;		/* every node's M_Key */
 	struct namemap names;		/* cfg.node_name_map: the names sweeps give nodes */

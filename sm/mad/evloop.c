@@ -52,6 +52,11 @@ int evl_run(struct evloop *l)
 	return event_base_dispatch(l->base) < 0 ? -1 : 0;
 }
 
+int evl_run_once(struct evloop *l)
+{
+	return event_base_loop(l->base, EVLOOP_ONCE) < 0 ? -1 : 0;
+}
+
 void evl_stop(struct evloop *l)
 {
 	event_base_loopbreak(l->base);

@@ -21,6 +21,8 @@ void evl_free(struct evloop *l);
 /* Runs until evl_stop(); returns 0, or -1 if the loop failed. */
 int evl_run(struct evloop *l);
 void evl_stop(struct evloop *l);
+/* Waits for the next event and runs what is due then (tests driving a loop by hand); 0, or -1. */
+int evl_run_once(struct evloop *l);
 
 /* Calls fn each time fd is readable, until evl_watch_free(). */
 struct evl_watch *evl_watch_fd(struct evloop *l, int fd, evl_fn fn, void *arg);

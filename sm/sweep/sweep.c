@@ -16,6 +16,12 @@
  * step, the sweep goes back to "route" once, to route afresh (and merge):
  * that transition may prove out where the mend's did not.
  *
+ * The routing (with its proofs: milliseconds to seconds) runs on a thread
+ * of its own, so the loop goes on answering the SA and taking traps; when
+ * the switches hold the published tables, the entries of the LIDs that
+ * went are dropped meanwhile (start_early_drops), and the first stage of
+ * the transition is then compared with those tables.
+ *
  * Storing compares the new fabric with the stored one and logs each node
  * and link that came or went, and the switches whose tables changed.
  *
@@ -37,6 +43,7 @@
 #include "routing/transition.h"
 #include "topology/fabric_diff.h"
 #include "sm/sweep/configure.h"
+#include "sm/mad/offload.h"
 #include "sm/sweep/discover.h"
 #include "sm/sweep/lidmgr.h"
 #include "sm/log.h"
@@ -55,6 +62,17 @@ struct sweep {
 	struct transition_plan plan;	/* the stages from the stored tables to these */
 	bool mended;			/* the routing mended the held tables in place */
 	bool no_mend;			/* their transition did not prove out: routed again afresh */
+	struct route_run *route_run;	/* the route phase's computation, until its verdict */
+	bool routed;			/* the computation is back */
+	/*
+	 * The published tables with the entries of the LIDs that went
+	 * dropped, programmed while the routing runs (start_early_drops).
+	 */
+	struct routing_tables early;
+	bool early_pending;		/* its Sets are not all answered */
+	bool early_held;		/* every one landed: the switches hold early */
+	bool early_touched;		/* some went out: the switches may hold neither early nor the published */
+	unsigned early_blocks;		/* LFT blocks it sent */
 	size_t stage;			/* the next stage to program */
 	struct cfg_result programmed;	/* summed over the stages */
 	bool recorded;			/* the database took it */
@@ -112,6 +130,7 @@ static void sweep_free(struct sweep *s)
 	fabric_free(&s->f);
 	lid_result_free(&s->lids);
 	routing_tables_free(&s->tables);
+	routing_tables_free(&s->early);
 	transition_plan_free(&s->plan);
 	free(s->changes);
 	free(s->repair);
@@ -181,6 +200,8 @@ static void sweep_end(struct sweep *s, const char *result, bool published)
 		snprintf(s->result, sizeof(s->result), "%s", result);
 		published = publish(s);
 	}
+	if (!published && s->early_touched)	/* the next sweep reads the tables back */
+		sm->last_sweep_ok = false;
 	if (published)	/* max LID from the snapshot: s->tables moved there */
 		log_msg(ok ? LOG_INFO : LOG_WARN, "SUBNET UP%s%s: %u nodes (%u switches, %u CAs), %u links, "
 			"max LID %u, %llu ms, %llu MADs (%llu retried)", ok ? "" : " but ", ok ? "" : result,
@@ -549,35 +570,135 @@ static void kept_routes_text(const struct routing_result *res, char *buf, size_t
 }
 
 /*
- * Computes and proves the routing. A result with a forwarding loop or a
- * credit loop left on some VL is refused: the sweep ends there and the
- * fabric keeps the tables it has.
+ * The route phase's computation, on a thread of its own (sm/mad/offload.c)
+ * while the loop goes on answering: everything it reads is copied here or
+ * left alone by the loop until it is back (the sweep's fabric, the
+ * published snapshot, the routing memo).
+ */
+struct route_run {
+	struct sweep *s;
+	struct routing_request rq;
+	uint64_t roots[CONFIG_MAX_ROOTS];
+	struct health_hidden *hidden;	/* isolated links taken out of the fabric's sight meanwhile */
+	size_t nhidden;
+	struct routing_result res;
+	int rc;
+};
+
+static void route_work(void *arg)
+{
+	struct route_run *run = arg;
+	run->rc = routing_compute(&run->s->f, &run->rq, &run->s->tables, &run->res);
+}
+
+static void route_finish(struct sweep *s);
+
+/* On the loop: the routing is back. */
+static void route_back(void *arg)
+{
+	struct route_run *run = arg;
+	struct sweep *s = run->s;
+	s->sm->computing = NULL;
+	health_unhide(run->hidden, run->nhidden);
+	s->routed = true;
+	route_finish(s);
+}
+
+static void on_early_dropped(void *arg, const struct cfg_result *r)
+{
+	struct sweep *s = arg;
+	s->early_pending = false;
+	s->early_held = r->failed == 0;	/* else the first stage compares with the published tables */
+	s->early_blocks = r->lft_blocks_sent;
+	route_finish(s);
+}
+
+/*
+ * While the routing runs, the switches can already drop the entries of
+ * the LIDs that went (a switch's, or a host's, lost): every routing drops
+ * them, and an entry that drops adds no dependency to any mixture, as the
+ * transition's first stage takes them unchecked. A switch failure's repair
+ * at 3,456 hosts sends a quarter of its LFT blocks so, before its routing
+ * is done. Only from tables the switches are known to hold, once a sweep.
+ */
+static void start_early_drops(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	const struct sm_snapshot *pub = sm_published(sm);
+	size_t nswitches = 0;
+	if (s->early.lft || !switches_hold_published(sm) || !pub->tables.lft)
+		return;
+	if (transition_drop_view(&pub->fabric, &pub->tables, &s->f, &s->early, &nswitches) < 0 || !nswitches) {
+		routing_tables_free(&s->early);	/* out of memory: the first stage sends them */
+		return;
+	}
+	struct cfg_params p = cfg_params_of_sm(sm, &s->f, &s->early);
+	s->early_touched = true;	/* from here, should the sweep fail, the switches hold neither table */
+	s->early_pending = true;	/* before: a batch with nothing to send answers at once */
+	if (cfg_program(sm->mp, &s->f, &s->early, &pub->fabric, &pub->tables, &p, true, on_early_dropped, s) < 0) {
+		s->early_pending = false;
+		routing_tables_free(&s->early);
+	}
+}
+
+/*
+ * Computes and proves the routing (on another thread; meanwhile the
+ * entries of the LIDs that went are dropped: start_early_drops). A result
+ * with a forwarding loop or a credit loop left on some VL is refused: the
+ * sweep ends there and the fabric keeps the tables it has.
  */
 static void start_route(struct sweep *s)
 {
 	struct sm *sm = s->sm;
-	char detail[288];
-	struct routing_request rq = { .roots = sm->cfg.root_guids, .nroots = sm->cfg.nroots,
-				      .max_layers = data_vls(&s->f, sm->cfg.max_op_vls), .no_mend = s->no_mend,
-				      .memo = &sm->route_memo };
-	routing_engine_parse(sm->cfg.routing_engine, &rq.engine);	/* validated with the config */
+	struct route_run *run = calloc(1, sizeof(*run));
+	if (!run) {
+		sweep_end(s, "routing failed (out of memory)", false);
+		return;
+	}
+	run->s = s;
+	memcpy(run->roots, sm->cfg.root_guids, sizeof(run->roots));	/* a reload may change the configuration */
+	run->rq = (struct routing_request){ .roots = run->roots, .nroots = sm->cfg.nroots,
+					    .max_layers = data_vls(&s->f, sm->cfg.max_op_vls), .no_mend = s->no_mend,
+					    .memo = &sm->route_memo };
+	routing_engine_parse(sm->cfg.routing_engine, &run->rq.engine);	/* validated with the config */
 	const struct sm_snapshot *pub = sm_published(sm);
 	bool rebalance = sm->sched.rebalance_wanted;
 	sm->sched.rebalance_wanted = false;
 	if (sm->cfg.keep_routes && !rebalance && switches_hold_published(sm) && pub->tables.lft) {
-		rq.keep_fabric = &pub->fabric;
-		rq.keep = &pub->tables;
+		run->rq.keep_fabric = &pub->fabric;
+		run->rq.keep = &pub->tables;
 	}
-	struct routing_result res;
 	/* isolated links (sm/perf/health.c) are out of the routing's sight: no table points into them */
-	size_t max_hidden = sm->health ? health_isolated_count(sm->health) : 0, nhidden = 0;
-	struct health_hidden *hidden = max_hidden ? calloc(max_hidden, sizeof(*hidden)) : NULL;
-	if (hidden)
-		nhidden = health_hide(sm->health, &s->f, hidden, max_hidden);
-	int rc = routing_compute(&s->f, &rq, &s->tables, &res);
+	size_t max_hidden = sm->health ? health_isolated_count(sm->health) : 0;
+	run->hidden = max_hidden ? calloc(max_hidden, sizeof(*run->hidden)) : NULL;
+	if (run->hidden)
+		run->nhidden = health_hide(sm->health, &s->f, run->hidden, max_hidden);
+	s->route_run = run;
+	s->routed = false;
+	if ((sm->computing = offload_start(sm->loop, route_work, route_back, run))) {
+		start_early_drops(s);
+		return;
+	}
+	route_work(run);	/* no thread to be had: here, and nothing meanwhile */
+	route_back(run);
+}
+
+/* The routing is back and the early drops answered: the phase's verdict. */
+static void route_finish(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	if (!s->routed || s->early_pending)
+		return;
+	struct route_run *run = s->route_run;
+	const struct routing_request rq = run->rq;
+	struct routing_result res = run->res;
+	int rc = run->rc;
+	size_t nhidden = run->nhidden;
+	free(run->hidden);
+	free(run);
+	s->route_run = NULL;
+	char detail[288];
 	s->mended = rc == 0 && res.stable.mended;
-	health_unhide(hidden, nhidden);
-	free(hidden);
 	if (rc < 0) {
 		sweep_end(s, "routing failed (out of memory)", false);
 		return;
@@ -754,6 +875,10 @@ static void program_stage(struct sweep *s)
 	/* the first stage against what the switches hold, each later one against the stage before */
 	const struct fabric *prev = switches_hold_published(sm) ? &sm->pub->fabric : NULL;
 	const struct routing_tables *prev_t = prev ? &sm->pub->tables : NULL;
+	if (s->stage == 0 && prev && s->early_held) {	/* the gone LIDs' entries dropped while routing */
+		prev = &s->f;
+		prev_t = &s->early;
+	}
 	if (s->stage > 0) {
 		prev = &s->f;
 		prev_t = transition_stage(&s->plan, s->stage - 1);
@@ -774,8 +899,11 @@ static void on_programmed(void *arg, const struct cfg_result *r)
 		program_stage(s);
 		return;
 	}
-	snprintf(detail, sizeof(detail), "%u LFT blocks sent, %u unchanged and skipped, %zu stage%s",
-		 s->programmed.lft_blocks_sent, s->programmed.lft_blocks_skipped, s->plan.nstages,
+	char early[64] = "";
+	if (s->early_blocks)
+		snprintf(early, sizeof(early), " (and %u while routing: the entries of LIDs gone)", s->early_blocks);
+	snprintf(detail, sizeof(detail), "%u LFT blocks sent%s, %u unchanged and skipped, %zu stage%s",
+		 s->programmed.lft_blocks_sent, early, s->programmed.lft_blocks_skipped, s->plan.nstages,
 		 s->plan.nstages == 1 ? "" : "s");
 	phase_done(s, detail);
 }

@@ -4,7 +4,8 @@
  * different turn); the staged plan reaches the new tables through states
  * that are each proven acyclic by the same CDG code, one step at a time.
  * Entries that now drop go in the first stage. Remapping by GUID keeps a
- * switch's entries when node order changes. A change of SLs alone whose
+ * switch's entries when node order changes; the view a repair programs
+ * before routing drops only the entries of LIDs gone. A change of SLs alone whose
  * old and new SLs together are cyclic is reported not proven.
  */
 #include <setjmp.h>
@@ -324,6 +325,70 @@ static void test_transition_remap_follows_guids(void **state)
 }
 
 /*
+ * A 2-level radix-4 tree loses a host and a spine: their LIDs' entries
+ * drop in every switch's row that routed them, the rest as held. A leaf
+ * whose entries for both were dropped already keeps held's own row (not
+ * a copy); the others are rows of their own, held's left as they were.
+ */
+static void test_transition_drop_view_drops_only_the_lids_gone(void **state)
+{
+	struct fattree_spec spec = { .levels = 2, .radix = 4 };
+	struct fabric f, g;
+	struct routing_tables t, view;
+	struct routing_result res;
+	char err[256];
+	assert_int_equal(fattree_generate(&spec, &f, err), 0);
+	uint16_t lid = 1;
+	for (size_t i = 0; i < f.nnodes; i++)
+		f.nodes[i]->ports[f.nodes[i]->type == NODE_SWITCH ? 0 : 1].lid = lid++;
+	assert_int_equal(routing_compute(&f, &(struct routing_request){ .engine = ENGINE_FTREE, .max_layers = 1 }, &t,
+					 &res), 0);
+	struct node *host = NULL, *spine = NULL, *leaf = NULL;
+	for (size_t i = 0; i < f.nnodes; i++) {
+		struct node *n = f.nodes[i];
+		if (n->type == NODE_CA)
+			host = host ? host : n;
+		else if (n->ports[1].remote && n->ports[1].remote->type == NODE_CA)
+			leaf = n;	/* the last leaf */
+		else
+			spine = n;
+	}
+	assert_non_null(host);
+	assert_non_null(spine);
+	assert_non_null(leaf);
+	uint16_t gone[2] = { host->ports[1].lid, spine->ports[0].lid };
+	t.lft[leaf->index][gone[0]] = t.lft[leaf->index][gone[1]] = LFT_NO_PATH;
+	assert_int_equal(fabric_copy(&g, &f), 0);
+	fabric_remove_node(&g, fabric_find_guid(&g, host->guid));
+	fabric_remove_node(&g, fabric_find_guid(&g, spine->guid));
+	size_t nswitches = 0, switches = 0;
+	assert_int_equal(transition_drop_view(&f, &t, &g, &view, &nswitches), 0);
+	assert_int_equal(view.max_lid, t.max_lid);
+	assert_memory_equal(view.sl, t.sl, t.max_lid + 1u);
+	for (size_t i = 0; i < g.nnodes; i++) {
+		const struct node *n = g.nodes[i];
+		if (n->type != NODE_SWITCH)
+			continue;
+		switches++;
+		const uint8_t *held = t.lft[fabric_find_guid(&f, n->guid)->index];
+		for (uint32_t l = 0; l <= t.max_lid; l++)
+			assert_int_equal(view.lft[i][l], l == gone[0] || l == gone[1] ? LFT_NO_PATH : held[l]);
+		if (n->guid == leaf->guid)
+			assert_ptr_equal(view.lft[i], held);
+		else
+			assert_ptr_not_equal(view.lft[i], held);
+	}
+	assert_int_equal(nswitches, switches - 1);
+	for (size_t i = 0; i < f.nnodes; i++)	/* held's rows untouched */
+		if (t.lft[i] && f.nodes[i] != leaf)
+			assert_int_not_equal(t.lft[i][gone[0]], LFT_NO_PATH);
+	routing_tables_free(&view);
+	routing_tables_free(&t);
+	fabric_free(&g);
+	fabric_free(&f);
+}
+
+/*
  * Min-hop on the ring, layered on two VLs; the new tables swap every
  * LID's layer. Both are acyclic, no entry changes, and while the stage
  * goes in every host sends on the old SLs (the SA publishes the new ones
@@ -411,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_transition_leaf_uplink_failure_on_degraded_tree_is_proven),
 		cmocka_unit_test(test_transition_changed_sls_apart_prove_the_published_state),
 		cmocka_unit_test(test_transition_remap_follows_guids),
+		cmocka_unit_test(test_transition_drop_view_drops_only_the_lids_gone),
 		cmocka_unit_test(test_transition_sl_only_change_with_cyclic_mixture_is_not_proven),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -64,8 +64,12 @@ static struct sent {
 	bool rereg;		/* PortInfo Sets: ClientReregister */
 	bool published;		/* a sweep was published when it went out */
 	unsigned stored;	/* sweeps in the database when it went out */
+	bool routing;		/* the routing was running on its thread */
 } sent[QUEUE];
 static size_t nsent;
+/* What each switch of the truth holds: the LFT blocks set into it, by truth node index. */
+#define HELD_LIDS 512
+static uint8_t held_lft[SIM_MAX_NODES][HELD_LIDS];
 /* The next answer lost: the first to a Get of lose_attr (modifier lose_mod, if not -1) about the node with this GUID (0: none). */
 static uint64_t lose_guid;
 static ib_net16_t lose_attr;
@@ -84,7 +88,12 @@ int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uin
 {
 	struct sent *s = &sent[nsent++];
 	*s = (struct sent){ .method = method, .attr = attr, .published = sm_published(&sm) != NULL,
-			    .stored = stored_sweeps() };
+			    .stored = stored_sweeps(), .routing = sm.computing != NULL };
+	uint8_t at;
+	const struct node *to = follow(path, hops, &at);
+	if (method == IB_MAD_METHOD_SET && attr == IB_MAD_ATTR_LIN_FWD_TBL && to && to->index < SIM_MAX_NODES &&
+	    (mod + 1) * 64 <= HELD_LIDS)
+		memcpy(&held_lft[to->index][mod * 64], data, 64);
 	if (method == IB_MAD_METHOD_SET && attr == IB_MAD_ATTR_PORT_INFO) {
 		ib_port_info_t pi;
 		memcpy(&pi, data, sizeof(pi));
@@ -204,9 +213,12 @@ static size_t first(uint8_t method, ib_net16_t attr, uint8_t state, bool rereg)
 static void phases_go_in_order_and_hosts_reregister_after_the_sweep_is_published(void **state)
 {
 	sweep_start(&sm, NULL, 0, on_swept);
-	for (size_t next = 0; outcomes == 0; next++) {	/* every answer, in the order asked */
-		assert_true(next < queued);
-		struct answer a = queue[next];
+	for (size_t next = 0; outcomes == 0;) {	/* every answer, in the order asked */
+		if (next == queued) {	/* nothing asked: the routing's thread is to be back */
+			assert_int_equal(evl_run_once(sm.loop), 0);
+			continue;
+		}
+		struct answer a = queue[next++];
 		a.done(a.ctx, a.status, a.status ? NULL : &a.reply);
 	}
 	assert_int_equal(outcomes, 1);
@@ -249,8 +261,12 @@ static size_t sweep(const uint64_t *repair, size_t n)
 	queued = 0;
 	nsent = 0;
 	sweep_start(&sm, repair, n, on_swept);
-	for (size_t next = 0; next < queued; next++) {
-		struct answer a = queue[next];
+	for (size_t next = 0; outcomes == before;) {
+		if (next == queued) {	/* nothing asked: the routing's thread is to be back */
+			assert_int_equal(evl_run_once(sm.loop), 0);
+			continue;
+		}
+		struct answer a = queue[next++];
 		a.done(a.ctx, a.status, a.status ? NULL : &a.reply);
 	}
 	assert_int_equal(outcomes, before + 1);
@@ -302,6 +318,28 @@ static void same_as(const struct picture *p)
 		if (n->type == NODE_SWITCH)
 			assert_memory_equal(pub->tables.lft[i], p->t.lft[i], p->t.max_lid + 1u);
 	}
+}
+
+/* Every switch of the truth the published sweep has holds its table (LIDs 0..max), as the LFT Sets left it. */
+static void switches_hold_published(void)
+{
+	const struct sm_snapshot *pub = sm_published(&sm);
+	assert_true(pub->tables.max_lid < HELD_LIDS);
+	for (size_t i = 0; i < pub->fabric.nnodes; i++) {
+		const struct node *n = pub->fabric.nodes[i], *t = fabric_find_guid(&truth, n->guid);
+		if (n->type == NODE_SWITCH && t)
+			assert_memory_equal(held_lft[t->index], pub->tables.lft[i], pub->tables.max_lid + 1u);
+	}
+}
+
+/* LFT Sets of the last sweep, and of them those sent while its routing ran. */
+static size_t lft_sets(bool while_routing)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < nsent; i++)
+		n += sent[i].method == IB_MAD_METHOD_SET && sent[i].attr == IB_MAD_ATTR_LIN_FWD_TBL &&
+		     (!while_routing || sent[i].routing);
+	return n;
 }
 
 /*
@@ -378,6 +416,10 @@ static void repairs_end_where_a_full_sweep_does(void **state)
 	}
 	sweep(neighbours, nn);
 	assert_null(fabric_find_guid(&sm_published(&sm)->fabric, core->guid));
+	/* the entries of its LIDs dropped while the routing ran, and the switches hold the new tables */
+	assert_true(lft_sets(true) > 0);
+	assert_true(lft_sets(true) < lft_sets(false));
+	switches_hold_published();
 	for (unsigned p = 1; p <= core->nports; p++)
 		if (was[p].n)
 			plug(core, (uint8_t)p, was[p].n, was[p].port);
@@ -394,6 +436,7 @@ static void repairs_end_where_a_full_sweep_does(void **state)
 	sweep(neighbours, nn);
 	assert_true(outcome.ok);
 	assert_non_null(fabric_find_guid(&sm_published(&sm)->fabric, core->guid));
+	switches_hold_published();
 	same_as(&full);
 	drop(&full);
 }
