@@ -16,7 +16,10 @@
  * copy the write-ahead log back into the file (SQLite's automatic
  * checkpoint would, every thousand pages, inside whichever commit crosses
  * the mark: 10 ms of a repair's store at 3,456 hosts); the writer does,
- * with db_checkpoint, when it has nothing better to do.
+ * with db_checkpoint, when it has nothing better to do. A sweep may store
+ * its tables ahead of the rest (db_sweep_tables), in the transaction its
+ * db_save_sweep then finishes: one transaction still, and meanwhile every
+ * other write is refused rather than joined to it.
  */
 #include "db/db.h"
 
@@ -362,16 +365,54 @@ int db_size(struct db *db, uint64_t *bytes, unsigned *sweeps, unsigned *events)
 	return 0;
 }
 
+/* Whether what held says is what the database holds: no sweep was stored since (by another writer, say). */
+static bool held_is_newest(struct db *db, const struct db_stored *held)
+{
+	return held->sweep > 0 && one_integer(db, "SELECT max(id) FROM sweeps") == held->sweep;
+}
+
+int db_sweep_tables(struct db *db, const struct fabric *f, const struct routing_tables *t,
+		    const struct db_stored *held)
+{
+	if (db->tables_in || !db_tables_apart(t, held))
+		return 0;
+	if (db_begin_write(db) < 0)
+		return -1;
+	if (!held_is_newest(db, held)) {
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+		return 0;
+	}
+	if (db_store_held_tables(db, f, t, held) < 0) {
+		char keep[DB_ERR_LEN];
+		snprintf(keep, sizeof(keep), "%s", db->err);
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+		snprintf(db->err, sizeof(db->err), "%s", keep);
+		return -1;
+	}
+	db->tables_in = true;
+	return 1;
+}
+
+void db_sweep_abandon(struct db *db)
+{
+	if (!db->tables_in)
+		return;
+	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	db->tables_in = false;
+}
+
 int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
 		  const struct routing_tables *t, const struct db_partitions *parts,
 		  const struct db_lid *new_lids, size_t n_new, const struct db_new_event *events,
 		  size_t n_events, const struct db_stored *held)
 {
 	double now = now_unix();
-	if (db_begin_write(db) < 0)
+	bool tables_in = db->tables_in;	/* in this transaction already, held checked */
+	db->tables_in = false;
+	if (!tables_in && db_begin_write(db) < 0)
 		return -1;
 	/* the database holds what held says only if no sweep was stored since (by another writer, say) */
-	if (held && (held->sweep <= 0 || one_integer(db, "SELECT max(id) FROM sweeps") != held->sweep))
+	if (!tables_in && held && !held_is_newest(db, held))
 		held = NULL;
 	char detail[128];
 	snprintf(detail, sizeof(detail), "%s sweep: %s, %u nodes, %u links, %llu MADs", sw->kind,
@@ -379,8 +420,8 @@ int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
 	/* a repair read only what changed: last_seen moves with the full sweeps (one UPDATE per port) */
 	bool full = strcmp(sw->kind, "repair") != 0;
 	if (insert_sweep(db, sw) < 0 || save_lids(db, new_lids, n_new, now) < 0 ||
-	    (full && touch_lids(db, f, now) < 0) || db_store_fabric(db, f, t, held) < 0 ||
-	    (parts && db_save_partitions(db, parts) < 0) ||
+	    (full && touch_lids(db, f, now) < 0) || db_store_fabric(db, f, t, held, tables_in) < 0 ||
+	    (parts && db_save_partitions(db, parts, held ? held->parts : NULL) < 0) ||
 	    insert_events(db, now, events, n_events) < 0 || insert_event(db, now, "sweep", detail) < 0 ||
 	    prune(db, now) < 0 || db_exec(db, "COMMIT") < 0) {
 		char keep[DB_ERR_LEN];

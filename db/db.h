@@ -124,6 +124,7 @@ struct db_stored {
 	const struct fabric *f;
 	const struct routing_tables *t;
 	int64_t sweep;
+	const struct db_partitions *parts;	/* the partitions stored with it (NULL: not known) */
 };
 
 /*
@@ -140,6 +141,22 @@ int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
 		  const struct routing_tables *t, const struct db_partitions *parts,
 		  const struct db_lid *new_lids, size_t n_new, const struct db_new_event *events,
 		  size_t n_events, const struct db_stored *held);
+/*
+ * The first part of the next db_save_sweep, ahead of it (a sweep stores
+ * its forwarding tables while the switches are programmed): in a
+ * transaction left open, the tables of the switches held's fabric has,
+ * where they differ from held's, and the VL layers. 1 when done: the
+ * db_save_sweep that follows, given the same f, t and held, writes the
+ * rest and commits, and until then the handle belongs to that sweep
+ * (every other write is refused: "busy"); 0 when the tables cannot be
+ * stored apart (no held tables, another LID range, or another sweep
+ * stored since): nothing done, db_save_sweep writes them all; -1 on
+ * failure, rolled back.
+ */
+int db_sweep_tables(struct db *db, const struct fabric *f, const struct routing_tables *t,
+		    const struct db_stored *held);
+/* Rolls back what db_sweep_tables wrote, if it is still open (a sweep that ends unstored). */
+void db_sweep_abandon(struct db *db);
 /* Every stored M_Key; *out is malloc'ed. */
 int db_load_mkeys(struct db *db, struct db_mkey **out, size_t *n);
 /* Stores M_Keys in their own transaction (before any port is given one). */

@@ -234,14 +234,19 @@ static const uint8_t *held_lft(const struct db_stored *held, const struct node *
 	return was && held->t && was->index < held->t->nnodes ? held->t->lft[was->index] : NULL;
 }
 
-/* Every switch's table where it differs from the held one (held NULL: every table). */
+/* Which switches' tables put_tables writes: by whether held's fabric has them (their rows stored). */
+enum which_tables { EVERY_TABLE, HELD_SWITCHES, NEW_SWITCHES };
+
+/* Every switch's table where it differs from the held one (held NULL: every table), of those `which` says. */
 static int put_tables(struct writer *w, const struct fabric *f, const struct routing_tables *t,
-		      const struct db_stored *held)
+		      const struct db_stored *held, enum which_tables which)
 {
 	int rc = 0;
 	for (size_t i = 0; i < f->nnodes && rc == 0; i++) {
-		const struct node *n = f->nodes[i];
-		const uint8_t *old = held ? held_lft(held, fabric_find_guid(held->f, n->guid)) : NULL;
+		const struct node *n = f->nodes[i], *was = held ? fabric_find_guid(held->f, n->guid) : NULL;
+		if ((which == HELD_SWITCHES && !was) || (which == NEW_SWITCHES && was))
+			continue;
+		const uint8_t *old = held ? held_lft(held, was) : NULL;
 		const uint8_t *now = i < t->nnodes ? t->lft[i] : NULL;
 		if (!now)
 			rc = old ? del_by_guid(w, w->del_lft, n->guid) : 0;
@@ -264,15 +269,34 @@ static int put_layers(struct db *db, const struct routing_tables *t)
 	return rc;
 }
 
+bool db_tables_apart(const struct routing_tables *t, const struct db_stored *held)
+{
+	return held && held->t && t && held->t->max_lid == t->max_lid;
+}
+
+int db_store_held_tables(struct db *db, const struct fabric *f, const struct routing_tables *t,
+			 const struct db_stored *held)
+{
+	struct writer w;
+	if (db_exec(db, "DELETE FROM routing;") < 0)
+		return -1;
+	int rc = writer_open(&w, db);
+	if (rc == 0)
+		rc = put_tables(&w, f, t, held, HELD_SWITCHES);
+	writer_close(&w);
+	return rc == 0 ? put_layers(db, t) : rc;
+}
+
 int db_store_fabric(struct db *db, const struct fabric *f, const struct routing_tables *t,
-		    const struct db_stored *held)
+		    const struct db_stored *held, bool held_tables_in)
 {
 	struct writer w;
 	/* tables of another LID range share no bytes with the held ones: all of them are written */
-	bool same_lids = held && held->t && t && held->t->max_lid == t->max_lid;
+	bool same_lids = db_tables_apart(t, held);
 	if (!held && db_exec(db, "DELETE FROM links; DELETE FROM lfts; DELETE FROM ports; DELETE FROM nodes;") < 0)
 		return -1;
-	if ((held && !same_lids && db_exec(db, "DELETE FROM lfts;") < 0) || db_exec(db, "DELETE FROM routing;") < 0)
+	if ((held && !same_lids && db_exec(db, "DELETE FROM lfts;") < 0) ||
+	    (!held_tables_in && db_exec(db, "DELETE FROM routing;") < 0))
 		return -1;
 	int rc = writer_open(&w, db);
 	for (size_t i = 0; i < f->nnodes && rc == 0; i++) {
@@ -284,8 +308,8 @@ int db_store_fabric(struct db *db, const struct fabric *f, const struct routing_
 		if (!fabric_find_guid(f, guid))	/* gone: its ports and table go with it (ON DELETE CASCADE) */
 			rc = del_by_guid(&w, w.del_node, guid) < 0 ? -1 : del_by_guid(&w, w.del_links_of, guid);
 	}
-	if (rc == 0 && t)
-		rc = put_tables(&w, f, t, same_lids ? held : NULL);
+	if (rc == 0 && t)	/* the new switches' after their node rows, which theirs refer to */
+		rc = put_tables(&w, f, t, same_lids ? held : NULL, held_tables_in ? NEW_SWITCHES : EVERY_TABLE);
 	writer_close(&w);
-	return rc == 0 && t ? put_layers(db, t) : rc;
+	return rc == 0 && t && !held_tables_in ? put_layers(db, t) : rc;
 }

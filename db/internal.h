@@ -20,6 +20,7 @@ struct db {
 	dev_t dev;		/* the file opened, to notice it replaced or removed */
 	ino_t ino;
 	struct db_retention keep;
+	bool tables_in;		/* db_sweep_tables wrote the next sweep's tables: its transaction is open */
 };
 
 /*
@@ -39,12 +40,23 @@ int db_step_done(struct db *db, sqlite3_stmt *st, const char *what);
 /*
  * Stores the fabric and its tables (t NULL: none) inside the caller's
  * transaction: every row, or (held not NULL: what the database holds)
- * only the rows that differ from held's.
+ * only the rows that differ from held's. held_tables_in: the tables of
+ * the switches held has, and the VL layers, are in already
+ * (db_store_held_tables).
  */
 int db_store_fabric(struct db *db, const struct fabric *f, const struct routing_tables *t,
-		    const struct db_stored *held);
+		    const struct db_stored *held, bool held_tables_in);
+/* Whether t's tables can be stored apart, before the rest, as changes to held's (the same LID range). */
+bool db_tables_apart(const struct routing_tables *t, const struct db_stored *held);
+/*
+ * The part of db_store_fabric that needs no node row written first: the
+ * tables of the switches held's fabric has, where they differ, and the VL
+ * layers (db_tables_apart must hold). Inside the caller's transaction.
+ */
+int db_store_held_tables(struct db *db, const struct fabric *f, const struct routing_tables *t,
+			 const struct db_stored *held);
 
-/* Replaces the stored partitions (inside the caller's transaction). */
-int db_save_partitions(struct db *db, const struct db_partitions *parts);
+/* Replaces the stored partitions (inside the caller's transaction) unless they are held's (NULL: unknown). */
+int db_save_partitions(struct db *db, const struct db_partitions *parts, const struct db_partitions *held);
 
 #endif

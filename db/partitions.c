@@ -12,10 +12,28 @@
 
 #include "db/internal.h"
 
-int db_save_partitions(struct db *db, const struct db_partitions *parts)
+/* Whether a and b list the same partitions and members, in the same order. */
+static bool same_partitions(const struct db_partitions *a, const struct db_partitions *b)
+{
+	if (a->np != b->np || a->nm != b->nm)
+		return false;
+	for (size_t i = 0; i < a->np; i++)
+		if (a->p[i].pkey != b->p[i].pkey || strcmp(a->p[i].name, b->p[i].name) != 0)
+			return false;
+	for (size_t i = 0; i < a->nm; i++) {
+		const struct db_pkey_member *x = &a->m[i], *y = &b->m[i];
+		if (x->pkey != y->pkey || x->guid != y->guid || x->port != y->port || x->full != y->full)
+			return false;
+	}
+	return true;
+}
+
+int db_save_partitions(struct db *db, const struct db_partitions *parts, const struct db_partitions *held)
 {
 	sqlite3_stmt *ins_p = NULL, *ins_m = NULL;
 	int rc = -1;
+	if (held && same_partitions(parts, held))	/* every sweep stores them: mostly as they were */
+		return 0;
 	if (db_exec(db, "DELETE FROM pkey_members; DELETE FROM partitions;") < 0)
 		return -1;
 	if (sqlite3_prepare_v2(db->h, "INSERT INTO partitions VALUES (?,?)", -1, &ins_p, NULL) != SQLITE_OK ||

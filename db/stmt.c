@@ -43,6 +43,10 @@ int db_step_done(struct db *db, sqlite3_stmt *st, const char *what)
 
 int db_begin_write(struct db *db)
 {
+	if (db->tables_in) {	/* a sweep's store is under way in this handle's open transaction */
+		snprintf(db->err, sizeof(db->err), "busy: a sweep's store is under way");
+		return -1;
+	}
 	struct stat now;
 	bool gone = stat(db->path, &now) < 0;
 	if (gone || now.st_dev != db->dev || now.st_ino != db->ino) {

@@ -41,6 +41,7 @@ struct sm_snapshot {
 	struct routing_tables tables;	/* the LFTs and each LID's SL */
 	struct qos_tables qos;		/* the VL tables */
 	struct partitions parts;	/* the partitions */
+	struct db_partitions members;	/* the memberships stored with it (sm/sweep/pkeys.c), if stored */
 	char engine[16];		/* the routing engine that made the tables (ftree may fall back) */
 	int64_t stored;			/* the id of its record in the database, 0 if it was not stored */
 	struct held_graphs *held;	/* the tables' dependency graphs, built aside for the next plan; or NULL */
@@ -59,7 +60,8 @@ struct sm {
 	bool once;		/* exit after the first sweep */
 	int exit_code;
 	struct sm_snapshot *pub;	/* the published sweep; NULL before the first */
-	struct offload *computing;	/* the running sweep's routing, on its own thread (joined at exit) */
+	struct offload *computing;	/* the running sweep's work on another thread (joined at exit) */
+	bool db_busy;			/* the running sweep's store holds the database: other writes wait */
 	struct routing_memo route_memo;	/* the last fresh routing and its fabric: a relink takes it again */
 	struct mkeys mkeys;		/* every node's M_Key */
 	struct namemap names;		/* cfg.node_name_map: the names sweeps give nodes */

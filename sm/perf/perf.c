@@ -333,6 +333,8 @@ static void on_counters(void *ctx, int status, const ib_smp_t *reply)
 
 static void store(struct perf *p, double t)
 {
+	if (p->sm->db_busy)	/* a sweep's store holds the database: these go with the next counter sweep */
+		return;
 	struct db_port_counters *rows = calloc(p->nports ? p->nports : 1, sizeof(*rows));
 	struct db_perf_sample *samples = calloc(p->nports ? p->nports : 1, sizeof(*samples));
 	size_t ns = 0;

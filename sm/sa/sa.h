@@ -80,6 +80,8 @@ struct sa_services {
 void sa_services_free(struct sa_services *st);
 /* The ServiceRecords stored by an earlier run that have not expired (logged, not fatal, if unreadable). */
 void sa_services_load(struct sm *sm);
+/* Stores the ServiceRecords if a change is not stored yet (the database was busy or failing). */
+void sa_services_store_pending(struct sm *sm);
 /* Set, Get, GetTable or Delete of a ServiceRecord. */
 void sa_service_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from);
 

@@ -64,6 +64,10 @@ _Static_assert(sizeof(ib_service_record_t) == DB_SERVICE_RECORD_LEN, "a stored S
 static void persist(struct sm *sm)
 {
 	struct sa_services *st = &sm->sa.services;
+	if (sm->db_busy) {	/* a sweep's store holds the database: stored once it is done */
+		st->unsaved = true;
+		return;
+	}
 	struct db_service *rows = calloc(st->n + 1, sizeof(*rows));
 	double now = (double)time(NULL);
 	uint64_t now_ms = evl_now_ms();
@@ -82,6 +86,12 @@ static void persist(struct sm *sm)
 			 "request", rows ? db_last_error(sm->db) : "out of memory");
 	else if (was_unsaved && !st->unsaved)
 		log_info("sa: the ServiceRecords are stored again");
+}
+
+void sa_services_store_pending(struct sm *sm)
+{
+	if (sm->sa.services.unsaved)
+		persist(sm);
 }
 
 void sa_services_load(struct sm *sm)

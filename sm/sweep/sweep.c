@@ -73,6 +73,9 @@ struct sweep {
 	bool early_held;		/* every one landed: the switches hold early */
 	bool early_touched;		/* some went out: the switches may hold neither early nor the published */
 	unsigned early_blocks;		/* LFT blocks it sent */
+	/* the tables stored ahead, on another thread while the switches are programmed (store_ahead) */
+	bool ahead_running;		/* its thread has not come back */
+	bool store_waiting;		/* the store phase began meanwhile: it goes on once it has */
 	size_t stage;			/* the next stage to program */
 	struct cfg_result programmed;	/* summed over the stages */
 	bool recorded;			/* the database took it */
@@ -84,6 +87,7 @@ struct sweep {
 	size_t nrepair;			/* 0: a full sweep */
 	struct qos_tables qos;
 	struct partitions parts;	/* as configured when the pkeys phase began */
+	struct db_partitions members;	/* the ports' memberships, as stored */
 	struct db_sweep rec;
 	uint64_t t0, phase_t0, mads0, phase_mads0, retries0;
 	unsigned cfg_failed;
@@ -131,6 +135,7 @@ static void sweep_free(struct sweep *s)
 	lid_result_free(&s->lids);
 	routing_tables_free(&s->tables);
 	routing_tables_free(&s->early);
+	pkeys_membership_free(&s->members);
 	transition_plan_free(&s->plan);
 	free(s->changes);
 	free(s->repair);
@@ -145,6 +150,7 @@ void sm_snapshot_free(struct sm_snapshot *snap)
 	sm_node_detach_all(&snap->fabric);
 	fabric_free(&snap->fabric);
 	routing_tables_free(&snap->tables);
+	pkeys_membership_free(&snap->members);
 	free(snap);
 }
 
@@ -169,6 +175,8 @@ static bool publish(struct sweep *s)
 	memset(&s->tables, 0, sizeof(s->tables));
 	snap->qos = s->qos;
 	snap->parts = s->parts;
+	snap->members = s->members;
+	memset(&s->members, 0, sizeof(s->members));
 	memcpy(snap->engine, s->engine, sizeof(snap->engine));
 	snap->stored = s->recorded ? s->rec.id : 0;
 	fabric_move(&snap->fabric, &s->f);
@@ -202,6 +210,12 @@ static void sweep_end(struct sweep *s, const char *result, bool published)
 	}
 	if (!published && s->early_touched)	/* the next sweep reads the tables back */
 		sm->last_sweep_ok = false;
+	if (s->ahead_running) {	/* it reads s: waited for (a sweep that failed while it stored) */
+		offload_abandon(sm->computing);
+		sm->computing = NULL;
+	}
+	db_sweep_abandon(sm->db);	/* what went ahead, unless the store committed it */
+	sm->db_busy = false;
 	if (published)	/* max LID from the snapshot: s->tables moved there */
 		log_msg(ok ? LOG_INFO : LOG_WARN, "SUBNET UP%s%s: %u nodes (%u switches, %u CAs), %u links, "
 			"max LID %u, %llu ms, %llu MADs (%llu retried)", ok ? "" : " but ", ok ? "" : result,
@@ -908,10 +922,53 @@ static void on_programmed(void *arg, const struct cfg_result *r)
 	phase_done(s, detail);
 }
 
+/*
+ * The tables stored ahead: db_sweep_tables writes the tables of the
+ * switches the stored sweep has (the bulk of a store: 3 MB of rows at
+ * 3,456 hosts, 88 MB at 27,648) into a transaction the store phase then
+ * finishes, on a thread of its own while the switches are programmed;
+ * the database is the sweep's until then (sm->db_busy: other writes
+ * wait). The tables and the fabric's nodes and LIDs it reads do not
+ * change after the plan. On failure it rolled back, and the store phase
+ * writes everything itself.
+ */
+static void store_ahead_work(void *arg)
+{
+	struct sweep *s = arg;
+	const struct sm_snapshot *pub = sm_published(s->sm);
+	struct db_stored held = { &pub->fabric, &pub->tables, pub->stored, &pub->members };
+	db_sweep_tables(s->sm->db, &s->f, &s->tables, &held);
+}
+
+static void store_ahead_back(void *arg)
+{
+	struct sweep *s = arg;
+	s->sm->computing = NULL;
+	s->ahead_running = false;
+	if (s->store_waiting)
+		start_store(s);
+}
+
+static void store_ahead(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	const struct sm_snapshot *pub = sm_published(sm);
+	if (!pub || !pub->stored || !pub->tables.lft)
+		return;
+	sm->db_busy = true;
+	s->ahead_running = true;
+	if (!(sm->computing = offload_start(sm->loop, store_ahead_work, store_ahead_back, s))) {
+		s->ahead_running = false;	/* no thread: the store phase writes it all */
+		sm->db_busy = false;
+	}
+}
+
 static void start_program(struct sweep *s)
 {
-	if (plan_transition(s))
-		program_stage(s);
+	if (!plan_transition(s))
+		return;
+	store_ahead(s);
+	program_stage(s);
 }
 
 /* vls, pkeys: their Sets answered, the failures counted, the next phase */
@@ -981,6 +1038,10 @@ static void start_activate(struct sweep *s)
 static void start_store(struct sweep *s)
 {
 	struct sm *sm = s->sm;
+	if (s->ahead_running) {	/* the tables are still going in: this goes on once they are */
+		s->store_waiting = true;
+		return;
+	}
 	snprintf(s->result, sizeof(s->result), "ok");
 	if (s->cfg_failed || s->disc.unreachable || s->disc.failed_attrs)
 		snprintf(s->result, sizeof(s->result), "degraded: %u Sets failed, %u ports unreachable",
@@ -993,19 +1054,21 @@ static void start_store(struct sweep *s)
 	r->switches = s->disc.switches;
 	r->links = s->disc.links;
 	struct db_new_event *events = NULL;
-	struct db_partitions parts = { 0 };
 	size_t nevents;
-	if (collect_events(s, &events, &nevents) < 0 || pkeys_membership(&s->f, &s->parts, &parts) < 0) {
+	pkeys_membership_free(&s->members);
+	if (collect_events(s, &events, &nevents) < 0 || pkeys_membership(&s->f, &s->parts, &s->members) < 0) {
 		free(events);
 		sweep_end(s, "out of memory", false);
 		return;
 	}
 	const struct sm_snapshot *pub = sm_published(sm);	/* what the database holds, if stored */
-	struct db_stored held = { pub ? &pub->fabric : NULL, pub ? &pub->tables : NULL, pub ? pub->stored : 0 };
-	int rc = db_save_sweep(sm->db, r, &s->f, &s->tables, &parts, s->lids.assigned, s->lids.n_assigned, events,
-			       nevents, held.sweep ? &held : NULL);
+	struct db_stored held = { pub ? &pub->fabric : NULL, pub ? &pub->tables : NULL, pub ? pub->stored : 0,
+				  pub ? &pub->members : NULL };
+	int rc = db_save_sweep(sm->db, r, &s->f, &s->tables, &s->members, s->lids.assigned, s->lids.n_assigned,
+			       events, nevents, held.sweep ? &held : NULL);
 	free(events);
-	pkeys_membership_free(&parts);
+	sm->db_busy = false;	/* committed or rolled back */
+	sa_services_store_pending(sm);	/* registered while the sweep held the database */
 	if (rc < 0) {	/* programmed: published all the same */
 		snprintf(s->result, sizeof(s->result), "cannot store the sweep: %s", db_last_error(sm->db));
 		phase_done(s, s->result);

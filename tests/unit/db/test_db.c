@@ -4,7 +4,9 @@
  * refused with a one-line reason, a failed sweep leaves the previous
  * one intact, a sweep that writes only what changed leaves the same rows
  * as one written whole, only full sweeps move a port's last_seen, and the
- * write-ahead log goes into the file only when the writer asks.
+ * write-ahead log goes into the file only when the writer asks; a sweep's
+ * tables stored ahead of the rest leave the rows a whole store does, and
+ * its partitions are written only when they changed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -361,6 +363,51 @@ static void test_db_failed_sweep_keeps_previous(void **state)
 	fabric_free(&g);
 }
 
+/* Whether the first stored member (pkey order) is a full one. */
+static bool first_member_full(struct db *db)
+{
+	struct db_partition *pb;
+	struct db_pkey_member *mb;
+	size_t np, nm;
+	assert_int_equal(db_load_partitions(db, &pb, &np, &mb, &nm), 0);
+	assert_true(nm > 0);
+	bool full = mb[0].full;
+	free(pb);
+	free(mb);
+	return full;
+}
+
+/*
+ * The partitions a sweep stores are written only when they differ from
+ * those the held sweep stored: told (wrongly) that the file holds the new
+ * ones, a save leaves the old rows; told what it holds, it writes.
+ */
+static void test_db_partitions_written_when_changed(void **state)
+{
+	char err[DB_ERR_LEN];
+	struct fabric f;
+	struct routing_tables t;
+	tree(&f);
+	assert_int_equal(minhop_route(&f, &t), 0);
+	struct db *db = db_open(path, DB_READ_WRITE, err);
+	assert_non_null(db);
+	struct db_partition parts[] = { { 0x0a01, "tenant-a" }, { 0x7fff, "default" } };
+	struct db_pkey_member was[] = { { 0x0a01, 0x100001, 1, true }, { 0x7fff, 0x100001, 1, false } };
+	struct db_pkey_member now[] = { { 0x0a01, 0x100001, 1, false }, { 0x7fff, 0x100001, 1, false } };
+	struct db_partitions old_parts = { parts, 2, was, 2 }, new_parts = { parts, 2, now, 2 };
+	struct db_sweep s = sweep_record("ok");
+	assert_int_equal(db_save_sweep(db, &s, &f, &t, &old_parts, NULL, 0, NULL, 0, NULL), 0);
+	struct db_stored claims_new = { &f, &t, s.id, &new_parts };
+	assert_int_equal(db_save_sweep(db, &s, &f, &t, &new_parts, NULL, 0, NULL, 0, &claims_new), 0);
+	assert_true(first_member_full(db));	/* skipped: "the same as stored" */
+	struct db_stored holds_old = { &f, &t, s.id, &old_parts };
+	assert_int_equal(db_save_sweep(db, &s, &f, &t, &new_parts, NULL, 0, NULL, 0, &holds_old), 0);
+	assert_false(first_member_full(db));
+	db_close(db);
+	routing_tables_free(&t);
+	fabric_free(&f);
+}
+
 static off_t size_of(const char *file)
 {
 	struct stat st;
@@ -495,7 +542,7 @@ static void test_db_stores_only_what_changed(void **state)
 	assert_non_null(db);
 	struct db_sweep s = sweep_record("ok");
 	assert_int_equal(db_save_sweep(db, &s, &f, &t, NULL, NULL, 0, NULL, 0, NULL), 0);
-	struct db_stored held = { &f, &t, s.id };
+	struct db_stored held = { &f, &t, s.id, NULL };
 	assert_int_equal(db_save_sweep(db, &s, &g, &u, NULL, NULL, 0, NULL, 0, &held), 0);
 	db_close(db);
 	snprintf(whole, sizeof(whole), "%s-whole", path);
@@ -504,7 +551,7 @@ static void test_db_stores_only_what_changed(void **state)
 	assert_string_equal(changed, expected);
 
 	/* another sweep stored meanwhile: the held one is not what the file holds */
-	struct db_stored stale = { &g, &u, s.id };
+	struct db_stored stale = { &g, &u, s.id, NULL };
 	db = db_open(path, DB_READ_WRITE, err);
 	assert_non_null(db);
 	assert_int_equal(db_save_sweep(db, &s, &f, &t, NULL, NULL, 0, NULL, 0, NULL), 0);
@@ -517,6 +564,82 @@ static void test_db_stores_only_what_changed(void **state)
 	free(expected);
 	free(again);
 	unlink(whole);
+	routing_tables_free(&t);
+	routing_tables_free(&u);
+	fabric_free(&f);
+	fabric_free(&g);
+}
+
+/*
+ * The tables stored ahead of the rest of the sweep (db_sweep_tables, in
+ * a transaction left open), then the rest (db_save_sweep): the same rows
+ * as the sweep stored whole, a new switch's table included (its row after
+ * its node's). Meanwhile readers see the sweep before and other writes
+ * are refused at once; abandoned, nothing of it stays and writes go on.
+ * Without held tables, or with a sweep stored since, nothing goes ahead.
+ */
+static void test_db_tables_stored_ahead(void **state)
+{
+	char err[DB_ERR_LEN], whole[80], before[80];
+	struct fabric f, g;
+	struct routing_tables t, u;
+	tree_of(&f, 12);
+	assert_int_equal(minhop_route(&f, &t), 0);
+	assert_int_equal(fabric_copy(&g, &f), 0);
+	struct node *gone = NULL;
+	for (size_t i = 0; i < g.nnodes && !gone; i++)
+		if (g.nodes[i]->type != NODE_SWITCH)
+			gone = g.nodes[i];
+	uint16_t lid = gone->ports[1].lid;
+	struct node *leaf = gone->ports[1].remote;
+	uint8_t leaf_port = gone->ports[1].remote_port;
+	fabric_remove_node(&g, gone);
+	struct node *sw = fabric_add_node(&g, NODE_SWITCH, 0xabc000, 4, "new switch");	/* in the host's place */
+	assert_non_null(sw);
+	sw->ports[0].lid = lid;
+	sw->ports[0].guid = 0xabc000;
+	assert_int_equal(fabric_link(sw, 1, leaf, leaf_port), 0);
+	assert_int_equal(minhop_route(&g, &u), 0);
+	assert_int_equal(u.max_lid, t.max_lid);
+	snprintf(whole, sizeof(whole), "%s-whole", path);
+	snprintf(before, sizeof(before), "%s-before", path);
+	save_whole(whole, &g, &u);
+	save_whole(before, &f, &t);
+	char *expected = fabric_rows(whole), *previous = fabric_rows(before);
+
+	struct db *db = db_open(path, DB_READ_WRITE, err);
+	assert_non_null(db);
+	struct db_sweep s = sweep_record("ok");
+	assert_int_equal(db_save_sweep(db, &s, &f, &t, NULL, NULL, 0, NULL, 0, NULL), 0);
+	struct db_stored held = { &f, &t, s.id, NULL };
+	assert_int_equal(db_sweep_tables(db, &g, &u, &held), 1);
+	char *meanwhile = fabric_rows(path);
+	assert_string_equal(meanwhile, previous);
+	struct db_service svc = { .owner = 1, .expires = 2e9 };
+	assert_int_equal(db_save_services(db, &svc, 1), -1);
+	assert_non_null(strstr(db_last_error(db), "busy"));
+	struct db_sweep next = sweep_record("ok");
+	assert_int_equal(db_save_sweep(db, &next, &g, &u, NULL, NULL, 0, NULL, 0, &held), 0);
+	char *after = fabric_rows(path);
+	assert_string_equal(after, expected);
+
+	struct db_stored now = { &g, &u, next.id, NULL };
+	assert_int_equal(db_sweep_tables(db, &f, &t, &now), 1);
+	db_sweep_abandon(db);
+	char *abandoned = fabric_rows(path);
+	assert_string_equal(abandoned, expected);
+	assert_int_equal(db_save_services(db, &svc, 1), 0);
+	assert_int_equal(db_sweep_tables(db, &f, &t, &held), 0);	/* held is not the newest sweep */
+	assert_int_equal(db_sweep_tables(db, &f, &t, NULL), 0);
+	db_close(db);
+
+	free(expected);
+	free(previous);
+	free(meanwhile);
+	free(after);
+	free(abandoned);
+	unlink(whole);
+	unlink(before);
 	routing_tables_free(&t);
 	routing_tables_free(&u);
 	fabric_free(&f);
@@ -536,6 +659,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_db_repairs_leave_last_seen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_db_perf_counters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_db_checkpoint_only_when_asked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_db_tables_stored_ahead, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_db_partitions_written_when_changed, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,7 +18,11 @@
  * attributes, and an answer lost on the way is asked for again:
  * - a leaf's up-link unlinked, then linked again;
  * - a core switch gone (every cable), then back: the repair discovers
- *   it anew through its neighbours;
+ *   it anew through its neighbours; while the repair routes, the entries
+ *   of the switch's LID are dropped already, while the switches take the
+ *   new tables, the database takes them, and after each the switches
+ *   (the LFT blocks set into them) and the database hold the published
+ *   tables;
  * - a core switch gone, only one neighbour reporting it: the repair reads
  *   the ports facing it from its other neighbours first, finds them all
  *   down, and never asks the dead switch (on hardware each such read
@@ -65,6 +69,7 @@ static struct sent {
 	bool published;		/* a sweep was published when it went out */
 	unsigned stored;	/* sweeps in the database when it went out */
 	bool routing;		/* the routing was running on its thread */
+	bool storing;		/* the tables were being stored ahead on theirs */
 } sent[QUEUE];
 static size_t nsent;
 /* What each switch of the truth holds: the LFT blocks set into it, by truth node index. */
@@ -88,7 +93,8 @@ int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uin
 {
 	struct sent *s = &sent[nsent++];
 	*s = (struct sent){ .method = method, .attr = attr, .published = sm_published(&sm) != NULL,
-			    .stored = stored_sweeps(), .routing = sm.computing != NULL };
+			    .stored = stored_sweeps(), .routing = sm.computing && !sm.db_busy,	/* not the store's thread */
+			    .storing = sm.computing && sm.db_busy };
 	uint8_t at;
 	const struct node *to = follow(path, hops, &at);
 	if (method == IB_MAD_METHOD_SET && attr == IB_MAD_ATTR_LIN_FWD_TBL && to && to->index < SIM_MAX_NODES &&
@@ -332,14 +338,36 @@ static void switches_hold_published(void)
 	}
 }
 
-/* LFT Sets of the last sweep, and of them those sent while its routing ran. */
-static size_t lft_sets(bool while_routing)
+enum when { ANY_TIME, WHILE_ROUTING, WHILE_STORING };
+
+/* LFT Sets of the last sweep (those sent while its routing ran, or while its tables were stored ahead). */
+static size_t lft_sets(enum when w)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < nsent; i++)
 		n += sent[i].method == IB_MAD_METHOD_SET && sent[i].attr == IB_MAD_ATTR_LIN_FWD_TBL &&
-		     (!while_routing || sent[i].routing);
+		     (w == ANY_TIME || (w == WHILE_ROUTING ? sent[i].routing : sent[i].storing));
 	return n;
+}
+
+/* The database holds the published sweep's tables, switch by switch. */
+static void stored_is_published(void)
+{
+	const struct sm_snapshot *pub = sm_published(&sm);
+	struct fabric f;
+	struct routing_tables t;
+	assert_int_equal(db_load_fabric(sm.db, &f), 0);
+	assert_int_equal(db_load_tables(sm.db, &f, &t), 0);
+	assert_int_equal(t.max_lid, pub->tables.max_lid);
+	for (size_t i = 0; i < pub->fabric.nnodes; i++) {
+		const struct node *n = pub->fabric.nodes[i], *o = fabric_find_guid(&f, n->guid);
+		assert_non_null(o);
+		if (n->type == NODE_SWITCH)
+			assert_memory_equal(t.lft[o->index], pub->tables.lft[i], t.max_lid + 1u);
+	}
+	assert_int_equal(f.nnodes, pub->fabric.nnodes);
+	routing_tables_free(&t);
+	fabric_free(&f);
 }
 
 /*
@@ -417,9 +445,12 @@ static void repairs_end_where_a_full_sweep_does(void **state)
 	sweep(neighbours, nn);
 	assert_null(fabric_find_guid(&sm_published(&sm)->fabric, core->guid));
 	/* the entries of its LIDs dropped while the routing ran, and the switches hold the new tables */
-	assert_true(lft_sets(true) > 0);
-	assert_true(lft_sets(true) < lft_sets(false));
+	assert_true(lft_sets(WHILE_ROUTING) > 0);
+	assert_true(lft_sets(WHILE_ROUTING) < lft_sets(ANY_TIME));
 	switches_hold_published();
+	/* the new tables were stored while the switches took them; the database holds them */
+	assert_true(lft_sets(WHILE_STORING) > 0);
+	stored_is_published();
 	for (unsigned p = 1; p <= core->nports; p++)
 		if (was[p].n)
 			plug(core, (uint8_t)p, was[p].n, was[p].port);
@@ -437,6 +468,7 @@ static void repairs_end_where_a_full_sweep_does(void **state)
 	assert_true(outcome.ok);
 	assert_non_null(fabric_find_guid(&sm_published(&sm)->fabric, core->guid));
 	switches_hold_published();
+	stored_is_published();
 	same_as(&full);
 	drop(&full);
 }
