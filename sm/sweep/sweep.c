@@ -16,8 +16,10 @@
  * step, the sweep goes back to "route" once, to route afresh (and merge):
  * that transition may prove out where the mend's did not.
  *
- * The routing (with its proofs: milliseconds to seconds) runs on a thread
- * of its own, so the loop goes on answering the SA and taking traps; when
+ * The routing (with its proofs: milliseconds to seconds), the plan of the
+ * transition, and the store of the new tables (while the switches take
+ * them) run on a thread of their own, one after the other, so the loop
+ * goes on answering the SA and taking traps; when
  * the switches hold the published tables, the entries of the LIDs that
  * went are dropped meanwhile (start_early_drops), and the first stage of
  * the transition is then compared with those tables.
@@ -815,35 +817,100 @@ static void plan_failure_text(const struct transition_plan *p, char *buf, size_t
 }
 
 /*
- * Plans the transition from the tables the switches hold (the stored
- * clean sweep's) to the new ones and says how it is proven; without such
- * tables (a first sweep, a takeover) there is no traffic to protect yet
- * that fabricd knows of, and the tables go in one stage.
+ * The tables stored ahead: db_sweep_tables writes the tables of the
+ * switches the stored sweep has (the bulk of a store: 3 MB of rows at
+ * 3,456 hosts, 88 MB at 27,648) into a transaction the store phase then
+ * finishes, on a thread of its own while the switches are programmed;
+ * the database is the sweep's until then (sm->db_busy: other writes
+ * wait). The tables and the fabric's nodes and LIDs it reads do not
+ * change after the plan. On failure it rolled back, and the store phase
+ * writes everything itself.
  */
-static bool plan_transition(struct sweep *s)
+static void store_ahead_work(void *arg)
+{
+	struct sweep *s = arg;
+	const struct sm_snapshot *pub = sm_published(s->sm);
+	struct db_stored held = { &pub->fabric, &pub->tables, pub->stored, &pub->members };
+	db_sweep_tables(s->sm->db, &s->f, &s->tables, &held);
+}
+
+static void store_ahead_back(void *arg)
+{
+	struct sweep *s = arg;
+	s->sm->computing = NULL;
+	s->ahead_running = false;
+	if (s->store_waiting)
+		start_store(s);
+}
+
+static void store_ahead(struct sweep *s)
 {
 	struct sm *sm = s->sm;
-	struct routing_tables old;
 	const struct sm_snapshot *pub = sm_published(sm);
-	bool known = switches_hold_published(sm) && pub->tables.lft;
-	int rc = known ? transition_remap_view(&pub->fabric, &pub->tables, &s->f, &s->tables, &old) : 0;
-	size_t apart = 0;
-	if (rc == 0)
-		rc = transition_plan_apart(&s->f, known ? &old : NULL, &s->tables, known ? pub->held : NULL,
-					   sm_node_own_lid(&s->f), data_vls(&s->f, sm->cfg.max_op_vls), &s->plan,
-					   &apart);
-	if (known && rc == 0)
+	if (!pub || !pub->stored || !pub->tables.lft)
+		return;
+	sm->db_busy = true;
+	s->ahead_running = true;
+	if (!(sm->computing = offload_start(sm->loop, store_ahead_work, store_ahead_back, s))) {
+		s->ahead_running = false;	/* no thread: the store phase writes it all */
+		sm->db_busy = false;
+	}
+}
+
+/*
+ * The plan of the transition from the tables the switches hold (the
+ * stored clean sweep's) to the new ones, on a thread of its own like the
+ * routing (it reads the sweep's fabric and tables, the published ones and
+ * their held graphs, and may move the new tables' changed SLs apart);
+ * without such tables (a first sweep, a takeover) there is no traffic to
+ * protect yet that fabricd knows of, and the tables go in one stage.
+ */
+struct plan_run {
+	struct sweep *s;
+	bool known;		/* the switches hold the published tables */
+	uint16_t own_lid;	/* this SM's LID: its SL goes out with the first stage */
+	unsigned vls;		/* the data VLs the changed SLs may move apart onto */
+	size_t apart;		/* LIDs so moved */
+	int rc;
+};
+
+static void plan_work(void *arg)
+{
+	struct plan_run *run = arg;
+	struct sweep *s = run->s;
+	const struct sm_snapshot *pub = sm_published(s->sm);
+	struct routing_tables old;
+	run->rc = run->known ? transition_remap_view(&pub->fabric, &pub->tables, &s->f, &s->tables, &old) : 0;
+	if (run->rc == 0)
+		run->rc = transition_plan_apart(&s->f, run->known ? &old : NULL, &s->tables,
+						run->known ? pub->held : NULL, run->own_lid, run->vls, &s->plan,
+						&run->apart);
+	if (run->known && run->rc == 0)
 		s->sl_changed = sl_changes(&s->f, &old, &s->tables);
+	if (run->known)
+		routing_tables_free(&old);
+}
+
+static void program_stage(struct sweep *s);
+
+/* On the loop: the plan is back; says how it is proven, and programs its first stage. */
+static void plan_back(void *arg)
+{
+	struct plan_run *run = arg;
+	struct sweep *s = run->s;
+	bool known = run->known;
+	size_t apart = run->apart;
+	int rc = run->rc;
+	free(run);
+	s->sm->computing = NULL;
 	if (apart) {	/* the route line's VLs grew: say so where the sweep's record keeps them */
 		size_t at = strlen(s->rec.routing);
 		snprintf(s->rec.routing + at, sizeof(s->rec.routing) - at,
 			 "; %zu LIDs whose SL changed on VLs of their own, %u in use", apart, s->tables.layers);
 	}
-	if (known)
-		routing_tables_free(&old);
 	if (rc < 0) {
 		sweep_end(s, "out of memory", false);
-		return false;
+		return;
 	}
 	const struct transition_plan *p = &s->plan;
 	if (known && !p->proven && s->mended) {	/* the fresh routing's merge may prove out where the mend did not */
@@ -855,7 +922,7 @@ static bool plan_transition(struct sweep *s)
 		transition_plan_free(&s->plan);
 		routing_tables_free(&s->tables);
 		begin(s, phase_of(start_route));
-		return false;
+		return;
 	}
 	if (!known) {
 		snprintf(s->transition, sizeof(s->transition), "no tables known in the switches: programmed in one "
@@ -877,7 +944,8 @@ static bool plan_transition(struct sweep *s)
 			 "from them)", p->dropped);
 	log_msg(p->proven || !known ? LOG_INFO : LOG_WARN, "transition: %s%s%s", s->transition,
 		p->from_held ? " (planned from the held tables' graphs, built after the last sweep)" : "", dropped);
-	return true;
+	store_ahead(s);
+	program_stage(s);
 }
 
 static void on_programmed(void *arg, const struct cfg_result *r);
@@ -922,53 +990,21 @@ static void on_programmed(void *arg, const struct cfg_result *r)
 	phase_done(s, detail);
 }
 
-/*
- * The tables stored ahead: db_sweep_tables writes the tables of the
- * switches the stored sweep has (the bulk of a store: 3 MB of rows at
- * 3,456 hosts, 88 MB at 27,648) into a transaction the store phase then
- * finishes, on a thread of its own while the switches are programmed;
- * the database is the sweep's until then (sm->db_busy: other writes
- * wait). The tables and the fabric's nodes and LIDs it reads do not
- * change after the plan. On failure it rolled back, and the store phase
- * writes everything itself.
- */
-static void store_ahead_work(void *arg)
-{
-	struct sweep *s = arg;
-	const struct sm_snapshot *pub = sm_published(s->sm);
-	struct db_stored held = { &pub->fabric, &pub->tables, pub->stored, &pub->members };
-	db_sweep_tables(s->sm->db, &s->f, &s->tables, &held);
-}
-
-static void store_ahead_back(void *arg)
-{
-	struct sweep *s = arg;
-	s->sm->computing = NULL;
-	s->ahead_running = false;
-	if (s->store_waiting)
-		start_store(s);
-}
-
-static void store_ahead(struct sweep *s)
-{
-	struct sm *sm = s->sm;
-	const struct sm_snapshot *pub = sm_published(sm);
-	if (!pub || !pub->stored || !pub->tables.lft)
-		return;
-	sm->db_busy = true;
-	s->ahead_running = true;
-	if (!(sm->computing = offload_start(sm->loop, store_ahead_work, store_ahead_back, s))) {
-		s->ahead_running = false;	/* no thread: the store phase writes it all */
-		sm->db_busy = false;
-	}
-}
-
 static void start_program(struct sweep *s)
 {
-	if (!plan_transition(s))
+	struct sm *sm = s->sm;
+	struct plan_run *run = calloc(1, sizeof(*run));
+	if (!run) {
+		sweep_end(s, "out of memory", false);
 		return;
-	store_ahead(s);
-	program_stage(s);
+	}
+	const struct sm_snapshot *pub = sm_published(sm);
+	*run = (struct plan_run){ .s = s, .known = switches_hold_published(sm) && pub->tables.lft,
+				  .own_lid = sm_node_own_lid(&s->f), .vls = data_vls(&s->f, sm->cfg.max_op_vls) };
+	if (!(sm->computing = offload_start(sm->loop, plan_work, plan_back, run))) {
+		plan_work(run);	/* no thread to be had: here */
+		plan_back(run);
+	}
 }
 
 /* vls, pkeys: their Sets answered, the failures counted, the next phase */
