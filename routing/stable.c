@@ -375,23 +375,39 @@ static void merge_free(struct merge *m)
 }
 
 /*
- * Settles every suspect column of out (and every LID no port holds), and
- * counts them in r, from_fresh marking the columns taken whole from fresh;
- * out->layers from the SLs. False when some column needs a fresh routing
- * that m does not have.
+ * The LIDs one share of settle_all settles: the CAs' (whose mends share
+ * the ports' load counts, so they go in LID order, as ever) or the others
+ * (the switches' and the LIDs no port holds), whose columns touch nothing
+ * the CAs' read. Each share gives the same columns alone as interleaved.
  */
-static bool settle_all(const struct merge *m, const struct lid_owner *own, const bool *suspect,
-		       struct stable_report *r, bool *from_fresh)
+enum lid_class { CA_LIDS, OTHER_LIDS, LID_CLASSES };
+
+static bool of_class(const struct lid_owner *o, enum lid_class c)
+{
+	bool ca = o->node && o->node->type != NODE_SWITCH;
+	return c == CA_LIDS ? ca : !ca;
+}
+
+/*
+ * Settles every suspect column of class c in out (and every LID no port
+ * holds), and counts them in r, from_fresh marking the columns taken
+ * whole from fresh. False when some column needs a fresh routing that m
+ * does not have.
+ */
+static bool settle_class(const struct merge *m, const struct lid_owner *own, const bool *suspect,
+			 struct stable_report *r, bool *from_fresh, enum lid_class c)
 {
 	size_t nb = 0;
 	for (uint32_t lid = 1; lid <= m->out->max_lid; lid++) {
-		if (suspect[lid] || !own[lid].node)
-			m->batch[nb++] = (uint16_t)lid;
-		else
-			r->kept++;
-		if (from_fresh)
-			from_fresh[lid] = false;
-		r->lids += own[lid].node != NULL;
+		if (of_class(&own[lid], c)) {
+			if (suspect[lid] || !own[lid].node)
+				m->batch[nb++] = (uint16_t)lid;
+			else
+				r->kept++;
+			if (from_fresh)
+				from_fresh[lid] = false;
+			r->lids += own[lid].node != NULL;
+		}
 		if (nb < MERGE_BATCH && (lid < m->out->max_lid || !nb))
 			continue;
 		for (size_t k = 0; k < m->nsw; k++) {	/* row by row, as the rows lie in memory */
@@ -411,12 +427,94 @@ static bool settle_all(const struct merge *m, const struct lid_owner *own, const
 		}
 		nb = 0;
 	}
+	return true;
+}
+
+/* The classes, a share each on two CPUs (one merge's work arrays, and mend state, per class). */
+struct settle_run {
+	struct merge part[LID_CLASSES];
+	const struct lid_owner *own;
+	const bool *suspect;
+	bool *from_fresh;
+	struct stable_report r[LID_CLASSES];
+	bool ok[LID_CLASSES];
+};
+
+static void settle_share(void *arg, size_t share, size_t from, size_t to)
+{
+	struct settle_run *run = arg;
+	for (size_t c = from; c < to; c++)
+		run->ok[c] = settle_class(&run->part[c], run->own, run->suspect, &run->r[c], run->from_fresh,
+					  (enum lid_class)c);
+}
+
+/* A merge like m for another class's share: its own work arrays (and mend state, with own). -1 on failure. */
+static int merge_part(struct merge *part, const struct merge *m, struct column_patch *patch,
+		      const struct lid_owner *own)
+{
+	*part = *m;
+	part->state = malloc(m->nsw + 1);
+	part->walk = malloc((m->nsw + 1) * sizeof(*part->walk));
+	part->batch = malloc(MERGE_BATCH * sizeof(*part->batch));
+	part->cols = malloc(MERGE_BATCH * (m->nsw + 1));
+	part->patch = m->patch ? patch : NULL;
+	if (!part->state || !part->walk || !part->batch || !part->cols)
+		return -1;
+	return m->patch ? column_patch_init(patch, own, m->patch->x, m->patch->r, m->patch->t) : 0;
+}
+
+static void merge_part_free(struct merge *part)
+{
+	free(part->state);
+	free(part->walk);
+	free(part->batch);
+	free(part->cols);
+}
+
+/*
+ * Fabrics whose LIDs are worth a second CPU (a thread costs tens of
+ * microseconds; a switch's loss at 3,456 hosts mends 420 CA and 466
+ * switch LIDs, 3-level radix-8 trees take both shares too).
+ */
+#define SETTLE_SHARE_MIN_LIDS 128
+
+/*
+ * Settles every suspect column of out (and every LID no port holds), and
+ * counts them in r, from_fresh marking the columns taken whole from fresh;
+ * out->layers from the SLs. The CAs' LIDs and the others on two CPUs where
+ * there are two (settle_class). False when some column needs a fresh
+ * routing that m does not have. -1 on allocation failure.
+ */
+static int settle_all(struct merge *m, const struct lid_owner *own, const bool *suspect, struct stable_report *r,
+		      bool *from_fresh)
+{
+	struct settle_run run = { .own = own, .suspect = suspect, .from_fresh = from_fresh };
+	struct column_patch patch = { 0 };
+	size_t nshares = shares_count(m->out->max_lid, SETTLE_SHARE_MIN_LIDS) > 1 ? 2 : 1;
+	run.part[CA_LIDS] = *m;
+	run.part[OTHER_LIDS] = *m;	/* one share: the same merge, one class after the other */
+	int rc = nshares > 1 ? merge_part(&run.part[OTHER_LIDS], m, &patch, own) : 0;
+	if (rc == 0)
+		shares_run(nshares, LID_CLASSES, settle_share, &run);
+	if (nshares > 1) {
+		merge_part_free(&run.part[OTHER_LIDS]);
+		column_patch_free(&patch);
+	}
+	if (rc < 0)
+		return -1;
+	for (size_t c = 0; c < LID_CLASSES; c++) {
+		r->lids += run.r[c].lids;
+		r->kept += run.r[c].kept;
+		r->patched += run.r[c].patched;
+	}
+	if (!run.ok[CA_LIDS] || !run.ok[OTHER_LIDS])
+		return 0;
 	unsigned layers = 1;
 	for (uint32_t lid = 1; lid <= m->out->max_lid; lid++)
 		if (m->out->sl[lid] + 1u > layers)
 			layers = m->out->sl[lid] + 1u;
 	m->out->layers = layers;
-	return true;
+	return 1;
 }
 
 int stable_merge(const struct fabric *old_f, const struct routing_tables *old, const struct fabric *f,
@@ -437,7 +535,8 @@ int stable_merge(const struct fabric *old_f, const struct routing_tables *old, c
 	if (!r->grew) {
 		if (find_suspects(&m, own, fresh->max_lid, suspect) < 0)
 			goto done;
-		settle_all(&m, own, suspect, r, from_fresh);	/* with fresh, every column settles */
+		if (settle_all(&m, own, suspect, r, from_fresh) < 0)	/* with fresh, every column settles */
+			goto done;
 	} else {	/* the fresh routing whole: every link carries its share again */
 		for (size_t k = 0; k < m.nsw; k++)
 			memcpy(out->lft[m.sw[k]->index], fresh->lft[m.sw[k]->index], (size_t)fresh->max_lid + 1);
@@ -490,8 +589,8 @@ int stable_patch(const struct fabric *old_f, const struct routing_tables *old, c
 	match_switches(&m, old_f, old, f);
 	if (gained(&m))
 		rc = 1;
-	else if (find_suspects(&m, own, like.max_lid, suspect) == 0)
-		rc = settle_all(&m, own, suspect, r, NULL) ? 0 : 1;
+	else if (find_suspects(&m, own, like.max_lid, suspect) == 0 && (rc = settle_all(&m, own, suspect, r, NULL)) >= 0)
+		rc = rc == 1 ? 0 : 1;
 	r->mended = rc == 0;
 done:
 	if (rc) {
