@@ -218,6 +218,7 @@ static void sweep_end(struct sweep *s, const char *result, bool published)
 	}
 	db_sweep_abandon(sm->db);	/* what went ahead, unless the store committed it */
 	sm->db_busy = false;
+	sa_services_store_pending(sm);	/* registered while the sweep held the database */
 	if (published)	/* max LID from the snapshot: s->tables moved there */
 		log_msg(ok ? LOG_INFO : LOG_WARN, "SUBNET UP%s%s: %u nodes (%u switches, %u CAs), %u links, "
 			"max LID %u, %llu ms, %llu MADs (%llu retried)", ok ? "" : " but ", ok ? "" : result,
@@ -1104,7 +1105,6 @@ static void start_store(struct sweep *s)
 			       events, nevents, held.sweep ? &held : NULL);
 	free(events);
 	sm->db_busy = false;	/* committed or rolled back */
-	sa_services_store_pending(sm);	/* registered while the sweep held the database */
 	if (rc < 0) {	/* programmed: published all the same */
 		snprintf(s->result, sizeof(s->result), "cannot store the sweep: %s", db_last_error(sm->db));
 		phase_done(s, s->result);

@@ -10,7 +10,8 @@
  *   port itself a loopback path; LID 0 or an unknown one: no record.
  * - ServiceRecord: registered for the requester's own GID only, deleted by
  *   its owner only; the lease is cut to sa.max_lease_s; the store, keys
- *   and all, read back from the database after a restart.
+ *   and all, read back from the database after a restart; a change made
+ *   while a sweep's store holds the database is stored once it is done.
  * - MCMemberRecord: creating needs its components; MGID 0 gets an SA
  *   assigned MGID; an unrealizable rate, a non-multicast MGID, a leave of
  *   states not held: REQ_INVALID; a leave answers what is still held.
@@ -271,6 +272,33 @@ static void service_records_outlive_a_restart(void **state)
 	sa_services_load(&sm);
 	assert_int_equal(sm.sa.services.n, 1);
 	assert_true(ask(&get, other) == IB_SA_MAD_STATUS_NO_RECORDS);
+}
+
+/*
+ * A Set while a sweep's store holds the database (sm->db_busy) is
+ * answered from memory, not written then; once the sweep lets the
+ * database go, the pending change is stored and outlives a restart.
+ */
+static void service_records_wait_for_a_sweeps_store(void **state)
+{
+	uint16_t host, other;
+	two_cas(&host, &other);
+	uint64_t guid = by_lid(host)->ports[1].guid;
+	sm.db_busy = true;
+	ib_sa_mad_t set = service(IB_MAD_METHOD_SET, 0x4000, guid, 30);
+	assert_true(ask(&set, host) == 0);
+	assert_true(sm.sa.services.unsaved);
+	struct db_service *stored;
+	size_t n;
+	assert_int_equal(db_load_services(sm.db, &stored, &n), 0);
+	assert_int_equal(n, 0);
+	free(stored);
+	sm.db_busy = false;
+	sa_services_store_pending(&sm);
+	assert_false(sm.sa.services.unsaved);
+	sa_services_free(&sm.sa.services);
+	sa_services_load(&sm);
+	assert_int_equal(sm.sa.services.n, 1);
 }
 
 /* The ServiceKey is never answered back; a Delete whose mask selects it must carry the right one. */
@@ -553,6 +581,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(path_record_to_a_multicast_group, setup, teardown),
 		cmocka_unit_test_setup_teardown(service_records_belong_to_their_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(service_records_outlive_a_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(service_records_wait_for_a_sweeps_store, setup, teardown),
 		cmocka_unit_test_setup_teardown(group_rules_as_osmtest_checks_them, setup, teardown),
 		cmocka_unit_test_setup_teardown(service_key_is_kept_secret, setup, teardown),
 		cmocka_unit_test_setup_teardown(creating_a_group_needs_its_components, setup, teardown),
