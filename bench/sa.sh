@@ -28,7 +28,7 @@ export SIM_HOST=H5_0
 lids=$(diag ibnetdiscover -p | awk '$1 == "CA" {print $2}' | sort -n | head -32)
 rates=""
 for w in 1 16; do
-	r=$(LD_PRELOAD=$UMAD2SIM "$BUILD/bench/sa-bench" --queries 20000 --window "$w" $lids | awk '{print $(NF-1)}') || r=-
+	r=$(LD_PRELOAD=$UMAD2SIM "$BUILD/bench/sa-bench" --queries 20000 --window "$w" $lids | sed -n 's/.* \([0-9]*\) answers\/s.*/\1/p') || r=-
 	rates="$rates $r"
 done
 echo "$rates"

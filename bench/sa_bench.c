@@ -7,8 +7,10 @@
  *   sa-bench [--queries N] [--window W] LID...
  *
  * Each query asks for the path between two of the given LIDs, cycling
- * through the pairs. Prints queries, answers, failures, seconds and
- * answers per second.
+ * through the pairs. Prints queries, answers, failures, seconds, answers
+ * per second, and how long the answers took: the median, the 99th
+ * percentile and the longest wait (an SA that stops answering while its
+ * SM computes shows there).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -27,6 +29,12 @@ static double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
 }
 
 static int send_query(int fd, int agent, uint16_t sm_lid, uint64_t tid, uint16_t slid, uint16_t dlid)
@@ -76,7 +84,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	uint16_t sm_lid = (uint16_t)port.sm_lid;
-	unsigned long sent = 0, answered = 0, failed = 0, pair = 0;
+	unsigned long sent = 0, answered = 0, failed = 0, pair = 0, timed = 0;
+	double *sent_at = calloc(queries + 1, sizeof(*sent_at)), *took = calloc(queries + 1, sizeof(*took));
+	if (!sent_at || !took) {
+		fprintf(stderr, "sa-bench: out of memory\n");
+		return 1;
+	}
 	double t0 = now_s();
 	while (answered + failed < queries) {
 		while (sent < queries && sent - answered - failed < window) {
@@ -84,6 +97,7 @@ int main(int argc, char **argv)
 			pair++;
 			if (s == d)
 				continue;
+			sent_at[sent + 1] = now_s();
 			if (send_query(fd, agent, sm_lid, sent + 1, s, d) < 0) {
 				fprintf(stderr, "sa-bench: send failed\n");
 				return 1;
@@ -99,13 +113,22 @@ int main(int argc, char **argv)
 		const ib_sa_mad_t *sa = umad_get_mad(buf);
 		if (sa->mgmt_class != IB_MCLASS_SUBN_ADM || !(sa->method & IB_MAD_METHOD_RESP_MASK))
 			continue;
+		uint64_t tid = cl_ntoh64(sa->trans_id) & 0xffffffffu;	/* the agent's bits above: not ours */
+		if (tid >= 1 && tid <= sent)
+			took[timed++] = now_s() - sent_at[tid];
 		if (sa->status)
 			failed++;
 		else
 			answered++;
 	}
 	double s = now_s() - t0;
-	printf("%lu queries, %lu answered, %lu failed, %.3f s, %.0f answers/s\n", sent, answered, failed, s,
-	       answered / s);
+	qsort(took, timed, sizeof(*took), by_value);
+	double median = timed ? took[timed / 2] : 0, p99 = timed ? took[timed * 99 / 100] : 0,
+	       longest = timed ? took[timed - 1] : 0;
+	printf("%lu queries, %lu answered, %lu failed, %.3f s, %.0f answers/s, answered in %.1f ms median, %.1f ms "
+	       "p99, %.1f ms at most\n", sent, answered, failed, s, answered / s, median * 1e3, p99 * 1e3,
+	       longest * 1e3);
+	free(sent_at);
+	free(took);
 	return failed ? 1 : 0;
 }
