@@ -14,12 +14,6 @@
 #include "routing/routing.h"
 #include "routing/swindex.h"
 
-/* Where a LID lives: a switch's port 0 or a CA's port. */
-struct lid_owner {
-	const struct node *node;	/* NULL: no port of the fabric holds the LID */
-	uint8_t port;
-};
-
 /* A switch's verdict on one LID's column, as routing/stable.c walks it. */
 enum column_verdict { COLUMN_UNSEEN, COLUMN_ON_WALK, COLUMN_DELIVERS, COLUMN_FAILS };
 

@@ -45,6 +45,13 @@ int routing_tables_copy(struct routing_tables *dst, const struct routing_tables 
 int routing_tables_share(struct routing_tables *dst, const struct routing_tables *src, const bool *own);
 /* The highest LID assigned in f. */
 uint16_t routing_max_lid(const struct fabric *f);
+/* Where a LID lives: a switch's port 0 or a CA's port. */
+struct lid_owner {
+	const struct node *node;	/* NULL: no port of the fabric holds the LID */
+	uint8_t port;
+};
+/* Where each LID of f up to max_lid lives, into own[0..max_lid] (an LMC range counts for every LID in it). */
+void routing_lid_owners(const struct fabric *f, uint16_t max_lid, struct lid_owner *own);
 /*
  * The one step of every walk through the tables (the SA's paths, fabricctl
  * route, link loads, the deadlock and loop checks): the port switch sw

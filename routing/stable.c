@@ -45,18 +45,6 @@
 #include "routing/shares.h"
 #include "routing/transition.h"
 
-/* Where each LID of f lives (an LMC range counts for every LID in it). */
-static void find_owners(const struct fabric *f, uint16_t max_lid, struct lid_owner *own)
-{
-	for (size_t i = 0; i < f->nnodes; i++)
-		FOR_END_PORTS(f->nodes[i], p) {
-			const struct port *pt = &f->nodes[i]->ports[p];
-			for (uint32_t lid = pt->lid; pt->lid && lid < pt->lid + (1u << (pt->lmc & 7)); lid++)
-				if (lid <= max_lid)
-					own[lid] = (struct lid_owner){ f->nodes[i], (uint8_t)p };
-		}
-}
-
 #define PORT_SLOTS (FABRIC_MAX_PORTS + 1)
 
 /* One merge: f's switches, what the old tables knew of each, and the work arrays of the walks. */
@@ -530,7 +518,7 @@ int stable_merge(const struct fabric *old_f, const struct routing_tables *old, c
 	if (!own || !suspect || merge_init(&m, f) < 0 || transition_remap(old_f, old, f, fresh, out) < 0)
 		goto done;
 	match_switches(&m, old_f, old, f);
-	find_owners(f, fresh->max_lid, own);
+	routing_lid_owners(f, fresh->max_lid, own);
 	r->grew = fresh_uses_new_link(&m, own);
 	if (!r->grew) {
 		if (find_suspects(&m, own, fresh->max_lid, suspect) < 0)
@@ -583,7 +571,7 @@ int stable_patch(const struct fabric *old_f, const struct routing_tables *old, c
 	like.sl = calloc((size_t)like.max_lid + 1, 1);	/* LIDs the old tables lack: SL 0 */
 	if (!own || !suspect || !like.sl || merge_init(&m, f) < 0 || transition_remap(old_f, old, f, &like, out) < 0)
 		goto done;
-	find_owners(f, like.max_lid, own);
+	routing_lid_owners(f, like.max_lid, own);
 	if (column_patch_init(&patch, own, x, rk, out) < 0)
 		goto done;
 	match_switches(&m, old_f, old, f);

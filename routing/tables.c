@@ -146,6 +146,17 @@ int routing_tables_copy(struct routing_tables *dst, const struct routing_tables 
 	return routing_tables_share(dst, src, NULL);
 }
 
+void routing_lid_owners(const struct fabric *f, uint16_t max_lid, struct lid_owner *own)
+{
+	for (size_t i = 0; i < f->nnodes; i++)
+		FOR_END_PORTS(f->nodes[i], p) {
+			const struct port *pt = &f->nodes[i]->ports[p];
+			for (uint32_t lid = pt->lid; pt->lid && lid < pt->lid + (1u << (pt->lmc & 7)); lid++)
+				if (lid <= max_lid)
+					own[lid] = (struct lid_owner){ f->nodes[i], (uint8_t)p };
+		}
+}
+
 uint16_t routing_max_lid(const struct fabric *f)
 {
 	uint16_t max = 0;

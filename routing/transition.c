@@ -39,6 +39,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* from's row of each switch of f that from_f has (by GUID), NULL for the others; NULL without memory. */
+static uint8_t **rows_by_guid(const struct fabric *from_f, const struct routing_tables *from, const struct fabric *f)
+{
+	uint8_t **row = calloc(f->nnodes + 1, sizeof(*row));
+	for (size_t i = 0; row && from && from->lft && i < f->nnodes; i++) {
+		const struct node *o = f->nodes[i]->type == NODE_SWITCH ? fabric_find_guid(from_f, f->nodes[i]->guid)
+									 : NULL;
+		row[i] = o && o->type == NODE_SWITCH ? from->lft[o->index] : NULL;
+	}
+	return row;
+}
+
 /*
  * transition_remap; share: out points at from's rows where they serve as
  * they are (a switch from holds by GUID, a table at least as long as
@@ -48,15 +60,11 @@ static int remap(const struct fabric *from_f, const struct routing_tables *from,
 		 const struct routing_tables *like, struct routing_tables *out, bool share)
 {
 	bool held = from && from->lft;
-	uint8_t **row = calloc(f->nnodes + 1, sizeof(*row));	/* from's row of each switch of f, if any */
+	uint8_t **row = rows_by_guid(from_f, from, f);
 	bool *own = calloc(f->nnodes + 1, sizeof(*own));
 	int rc = -1;
-	for (size_t i = 0; row && own && i < f->nnodes; i++) {
-		const struct node *o = held && f->nodes[i]->type == NODE_SWITCH ?
-					       fabric_find_guid(from_f, f->nodes[i]->guid) : NULL;
-		row[i] = o ? from->lft[o->index] : NULL;
+	for (size_t i = 0; row && own && i < f->nnodes; i++)
 		own[i] = !share || !row[i] || from->max_lid < like->max_lid;
-	}
 	/* f's switches, every entry LFT_NO_PATH; like gives the size and the SLs */
 	if (!row || !own || routing_tables_alloc_some(out, f, like->max_lid, own) < 0)
 		goto done;
@@ -96,37 +104,24 @@ int transition_remap_view(const struct fabric *from_f, const struct routing_tabl
 	return remap(from_f, from, f, like, out, true);
 }
 
-/* Marks in held[0..max] the LIDs f's end ports hold (an LMC range counts for every LID in it). */
-static void mark_held_lids(const struct fabric *f, uint16_t max, bool *held)
-{
-	for (size_t i = 0; i < f->nnodes; i++)
-		FOR_END_PORTS(f->nodes[i], p) {
-			const struct port *pt = &f->nodes[i]->ports[p];
-			for (uint32_t lid = pt->lid; pt->lid && lid < pt->lid + (1u << (pt->lmc & 7)) && lid <= max; lid++)
-				held[lid] = true;
-		}
-}
-
 int transition_drop_view(const struct fabric *held_f, const struct routing_tables *held, const struct fabric *f,
 			 struct routing_tables *out, size_t *nswitches)
 {
 	size_t len = (size_t)held->max_lid + 1, ngone = 0;
-	bool *was = calloc(len, sizeof(*was)), *now = calloc(len, sizeof(*now)), *own = calloc(f->nnodes + 1, 1);
+	struct lid_owner *was = calloc(len, sizeof(*was)), *now = calloc(len, sizeof(*now));
+	bool *own = calloc(f->nnodes + 1, 1);
 	uint16_t *gone = malloc(len * sizeof(*gone));
-	const uint8_t **row = calloc(f->nnodes + 1, sizeof(*row));
+	uint8_t **row = rows_by_guid(held_f, held, f);
 	int rc = -1;
 	*nswitches = 0;
 	if (!was || !now || !own || !gone || !row)
 		goto done;
-	mark_held_lids(held_f, held->max_lid, was);
-	mark_held_lids(f, held->max_lid, now);
+	routing_lid_owners(held_f, held->max_lid, was);
+	routing_lid_owners(f, held->max_lid, now);
 	for (size_t lid = 1; lid < len; lid++)
-		if (was[lid] && !now[lid])
+		if (was[lid].node && !now[lid].node)
 			gone[ngone++] = (uint16_t)lid;
 	for (size_t i = 0; i < f->nnodes; i++) {
-		const struct node *o = f->nodes[i]->type == NODE_SWITCH ? fabric_find_guid(held_f, f->nodes[i]->guid)
-									 : NULL;
-		row[i] = o && o->type == NODE_SWITCH ? held->lft[o->index] : NULL;
 		for (size_t k = 0; row[i] && k < ngone && !own[i]; k++)
 			own[i] = row[i][gone[k]] != LFT_NO_PATH;
 		*nswitches += own[i];
@@ -138,7 +133,7 @@ int transition_drop_view(const struct fabric *held_f, const struct routing_table
 	out->layers = held->layers;
 	for (size_t i = 0; i < f->nnodes; i++) {
 		if (!own[i]) {
-			out->lft[i] = (uint8_t *)row[i];	/* held's: routing_tables_free frees only out's own rows */
+			out->lft[i] = row[i];	/* held's: routing_tables_free frees only out's own rows */
 			continue;
 		}
 		memcpy(out->lft[i], row[i], len);
