@@ -21,6 +21,7 @@
 #include <sqlite3.h>
 
 #include "db/db.h"
+#include "harness.h"
 #include "topology/fattree_gen.h"
 
 static char path[64];
@@ -36,12 +37,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char side[80];
-	unlink(path);
-	snprintf(side, sizeof(side), "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", path);
-	unlink(side);
+	test_remove_db(path);
 	return 0;
 }
 

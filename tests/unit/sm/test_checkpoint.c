@@ -14,23 +14,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "harness.h"
 #include "sm/sm.h"
 
 static char path[64];
-
-static void stop(void *arg)
-{
-	evl_stop(arg);
-}
-
-/* Runs the loop for ms milliseconds. */
-static void run_for(struct sm *sm, uint64_t ms)
-{
-	struct evl_watch *t = evl_timer(sm->loop, stop, sm->loop);
-	evl_timer_arm(t, ms);
-	assert_int_equal(evl_run(sm->loop), 0);
-	evl_watch_free(t);
-}
 
 static off_t file_size(void)
 {
@@ -60,30 +47,25 @@ static void the_log_goes_back_when_idle(void **state)
 	sm.loop = evl_new();
 	assert_int_equal(checkpoint_init(&sm), 0);
 
-	run_for(&sm, 700);	/* nothing written: nothing armed */
+	test_run_loop_for(sm.loop, 700);	/* nothing written: nothing armed */
 	assert_false(sm.checkpoint.pending);
 	off_t before = file_size();
 	write_something(&sm);
 	assert_true(sm.checkpoint.pending);
 	assert_int_equal(file_size(), before);	/* in the log only */
 	sm.sched.sweeping = true;
-	run_for(&sm, 700);	/* due meanwhile, but a sweep runs: not yet */
+	test_run_loop_for(sm.loop, 700);	/* due meanwhile, but a sweep runs: not yet */
 	assert_true(sm.checkpoint.pending);
 	assert_int_equal(file_size(), before);
 	sm.sched.sweeping = false;
-	run_for(&sm, 700);
+	test_run_loop_for(sm.loop, 700);
 	assert_false(sm.checkpoint.pending);
 	assert_true(file_size() > before);
 
 	checkpoint_free(&sm);
 	db_close(sm.db);
 	evl_free(sm.loop);
-	char side[80];
-	unlink(path);
-	snprintf(side, sizeof(side), "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", path);
-	unlink(side);
+	test_remove_db(path);
 }
 
 int main(void)

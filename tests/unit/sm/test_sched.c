@@ -24,6 +24,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "harness.h"
 #include "sm/sm.h"
 #include "sm/sweep/light.h"
 #include "sm/sweep/sweep.h"
@@ -52,18 +53,10 @@ void __wrap_light_sweep(struct sm *sm, light_done_fn done)
 	light_done = done;
 }
 
-static void stop(void *arg)
-{
-	evl_stop(arg);
-}
-
 /* Runs the loop for ms milliseconds. */
 static void run_for(struct sm *sm, uint64_t ms)
 {
-	struct evl_watch *t = evl_timer(sm->loop, stop, sm->loop);
-	evl_timer_arm(t, ms);
-	assert_int_equal(evl_run(sm->loop), 0);
-	evl_watch_free(t);
+	test_run_loop_for(sm->loop, ms);
 }
 
 /* A master with a published clean sweep, sweeping every interval_s, hold-down 20 ms. */

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "harness.h"
 #include "sm/mad/rmpp.h"
 
 static struct sent {
@@ -82,17 +83,9 @@ static void reply(uint64_t tid, uint8_t type, uint32_t seg, uint32_t window_last
 	rmpp_receive(rs, &m, &host);
 }
 
-static void stop_loop(void *arg)
-{
-	evl_stop(arg);
-}
-
 static void run_for(uint64_t ms)
 {
-	struct evl_watch *t = evl_timer(loop, stop_loop, loop);
-	evl_timer_arm(t, ms);
-	assert_int_equal(evl_run(loop), 0);
-	evl_watch_free(t);
+	test_run_loop_for(loop, ms);
 }
 
 /* The MADs sent since `from`: data segments by number, an ABORT as "A", e.g. "2,2,A". */

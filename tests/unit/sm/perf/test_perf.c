@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "fixtures.h"
+#include "harness.h"
 #include "sm/perf/pma.h"
 #include "sm/sm.h"
 
@@ -91,17 +92,9 @@ int __wrap_mad_send_perf(struct mad_port *mp, uint8_t method, ib_net16_t attr, u
 	return 0;
 }
 
-static void stop(void *arg)
-{
-	evl_stop(arg);
-}
-
 static void run_for(struct sm *sm, uint64_t ms)
 {
-	struct evl_watch *t = evl_timer(sm->loop, stop, sm->loop);
-	evl_timer_arm(t, ms);
-	assert_int_equal(evl_run(sm->loop), 0);
-	evl_watch_free(t);
+	test_run_loop_for(sm->loop, ms);
 }
 
 static char path[64];
@@ -138,18 +131,13 @@ static void master(struct sm *sm)
 
 static void done(struct sm *sm)
 {
-	char side[80];
 	perf_free(sm->perf);
 	evl_watch_free(fake.answer_timer);
 	evl_free(sm->loop);
 	sm_snapshot_free(sm->pub);
 	routing_memo_free(&sm->route_memo);
 	db_close(sm->db);
-	unlink(path);
-	snprintf(side, sizeof(side), "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", path);
-	unlink(side);
+	test_remove_db(path);
 }
 
 static const struct perf_port *find(const struct sm *sm, uint64_t guid, uint8_t port)
