@@ -311,7 +311,7 @@ int db_add_events_now(struct db *db, const struct db_new_event *events, size_t n
 	sqlite3_busy_timeout(db->h, 0);
 	int rc = db_begin_write(db);
 	if (rc == 0 && (insert_events(db, now_unix(), events, n) < 0 || db_exec(db, "COMMIT") < 0)) {
-		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+		db_rollback(db);
 		rc = -1;
 	}
 	sqlite3_busy_timeout(db->h, DB_BUSY_TIMEOUT_MS);
@@ -379,14 +379,11 @@ int db_sweep_tables(struct db *db, const struct fabric *f, const struct routing_
 	if (db_begin_write(db) < 0)
 		return -1;
 	if (!held_is_newest(db, held)) {
-		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+		db_rollback(db);
 		return 0;
 	}
 	if (db_store_held_tables(db, f, t, held) < 0) {
-		char keep[DB_ERR_LEN];
-		snprintf(keep, sizeof(keep), "%s", db->err);
-		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
-		snprintf(db->err, sizeof(db->err), "%s", keep);
+		db_rollback(db);
 		return -1;
 	}
 	db->tables_in = true;
@@ -397,7 +394,7 @@ void db_sweep_abandon(struct db *db)
 {
 	if (!db->tables_in)
 		return;
-	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	db_rollback(db);
 	db->tables_in = false;
 }
 
@@ -424,10 +421,7 @@ int db_save_sweep(struct db *db, struct db_sweep *sw, const struct fabric *f,
 	    (parts && db_save_partitions(db, parts, held ? held->parts : NULL) < 0) ||
 	    insert_events(db, now, events, n_events) < 0 || insert_event(db, now, "sweep", detail) < 0 ||
 	    prune(db, now) < 0 || db_exec(db, "COMMIT") < 0) {
-		char keep[DB_ERR_LEN];
-		snprintf(keep, sizeof(keep), "%s", db->err);
-		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
-		snprintf(db->err, sizeof(db->err), "%s", keep);
+		db_rollback(db);
 		return -1;
 	}
 	return 0;

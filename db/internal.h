@@ -29,6 +29,8 @@ struct db {
  * go to an unlinked inode and be lost). -1 with the error recorded.
  */
 int db_begin_write(struct db *db);
+/* Rolls back the open transaction; the error that made the caller give up stays the last one. */
+void db_rollback(struct db *db);
 
 /* Records "what: SQLite's message" as the last error; returns -1. */
 int db_set_err(struct db *db, const char *what);

@@ -47,6 +47,6 @@ int db_save_mkeys(struct db *db, const struct db_mkey *keys, size_t n)
 	sqlite3_finalize(st);
 	if (rc == 0 && db_exec(db, "COMMIT") == 0)
 		return 0;
-	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	db_rollback(db);
 	return -1;
 }

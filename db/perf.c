@@ -270,10 +270,7 @@ int db_save_perf(struct db *db, double now, const struct db_port_counters *ports
 	if (rc == 0 && (save_ports(db, ports, n) < 0 || save_samples(db, now, samples, ns) < 0 ||
 			save_health(db, health, nh) < 0 ||
 			roll_up(db, now) < 0 || trim_to_size(db) < 0 || db_exec(db, "COMMIT") < 0)) {
-		char keep[DB_ERR_LEN];
-		snprintf(keep, sizeof(keep), "%s", db->err);
-		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
-		snprintf(db->err, sizeof(db->err), "%s", keep);
+		db_rollback(db);
 		rc = -1;
 	}
 	sqlite3_busy_timeout(db->h, DB_BUSY_TIMEOUT_MS);

@@ -68,7 +68,7 @@ int db_save_services(struct db *db, const struct db_service *s, size_t n)
 	sqlite3_busy_timeout(db->h, 0);
 	int rc = db_begin_write(db);
 	if (rc == 0 && (insert_services(db, s, n) < 0 || db_exec(db, "COMMIT") < 0)) {
-		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+		db_rollback(db);
 		rc = -1;
 	}
 	sqlite3_busy_timeout(db->h, DB_BUSY_TIMEOUT_MS);

@@ -3,8 +3,9 @@
  *
  * What every file of db/ uses to run SQL and report errors: the last
  * error's text, a statement run without results, a write transaction
- * begun on the file that was opened. Kept apart from db.c so that the
- * files db.c calls (partitions, M_Keys) need nothing back from it.
+ * begun on the file that was opened, and rolled back. Kept apart from
+ * db.c so that the files db.c calls (partitions, M_Keys) need nothing
+ * back from it.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -39,6 +40,11 @@ int db_step_done(struct db *db, sqlite3_stmt *st, const char *what)
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? 0 : db_set_err(db, what);
+}
+
+void db_rollback(struct db *db)
+{
+	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);	/* no message asked for: db->err stays */
 }
 
 int db_begin_write(struct db *db)
