@@ -356,7 +356,10 @@ int ftree_route(const struct fabric *f, const uint64_t *roots, size_t nroots, un
 	if (!r.fat_tree) {
 		snprintf(why, sizeof(why), "not a fat tree: %s", r.why);
 	} else {
-		if (build_plan(&plan, &x, &r) < 0 || updown_fill(f, &plan, out, &gaps) < 0)
+		if (build_plan(&plan, &x, &r) < 0)
+			goto done;
+		plan.gaps_elsewhere = true;	/* the escape layer routes them, or these tables go */
+		if (updown_fill(f, &plan, out, &gaps) < 0)
 			goto done;
 		bool escapes = gaps.nswitch_lids > 0;
 		if (!gaps.ca_pairs && (!escapes || max_layers >= 2)) {

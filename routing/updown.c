@@ -57,6 +57,7 @@ struct towards {
 	uint8_t *ncand;
 	uint8_t *whole;		/* per switch: EVERY_UP, EVERY_DOWN when the candidates are all of those links */
 	size_t stranded;	/* leaves without a legal path to D */
+	bool unrouted;		/* D's own LID left to the caller (plan->gaps_elsewhere): no candidates */
 };
 
 /* A switch-to-switch link as seen from one end. */
@@ -458,11 +459,34 @@ static unsigned attached_lids(const struct ud *u, const struct routing_tables *t
 	return n;
 }
 
-/* Distances and every switch's candidate ports towards d; returns the leaves without a legal path. */
+/* The leaves without a legal path to the current destination (updown_distances done). */
+static size_t stranded_leaves(const struct ud *u)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < u->ndesc; i++)
+		n += u->leaf[u->desc[i]] && u->s->dist[u->desc[i]] == DIST_INF;
+	return n;
+}
+
+/*
+ * Distances and every switch's candidate ports towards d; returns the
+ * leaves without a legal path. A switch without hosts that some leaf
+ * cannot reach legally gets no candidates when the caller routes such
+ * LIDs elsewhere: in a degraded tree that is most switches above the
+ * leaves, and their escape searches were most of the work here.
+ */
 static size_t towards(struct ud *u, size_t d)
 {
 	down_distances(u, d, u->s->down);
 	updown_distances(u);
+	u->s->unrouted = false;
+	if (u->p->gaps_elsewhere && !u->leaf[d]) {
+		size_t stranded = stranded_leaves(u);
+		if (stranded) {
+			u->s->unrouted = true;
+			return stranded;
+		}
+	}
 	return candidates(u, d);
 }
 
@@ -501,7 +525,8 @@ static int route_destination(struct ud *u, struct routing_tables *t, size_t d, s
 	unsigned cas;
 	size_t stranded = u->s->stranded;
 	unsigned n = attached_lids(u, t, d, lids, at_port, &cas);
-	route_lids(u, t, d, lids, at_port, n);
+	if (!u->s->unrouted)
+		route_lids(u, t, d, lids, at_port, n);
 	gaps->ca_pairs += stranded * cas;
 	if (stranded && n > cas) {
 		uint16_t *more = realloc(gaps->switch_lids, (gaps->nswitch_lids + 1) * sizeof(*more));

@@ -30,6 +30,12 @@ struct updown_plan {
 	 */
 	bool in_place;
 	const struct routing_tables *load_from;	/* each port's load starts at the CA LIDs these send out of it */
+	/*
+	 * The LID of a switch without hosts that some leaf has no legal path
+	 * to is only reported in gaps, its column left unrouted: the caller
+	 * routes those LIDs elsewhere, or drops these tables.
+	 */
+	bool gaps_elsewhere;
 };
 
 /* What up/down could not route legally from every leaf. */
