@@ -41,6 +41,7 @@
 
 #include "routing/ahead.h"
 #include "routing/hostorder.h"
+#include "routing/shares.h"
 
 #define DIST_INF UINT16_MAX
 #define EVERY_UP 1		/* a switch's candidates are all its up-links */
@@ -58,6 +59,28 @@ struct towards {
 	uint8_t *whole;		/* per switch: EVERY_UP, EVERY_DOWN when the candidates are all of those links */
 	size_t stranded;	/* leaves without a legal path to D */
 	bool unrouted;		/* D's own LID left to the caller (plan->gaps_elsewhere): no candidates */
+};
+
+/*
+ * Each leaf's candidates as the fill found them, for the balancing pass
+ * (they depend on the destination alone, not the loads). The pass works
+ * switch by switch (a switch's moves change only its own loads and
+ * table), so each switch's candidates lie together: a code per leaf row,
+ * and the port lists of the rows whose candidates are not all its
+ * up-links or all its down-links.
+ */
+#define KEPT_LIST 3	/* beside EVERY_UP and EVERY_DOWN: the ports are in the switch's list */
+
+struct kept_list {
+	uint8_t *v;		/* per KEPT_LIST row, in row order: the count, then the ports */
+	size_t n, cap;
+};
+
+struct kept_candidates {
+	size_t *row;		/* per switch: its leaf row, in the fill's order; SIZE_MAX when none */
+	size_t nrows, rows;	/* rows kept so far, and room for */
+	uint8_t *code;		/* per switch in desc order, per row: 0 (fewer than 2), EVERY_UP, EVERY_DOWN, KEPT_LIST */
+	struct kept_list *lists;	/* per switch in desc order */
 };
 
 /* A switch-to-switch link as seen from one end. */
@@ -88,6 +111,8 @@ struct ud {
 	uint8_t *fresh;		/* per switch: EVERY_UP, EVERY_DOWN bits: no load changed since found */
 	uint64_t *magic;	/* per switch: for the remainder by its up-slot count (fast_mod) */
 	uint32_t *digit;	/* per level, per LID of the current destination: j / stride[level] */
+	uint8_t *adj_port;	/* the port of each link of adj[] */
+	struct kept_candidates kept;
 };
 
 static int cmp_desc(const void *a, const void *b, void *arg)
@@ -270,13 +295,12 @@ static size_t candidates(struct ud *u, size_t d)
 	return stranded;
 }
 
-static uint8_t least_loaded(const struct ud *u, size_t s)
+/* The first of ports c[0..n) (n > 0) at the lowest load. */
+static uint8_t least_of(const uint8_t *c, unsigned n, const uint32_t *load)
 {
-	const uint8_t *c = u->s->cand + u->base[s];
-	const uint32_t *load = u->load + u->base[s];
 	uint8_t best = c[0];
 	uint32_t lowest = load[best];	/* kept apart: reading load[best] again would chain each step to the last */
-	for (unsigned i = 1; i < u->s->ncand[s]; i++)
+	for (unsigned i = 1; i < n; i++)
 		if (load[c[i]] < lowest) {
 			best = c[i];
 			lowest = load[best];
@@ -285,24 +309,29 @@ static uint8_t least_loaded(const struct ud *u, size_t s)
 }
 
 /*
- * least_loaded, remembered per switch while its loads stay, where the
- * candidates are every up-link or every down-link of the switch: the
- * same ports in the same order towards every such destination. The
- * switches' own LIDs (which add no load) mostly meet one of the two: a
- * switch going up that may take any up-link, or one escaping by any of
- * its down-links.
+ * least_of s's candidates c[0..n), remembered per switch while its loads
+ * stay where they are every up-link or every down-link of the switch
+ * (whole: EVERY_UP, EVERY_DOWN; else 0): the same ports in the same order
+ * towards every such destination. The switches' own LIDs (which add no
+ * load) mostly meet one of the two: a switch going up that may take any
+ * up-link, or one escaping by any of its down-links; so do most of the
+ * balancing pass's looks.
  */
-static uint8_t least_loaded_kept(struct ud *u, size_t s)
+static uint8_t least_kept(struct ud *u, size_t s, uint8_t whole, const uint8_t *c, unsigned n)
 {
-	uint8_t whole = u->s->whole[s];
 	if (!whole)
-		return least_loaded(u, s);
+		return least_of(c, n, u->load + u->base[s]);
 	uint8_t *kept = &u->kept_min[s][whole == EVERY_DOWN];
 	if (!(u->fresh[s] & whole)) {
-		*kept = least_loaded(u, s);
+		*kept = least_of(c, n, u->load + u->base[s]);
 		u->fresh[s] |= whole;
 	}
 	return *kept;
+}
+
+static uint8_t least_loaded_kept(struct ud *u, size_t s)
+{
+	return least_kept(u, s, u->s->whole[s], u->s->cand + u->base[s], u->s->ncand[s]);
 }
 
 /* a % n for 32-bit a, with magic = UINT64_MAX / n + 1 (Lemire's remainder by multiplication). */
@@ -518,6 +547,59 @@ static void towards_each(struct ahead *a, const struct ud *u, const struct ud *f
 		    u->x->nsw >= AHEAD_MIN_SWITCHES && sysconf(_SC_NPROCESSORS_ONLN) > 1);
 }
 
+/* Keeps leaf d's candidates (u->s) as its row of u->kept. -1 on allocation failure. */
+static int keep_candidates(struct ud *u, size_t d)
+{
+	struct kept_candidates *k = &u->kept;
+	size_t r = k->nrows++;
+	k->row[d] = r;
+	for (size_t i = 0; i < u->ndesc; i++) {
+		size_t s = u->desc[i];
+		unsigned n = s == d ? 0 : u->s->ncand[s];
+		uint8_t code = n < 2 ? 0 : u->s->whole[s] ? u->s->whole[s] : KEPT_LIST;
+		k->code[i * k->rows + r] = code;
+		if (code != KEPT_LIST)
+			continue;
+		struct kept_list *l = &k->lists[i];
+		if (l->n + n + 1 > l->cap) {
+			size_t cap = 2 * (l->n + n + 1);
+			uint8_t *more = realloc(l->v, cap);
+			if (!more)
+				return -1;
+			l->v = more;
+			l->cap = cap;
+		}
+		l->v[l->n++] = (uint8_t)n;
+		memcpy(l->v + l->n, u->s->cand + u->base[s], n);
+		l->n += n;
+	}
+	return 0;
+}
+
+static int kept_alloc(struct ud *u)
+{
+	struct kept_candidates *k = &u->kept;
+	for (size_t i = 0; i < u->ndesc; i++)
+		k->rows += u->leaf[u->desc[i]];
+	k->row = malloc((u->x->nsw + 1) * sizeof(*k->row));
+	k->code = malloc(k->rows * u->ndesc + 1);
+	k->lists = calloc(u->ndesc + 1, sizeof(*k->lists));
+	if (!k->row || !k->code || !k->lists)
+		return -1;
+	for (size_t s = 0; s < u->x->nsw; s++)
+		k->row[s] = SIZE_MAX;
+	return 0;
+}
+
+static void kept_free(struct kept_candidates *k, size_t ndesc)
+{
+	for (size_t i = 0; k->lists && i < ndesc; i++)
+		free(k->lists[i].v);
+	free(k->lists);
+	free(k->row);
+	free(k->code);
+}
+
 static int route_destination(struct ud *u, struct routing_tables *t, size_t d, struct updown_gaps *gaps)
 {
 	uint16_t lids[FABRIC_MAX_PORTS + 1];
@@ -527,6 +609,8 @@ static int route_destination(struct ud *u, struct routing_tables *t, size_t d, s
 	unsigned n = attached_lids(u, t, d, lids, at_port, &cas);
 	if (!u->s->unrouted)
 		route_lids(u, t, d, lids, at_port, n);
+	if (u->kept.code && cas && keep_candidates(u, d) < 0)
+		return -1;
 	gaps->ca_pairs += stranded * cas;
 	if (stranded && n > cas) {
 		uint16_t *more = realloc(gaps->switch_lids, (gaps->nswitch_lids + 1) * sizeof(*more));
@@ -556,45 +640,78 @@ static bool unbalanced(const struct ud *u, size_t s)
 	return (lo[0] != UINT32_MAX && hi[0] > lo[0] + 1) || (lo[1] != UINT32_MAX && hi[1] > lo[1] + 1);
 }
 
+/* A balancing step, shared out by switches. */
+struct balance_run {
+	struct ud *u;
+	struct routing_tables *t;
+	const size_t *rows;	/* the leaves in the order the pass visits them: their rows */
+	size_t nleaves;
+	const size_t *lid_start;	/* per leaf in that order: its CA LIDs in lids[], nleaves + 1 */
+	const uint16_t *lids;
+	const bool *want;
+	bool one;
+	uint32_t *at[SHARES_MAX];	/* per share, per row: where switch i's list for it starts */
+	size_t moved[SHARES_MAX];
+};
+
 /*
- * One balancing step over destination switch d: on each switch in want,
- * each CA LID of d whose least loaded candidate carries at least two
- * fewer CA LIDs than the port it is on moves there. Any candidate is as
- * legal and as short as another, so paths stay up/down and shortest.
- * With one, only the first such LID per switch moves: in the first pass
- * the destinations one switch moves then hang off different leaves,
- * rather than crowding onto one leaf's down-link (measured: worst shift
- * permutation 9 flows on a link instead of 5). Returns how many moved.
+ * One balancing step at switch desc[i] (in want), over every leaf in
+ * turn: each CA LID of the leaf whose least loaded candidate carries at
+ * least two fewer CA LIDs than the port it is on moves there. Any
+ * candidate is as legal and as short as another, so paths stay up/down
+ * and shortest. With one, only the first such LID per leaf moves: in the
+ * first pass the destinations one switch moves then hang off different
+ * leaves, rather than crowding onto one leaf's down-link (measured: worst
+ * shift permutation 9 flows on a link instead of 5). Returns how many
+ * moved.
  */
-static size_t balance_destination(struct ud *u, struct routing_tables *t, size_t d, const bool *want, bool one)
+static size_t balance_switch(const struct balance_run *b, size_t i, uint32_t *at)
 {
-	uint16_t lids[FABRIC_MAX_PORTS + 1];
-	uint8_t at_port[FABRIC_MAX_PORTS + 1];
-	unsigned cas;
-	size_t moved = 0;
-	attached_lids(u, t, d, lids, at_port, &cas);
-	for (size_t i = 0; i < u->ndesc; i++) {
-		size_t s = u->desc[i];
-		if (!want[s] || s == d || u->s->ncand[s] < 2)
+	struct ud *u = b->u;
+	const struct kept_candidates *k = &u->kept;
+	const uint8_t *code = k->code + i * k->rows, *list = k->lists[i].v;
+	size_t s = u->desc[i], moved = 0;
+	uint32_t pos = 0;
+	for (size_t r = 0; r < k->nrows; r++)
+		if (code[r] == KEPT_LIST) {
+			at[r] = pos;
+			pos += 1u + list[pos];
+		}
+	uint8_t *lft = b->t->lft[u->x->sw[s]->index];
+	uint32_t *load = u->load + u->base[s];
+	unsigned ups = u->n_upnbr[s], links = (unsigned)(u->adj_start[s + 1] - u->adj_start[s]);
+	for (size_t j = 0; j < b->nleaves; j++) {
+		size_t r = b->rows[j];
+		uint8_t whole = code[r] == KEPT_LIST ? 0 : code[r];
+		if (!code[r])
 			continue;
-		uint8_t *lft = t->lft[u->x->sw[s]->index];
-		uint32_t *load = u->load + u->base[s];
-		uint8_t to = least_loaded(u, s);	/* changes only when a move changes the loads */
-		for (unsigned k = 0; k < cas; k++) {
-			uint8_t from = lft[lids[k]];
+		const uint8_t *c = whole ? u->adj_port + u->adj_start[s] + (whole == EVERY_UP ? 0 : ups) : list + at[r] + 1;
+		unsigned n = whole ? (whole == EVERY_UP ? ups : links - ups) : list[at[r]];
+		uint8_t to = least_kept(u, s, whole, c, n);	/* changes only when a move changes the loads */
+		for (size_t x = b->lid_start[j]; x < b->lid_start[j + 1]; x++) {
+			uint8_t from = lft[b->lids[x]];
 			if (load[from] >= load[to] + 2) {
-				lft[lids[k]] = to;
+				lft[b->lids[x]] = to;
 				load[from]--;
 				load[to]++;
 				u->fresh[s] = 0;
 				moved++;
-				if (one)
+				if (b->one)
 					break;
-				to = least_loaded(u, s);
+				to = least_kept(u, s, whole, c, n);
 			}
 		}
 	}
 	return moved;
+}
+
+static void balance_share(void *arg, size_t k, size_t from, size_t to)
+{
+	struct balance_run *b = arg;
+	b->moved[k] = 0;
+	for (size_t i = from; i < to; i++)
+		if (b->want[b->u->desc[i]])
+			b->moved[k] += balance_switch(b, i, b->at[k]);
 }
 
 struct leaf_at {
@@ -653,6 +770,40 @@ static size_t spread_leaves(const struct ud *u, const struct routing_tables *t, 
 	return k;
 }
 
+/* Fabrics with fewer switches balance on one CPU: a thread costs more. */
+#define BALANCE_SHARE_MIN_SWITCHES 256
+
+/*
+ * The leaves leaves[0..n) as the balancing pass visits them: each one's
+ * row in b->rows, its CA LIDs in b->lids from b->lid_start. -1 on
+ * allocation failure.
+ */
+static int balance_leaves(struct balance_run *b, const size_t *leaves, size_t n, size_t **rows, size_t **lid_start,
+			  uint16_t **lids)
+{
+	const struct ud *u = b->u;
+	*rows = malloc((n + 1) * sizeof(**rows));
+	*lid_start = malloc((n + 1) * sizeof(**lid_start));
+	*lids = malloc((n + 1) * (FABRIC_MAX_PORTS + 1) * sizeof(**lids));
+	if (!*rows || !*lid_start || !*lids)
+		return -1;
+	size_t at = 0;
+	for (size_t j = 0; j < n; j++) {
+		uint8_t at_port[FABRIC_MAX_PORTS + 1];
+		unsigned cas;
+		(*rows)[j] = u->kept.row[leaves[j]];
+		(*lid_start)[j] = at;
+		attached_lids(u, b->t, leaves[j], *lids + at, at_port, &cas);
+		at += cas;
+	}
+	(*lid_start)[n] = at;
+	b->rows = *rows;
+	b->nleaves = n;
+	b->lid_start = *lid_start;
+	b->lids = *lids;
+	return 0;
+}
+
 /*
  * Where a degraded tree left a switch's ports unbalanced (a port that
  * lost legal paths carries fewer destinations, the ports that took them
@@ -662,36 +813,46 @@ static size_t spread_leaves(const struct ud *u, const struct routing_tables *t, 
  * gap move the same destinations, which adds one flow to a link, not one
  * per switch. Full trees are balanced by D-mod-K already and skip this.
  * (infiniband-diags' check_lft_balance judges this: a switch's ports
- * within one CA LID of each other.)
+ * within one CA LID of each other.) Each switch is balanced on its own,
+ * over the leaves in that order, its table and loads at hand; the
+ * switches are shared out among the CPUs.
  */
 static int balance(struct ud *u, struct routing_tables *t)
 {
 	bool *want = calloc(u->x->nsw + 1, sizeof(*want));
-	size_t *leaves = malloc((u->ndesc + 1) * sizeof(*leaves)), n;
+	size_t *leaves = malloc((u->ndesc + 1) * sizeof(*leaves)), n, *rows = NULL, *lid_start = NULL;
+	uint16_t *lids = NULL;
+	size_t nshares = shares_count(u->ndesc, BALANCE_SHARE_MIN_SWITCHES);
+	struct balance_run b = { .u = u, .t = t, .want = want };
 	int rc = -1;
-	if (!want || !leaves || (n = spread_leaves(u, t, leaves)) == SIZE_MAX)
+	if (!want || !leaves || (n = spread_leaves(u, t, leaves)) == SIZE_MAX ||
+	    balance_leaves(&b, leaves, n, &rows, &lid_start, &lids) < 0)
 		goto done;
-	struct ud frozen = *u;
+	for (size_t k = 0; k < nshares; k++)
+		if (!(b.at[k] = malloc((u->kept.nrows + 1) * sizeof(*b.at[k]))))
+			goto done;
 	for (unsigned pass = 0; pass < BALANCE_PASSES; pass++) {
 		size_t moved = 0, left = 0;
-		struct ahead a;
 		for (size_t i = 0; i < u->ndesc; i++)
 			left += want[u->desc[i]] = unbalanced(u, u->desc[i]);
 		if (!left)
 			break;
-		towards_each(&a, u, &frozen, leaves, n);
-		for (size_t i = 0; i < n; i++) {
-			ahead_next(&a, (void **)&u->s);
-			moved += balance_destination(u, t, leaves[i], want, pass == 0);
-		}
-		ahead_end(&a);
+		b.one = pass == 0;
+		shares_run(nshares, u->ndesc, balance_share, &b);
+		for (size_t k = 0; k < nshares; k++)
+			moved += b.moved[k];
 		if (!moved)
 			break;
 	}
 	rc = 0;
 done:
+	for (size_t k = 0; k < nshares; k++)
+		free(b.at[k]);
 	free(want);
 	free(leaves);
+	free(rows);
+	free(lid_start);
+	free(lids);
 	return rc;
 }
 
@@ -743,6 +904,8 @@ static void ud_free(struct ud *u)
 	free(u->fresh);
 	free(u->magic);
 	free(u->digit);
+	free(u->adj_port);
+	kept_free(&u->kept, u->ndesc);
 }
 
 static int ud_setup(struct ud *u, const struct fabric *f, const struct updown_plan *p, uint16_t max_lid)
@@ -778,8 +941,9 @@ static int ud_setup(struct ud *u, const struct fabric *f, const struct updown_pl
 	u->fresh = calloc(nsw, sizeof(*u->fresh));
 	u->magic = calloc(nsw, sizeof(*u->magic));
 	u->digit = malloc(((size_t)u->r->top + 1) * (FABRIC_MAX_PORTS + 1) * sizeof(*u->digit));
+	u->adj_port = malloc(ports + 1);
 	if (!u->load || !u->adj || !u->padj || !u->adj_start || !u->n_upnbr || !u->kept_min || !u->fresh || !u->magic ||
-	    !u->digit)
+	    !u->digit || !u->adj_port)
 		return -1;
 	size_t na = 0;
 	for (size_t s = 0; s < u->x->nsw; s++) {
@@ -801,6 +965,8 @@ static int ud_setup(struct ud *u, const struct fabric *f, const struct updown_pl
 			u->magic[s] = UINT64_MAX / u->p->n_up[s] + 1;
 	}
 	u->adj_start[u->x->nsw] = na;
+	for (size_t i = 0; i < na; i++)
+		u->adj_port[i] = u->adj[i].port;
 	qsort_r(u->desc, u->ndesc, sizeof(*u->desc), cmp_desc, u);
 	for (size_t l = 0; l <= max_lid; l++)
 		u->jpos[l] = UINT32_MAX;
@@ -876,6 +1042,8 @@ int updown_fill(const struct fabric *f, const struct updown_plan *plan, struct r
 	for (size_t i = 0; i < u.ndesc; i++)
 		if (!plan->only || plan->only[u.desc[u.ndesc - 1 - i]])
 			bottom_up[ndest++] = u.desc[u.ndesc - 1 - i];
+	if (!plan->only && kept_alloc(&u) < 0)	/* the balancing pass reads the leaves' candidates */
+		goto done;
 	struct ud frozen = u;
 	struct ahead a;
 	towards_each(&a, &u, &frozen, bottom_up, ndest);
