@@ -47,38 +47,60 @@ static void note_crossing(struct layer_crossings *x, const struct node *sw, uint
 }
 
 /*
+ * Switch sw's (node index) hop towards lid, its port in *out: as
+ * routing_next_hop, read from the hop map (NULL where that gives 0).
+ */
+static inline const struct layer_hop *hop_of(const struct layer_graph *lg, uint32_t sw, uint16_t lid, uint8_t *out)
+{
+	const uint8_t *row = lg->t->lft[sw];
+	uint8_t port = row && lid <= lg->t->max_lid ? row[lid] : LFT_NO_PATH;
+	if (port == LFT_NO_PATH || !port || port > lg->nports[sw])
+		return NULL;
+	const struct layer_hop *h = &lg->hop[lg->hop_at[sw] + port];
+	*out = port;
+	return h->next == LAYER_HOP_NONE ? NULL : h;
+}
+
+/*
  * Adds delta (paths: as many as its size, all of one sign) to each turn
  * on the route from sw to lid; a turn whose count leaves or reaches 0 goes
  * into x, for the graph. The counts are atomic: shares walk at once, and
  * within one change every delta has the same sign, so each turn crosses 0
- * in one share only.
+ * in one share only. The steps read the hop map, not the nodes: these
+ * walks take billions of steps on the largest fabrics.
  */
-static void path(const struct layer_graph *lg, const struct node *sw, uint16_t lid, int delta,
-		 struct layer_crossings *x)
+static void path(const struct layer_graph *lg, uint32_t sw, uint16_t lid, int delta, struct layer_crossings *x)
 {
 	uint32_t paths = (uint32_t)(delta > 0 ? delta : -delta);
-	for (size_t hops = 0; sw && hops <= lg->f->nnodes; hops++) {	/* a looping table is cut short */
-		uint8_t out = routing_next_hop(lg->t, sw, lid);
-		const struct node *next = routing_next_switch(sw, out);
-		if (!next)
-			return;
-		uint8_t next_out = routing_next_hop(lg->t, next, lid), in = sw->ports[out].remote_port;
-		uint32_t *count = lg->count[next->index];
-		if (next_out && count) {
-			uint32_t *c = &count[(size_t)in * (next->nports + 1u) + next_out];
+	uint8_t out = 0, next_out = 0;
+	const struct layer_hop *h = hop_of(lg, sw, lid, &out);
+	for (size_t hops = 0; h && h->next < LAYER_HOP_CA && hops <= lg->f->nnodes; hops++) {	/* a looping table is cut short */
+		uint32_t next = h->next;
+		const struct layer_hop *nh = hop_of(lg, next, lid, &next_out);
+		uint32_t *count = lg->count[next];
+		if (nh && count) {
+			uint32_t *c = &count[(size_t)h->in * (lg->nports[next] + 1u) + next_out];
 			bool crossed = delta > 0 ? __atomic_fetch_add(c, paths, __ATOMIC_RELAXED) == 0
 						 : __atomic_sub_fetch(c, paths, __ATOMIC_RELAXED) == 0;
 			if (crossed)
-				note_crossing(x, sw, out, next, next_out);
+				note_crossing(x, lg->f->nodes[sw], out, lg->f->nodes[next], next_out);
 		}
 		sw = next;
+		out = next_out;
+		h = nh;
 	}
 }
 
-/* Where a switch's answer to CA LID d starts on the layer (routing/cdg.c): NULL when nowhere. */
-static const struct node *own_start(const struct layer_graph *lg, const struct node *sw, uint16_t d)
+#define NO_START UINT32_MAX
+
+/* Where switch sw's (node index) answer to CA LID d starts on the layer (routing/cdg.c): NO_START when nowhere. */
+static uint32_t own_start(const struct layer_graph *lg, uint32_t sw, uint16_t d)
 {
-	return cdg_own_hop_on_vl0(lg->layer) ? routing_next_switch(sw, routing_next_hop(lg->t, sw, d)) : sw;
+	if (!cdg_own_hop_on_vl0(lg->layer))
+		return sw;
+	uint8_t out;
+	const struct layer_hop *h = hop_of(lg, sw, d, &out);
+	return h && h->next < LAYER_HOP_CA ? h->next : NO_START;
 }
 
 static bool on_layer(const struct layer_graph *lg, uint16_t lid)
@@ -104,7 +126,7 @@ static void note_lid(struct layer_graph *lg, uint16_t lid, int delta)
 		return;
 	if (lg->lid_kind[lid] == LID_OWN) {
 		lg->own[lg->nfrom] = true;
-		lg->from[lg->nfrom++] = lg->lid_node[lid];
+		lg->from[lg->nfrom++] = (uint32_t)lg->lid_node[lid]->index;
 		return;
 	}
 	if (!ca_sender(lg, lid))
@@ -113,7 +135,7 @@ static void note_lid(struct layer_graph *lg, uint16_t lid, int delta)
 	bool changes = delta > 0 ? (*at)++ == 0 : --(*at) == 0;
 	if (changes) {
 		lg->own[lg->nfrom] = false;
-		lg->from[lg->nfrom++] = lg->lid_node[lid];
+		lg->from[lg->nfrom++] = (uint32_t)lg->lid_node[lid]->index;
 	}
 }
 
@@ -130,38 +152,53 @@ static void walk_requests(void *arg, size_t k, size_t from, size_t to)
 	const struct walk_run *w = arg;
 	const struct layer_graph *lg = w->lg;
 	for (size_t i = from; i < to; i++)
-		path(lg, lg->entry[i % lg->nentry], lg->dest[i / lg->nentry], w->delta, &w->x[k]);
+		path(lg, (uint32_t)lg->entry[i % lg->nentry]->index, lg->dest[i / lg->nentry], w->delta, &w->x[k]);
 }
+
+#define ANSWER_BLOCK 64	/* CAs whose answers' starts are found together: a line of each start's table */
 
 /*
  * Walks the answers to CAs ca_lids[from, to) from each switch of
  * lg->from[]. Answers that start at the same switch (a switch's own start
  * on a layer above 0 is its next hop, which many share) take the same path
- * there: it is walked once, with as many paths.
+ * there: it is walked once, with as many paths. The starts are found
+ * ANSWER_BLOCK CAs at a time, each switch's table read once for them.
  */
 static void walk_answers(void *arg, size_t k, size_t from, size_t to)
 {
 	const struct walk_run *w = arg;
 	struct layer_graph *lg = w->lg;
 	struct layer_starts *st = &lg->starts[k];
-	for (size_t i = from; i < to; i++) {
-		uint16_t d = lg->ca_lids[i];
-		size_t n = 0;
-		st->gen++;
-		for (size_t f = 0; f < lg->nfrom; f++) {
-			const struct node *at = lg->own[f] ? own_start(lg, lg->from[f], d) : lg->from[f];
-			if (!at)
-				continue;
-			if (st->stamp[at->index] != st->gen) {
-				st->stamp[at->index] = st->gen;
-				st->paths[at->index] = 0;
-				st->at[n++] = at;
-			}
-			st->paths[at->index]++;
-		}
-		for (size_t j = 0; j < n; j++)
-			path(lg, st->at[j], d, w->delta * (int)st->paths[st->at[j]->index], &w->x[k]);
+	uint32_t *start = malloc(ANSWER_BLOCK * (lg->nfrom + 1) * sizeof(*start));
+	if (!start) {
+		w->x[k].failed = true;
+		return;
 	}
+	for (size_t lo = from; lo < to; lo += ANSWER_BLOCK) {
+		size_t nb = to - lo < ANSWER_BLOCK ? to - lo : ANSWER_BLOCK;
+		for (size_t f = 0; f < lg->nfrom; f++)
+			for (size_t j = 0; j < nb; j++)
+				start[j * lg->nfrom + f] = lg->own[f] ? own_start(lg, lg->from[f], lg->ca_lids[lo + j]) :
+									lg->from[f];
+		for (size_t j = 0; j < nb; j++) {
+			const uint32_t *at = start + j * lg->nfrom;
+			size_t n = 0;
+			st->gen++;
+			for (size_t f = 0; f < lg->nfrom; f++) {
+				if (at[f] == NO_START)
+					continue;
+				if (st->stamp[at[f]] != st->gen) {
+					st->stamp[at[f]] = st->gen;
+					st->paths[at[f]] = 0;
+					st->at[n++] = at[f];
+				}
+				st->paths[at[f]]++;
+			}
+			for (size_t i = 0; i < n; i++)
+				path(lg, st->at[i], lg->ca_lids[lo + j], w->delta * (int)st->paths[st->at[i]], &w->x[k]);
+		}
+	}
+	free(start);
 }
 
 /* Puts the turns that crossed 0 into the graph (delta 1) or takes them out (-1), share by share. */
@@ -237,6 +274,35 @@ static int index_lids(struct layer_graph *lg)
 	return 0;
 }
 
+/* The hop map: per switch port, the switch it leads to and the port there. -1 on allocation failure. */
+static int map_hops(struct layer_graph *lg)
+{
+	const struct fabric *f = lg->f;
+	size_t ports = 0;
+	lg->hop_at = malloc((f->nnodes + 1) * sizeof(*lg->hop_at));
+	lg->nports = calloc(f->nnodes + 1, 1);
+	for (size_t i = 0; i < f->nnodes; i++)
+		ports += f->nodes[i]->type == NODE_SWITCH ? f->nodes[i]->nports + 1u : 0;
+	lg->hop = malloc((ports + 1) * sizeof(*lg->hop));
+	if (!lg->hop_at || !lg->nports || !lg->hop)
+		return -1;
+	size_t at = 0;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *sw = f->nodes[i];
+		lg->hop_at[i] = (uint32_t)at;
+		if (sw->type != NODE_SWITCH)
+			continue;
+		lg->nports[i] = sw->nports;
+		for (unsigned p = 0; p <= sw->nports; p++) {
+			const struct node *r = p ? sw->ports[p].remote : NULL;
+			lg->hop[at + p] = (struct layer_hop){ !r ? LAYER_HOP_NONE : r->type == NODE_SWITCH ? (uint32_t)r->index :
+							      LAYER_HOP_CA, sw->ports[p].remote_port };
+		}
+		at += sw->nports + 1u;
+	}
+	return 0;
+}
+
 int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struct routing_tables *t,
 		     unsigned layer, bool answers, struct depgraph *g)
 {
@@ -245,7 +311,7 @@ int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struc
 	lg->cas_on_layer = calloc(f->nnodes + 1, sizeof(*lg->cas_on_layer));
 	lg->is_added = calloc(g->nch + 1, 1);
 	lg->added = malloc((g->nch + 1) * sizeof(*lg->added));
-	if (!lg->count || !lg->cas_on_layer || !lg->is_added || !lg->added || index_lids(lg) < 0)
+	if (!lg->count || !lg->cas_on_layer || !lg->is_added || !lg->added || index_lids(lg) < 0 || map_hops(lg) < 0)
 		goto fail;
 	for (size_t k = 0; k < SHARES_MAX; k++) {
 		struct layer_starts *st = &lg->starts[k];
@@ -303,5 +369,8 @@ void layer_graph_free(struct layer_graph *lg)
 	}
 	free(lg->is_added);
 	free(lg->added);
+	free(lg->hop_at);
+	free(lg->nports);
+	free(lg->hop);
 	memset(lg, 0, sizeof(*lg));
 }

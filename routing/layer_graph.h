@@ -23,6 +23,14 @@ struct layer_crossings {
 	bool failed;		/* one could not be kept */
 };
 
+/* Where a switch port leads: the switch there (its node index) and the port it enters by. */
+#define LAYER_HOP_CA 0xfffffffeu	/* next: a CA */
+#define LAYER_HOP_NONE 0xffffffffu	/* next: nothing cabled (or port 0) */
+struct layer_hop {
+	uint32_t next;
+	uint8_t in;
+};
+
 struct layer_graph {
 	const struct fabric *f;
 	const struct routing_tables *t;
@@ -39,18 +47,21 @@ struct layer_graph {
 	size_t nca;
 	uint16_t *dest;		/* scratch: the LIDs whose paths are being added or taken out */
 	size_t ndest;
-	const struct node **from;	/* scratch: switches whose answers are being added or taken out */
+	uint32_t *from;		/* scratch: switches (node indices) whose answers are being added or taken out */
 	bool *own;		/* per from[]: a switch's own answers (else its CAs') */
 	size_t nfrom;
 	struct layer_crossings crossings[SHARES_MAX];
 	struct layer_starts {	/* per share, scratch: the distinct places answers to one CA start from */
 		uint32_t *stamp, *paths;	/* per node index */
-		const struct node **at;
+		uint32_t *at;	/* node indices */
 		uint32_t gen;
 	} starts[SHARES_MAX];
 	struct cdg_channel *added;	/* channels given a dependency by the last change adding paths */
 	size_t nadded;
 	uint8_t *is_added;	/* per channel of g: listed in added[] */
+	uint32_t *hop_at;	/* per node index: where a switch's ports start in hop[] */
+	uint8_t *nports;	/* per node index: a switch's port count (0: not a switch) */
+	struct layer_hop *hop;	/* per switch port */
 };
 
 /*
