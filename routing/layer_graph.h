@@ -66,7 +66,8 @@ struct layer_graph {
 
 /*
  * Counts the paths behind g, the graph cdg_add_layer built for the layer
- * of t (cdg_mix_of(t), no_answers = !answers), as t->sl stands now.
+ * of t (cdg_mix_of(t), no_answers = !answers), as t->sl stands now; into
+ * an empty g, builds that graph (the same turns).
  * -1 on allocation failure (lg then holds nothing to free).
  */
 int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struct routing_tables *t,

@@ -40,8 +40,8 @@ struct cutter {
 	unsigned on_layer;	/* LIDs on l */
 	unsigned moved;
 	struct depgraph *g;	/* the layer's graph */
-	struct layer_graph lg;	/* its paths, counted from the first move on */
-	bool counted;
+	struct layer_graph lg;	/* its paths, counted where LIDs may leave or come back */
+	bool counted;		/* lg holds them */
 	struct cut_record {	/* each cut: its cycle and the dependency whose users moved */
 		struct cdg_channel *cycle;
 		size_t len, chosen;
@@ -161,9 +161,6 @@ static int cut(void *arg, const struct cdg_channel *cycle, size_t len)
 	free(order);
 	if (!best)
 		return -1;
-	if (!c->counted && layer_graph_init(&c->lg, c->f, c->t, c->l, c->answers, c->g) < 0)
-		return -2;
-	c->counted = true;
 	if (layer_graph_remove_lids(&c->lg, c->chosen) < 0 || record_cut(c, cycle, len, best_i) < 0)
 		return -2;
 	for (size_t lid = 1; lid < n; lid++)
@@ -232,6 +229,21 @@ static int take_back(struct cutter *c)
 }
 
 /*
+ * The graph of c's layer into the empty c->g: counted path by path
+ * (c->lg) where cuts may take LIDs out of it, walked once per destination
+ * where none can (the last layer). -1 on allocation failure.
+ */
+static int build(struct cutter *c, const struct cdg_mix *m, bool last)
+{
+	if (last)
+		return cdg_add_layer(c->f, m, c->l, NULL, c->g);
+	if (layer_graph_init(&c->lg, c->f, c->t, c->l, c->answers, c->g) < 0)
+		return -1;
+	c->counted = true;
+	return 0;
+}
+
+/*
  * Breaks the cycles of layer l (last: no layer above it) with one graph
  * search that moves LIDs up as it meets cycles, then takes back what the
  * layer can hold, and what offered (per LID: the engine's layer, if
@@ -263,13 +275,15 @@ static int split_layer(const struct fabric *f, struct routing_tables *t, unsigne
 		*by_order = true;
 		rc = 0;
 	} else if (ordered == 0 && c.uses && c.chosen && c.left && c.cut_of && (last || c.users) &&
-		   depgraph_init(&g, f) == 0 && cdg_add_layer(f, m, l, NULL, &g) == 0 &&
+		   depgraph_init(&g, f) == 0 && build(&c, m, last) == 0 &&
 		   depgraph_cut_cycles(&g, last ? NULL : cut, &c, r) == 0) {
 		if (r->cycle_len)
 			rc = 1;
-		else if (offers && !c.counted && layer_graph_init(&c.lg, f, t, l, c.answers, &g) < 0)
+		else if (!c.ncuts && !offers)	/* nothing to take back: the search found no cycle */
+			rc = 0;
+		else if (!c.counted && layer_graph_init(&c.lg, f, t, l, c.answers, &g) < 0)
 			rc = -1;
-		else if ((c.counted |= offers) && (take_back(&c) < 0 || depgraph_check(&g, r) < 0))
+		else if ((c.counted = true) && (take_back(&c) < 0 || depgraph_check(&g, r) < 0))
 			rc = -1;
 		else
 			rc = r->cycle_len ? 1 : 0;	/* the whole layer checked again after take_back */

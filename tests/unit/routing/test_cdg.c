@@ -343,6 +343,13 @@ static void test_cdg_layer_graph_after_lids_leave_is_the_graph_built_afresh(void
 			assert_int_equal(cdg_add_layer(&f, &m, layer, NULL, &g), 0);
 			assert_int_equal(layer_graph_init(&lg, &f, &t, layer, answers, &g), 0);
 			size_t all = g.used;
+			struct depgraph counted;	/* the layering builds a layer's graph by counting its paths */
+			struct layer_graph from_empty;
+			assert_int_equal(depgraph_init(&counted, &f), 0);
+			assert_int_equal(layer_graph_init(&from_empty, &f, &t, layer, answers, &counted), 0);
+			assert_true(all > 0 && same_turns(&f, &g, &counted));
+			layer_graph_free(&from_empty);
+			depgraph_free(&counted);
 			bool *leaving = calloc((size_t)t.max_lid + 1, sizeof(*leaving));
 			assert_non_null(leaving);
 			for (uint32_t round = 0; round < 3; round++) {	/* most of the layer leaves, in 3 moves */
