@@ -242,13 +242,14 @@ static void note(struct route_info *info, const char *engine, unsigned levels, c
  * Up/down from one root into out; *r is the ranking used (free it). With
  * switch_lids_only, out holds the fat-tree tables: only those switches'
  * LID columns are routed into it, each port loaded by the CA LIDs out
- * sends through it, and nothing is balanced.
+ * sends through it (loads, as the fat-tree fill left them), and nothing
+ * is balanced.
  */
 static int updown_tables(const struct fabric *f, const struct swindex *x, struct routing_tables *out,
-			 struct rank *r, const bool *switch_lids_only)
+			 struct rank *r, const bool *switch_lids_only, const uint32_t *loads)
 {
 	struct updown_plan plan = { .x = x, .r = r, .only = switch_lids_only, .in_place = switch_lids_only,
-				    .load_from = switch_lids_only ? out : NULL };
+				    .loads = loads };
 	struct updown_gaps gaps;
 	if (rank_from_center(r, x) < 0)
 		return -1;
@@ -264,7 +265,7 @@ static int updown_with_note(const struct fabric *f, const struct swindex *x, str
 			    struct route_info *info, const char *why)
 {
 	struct rank r;
-	if (updown_tables(f, x, out, &r, NULL) < 0)
+	if (updown_tables(f, x, out, &r, NULL, NULL) < 0)
 		return -1;
 	char text[sizeof(info->note)];
 	snprintf(text, sizeof(text), "%s%s%s", why ? why : "", why ? "; " : "", r.why);
@@ -306,8 +307,8 @@ static unsigned escape_layer_of(const struct rank *fr, size_t s, unsigned max_la
  * routing, acyclic by its order.
  */
 static int escape_layer(const struct fabric *f, const struct swindex *x, const struct rank *fr,
-			unsigned max_layers, struct routing_tables *t, const struct updown_gaps *gaps, char *why,
-			size_t len)
+			unsigned max_layers, struct routing_tables *t, const struct updown_gaps *gaps,
+			const uint32_t *loads, char *why, size_t len)
 {
 	struct rank r;
 	bool *only = calloc(x->nsw + 1, sizeof(*only)), *gap = calloc((size_t)t->max_lid + 1, sizeof(*gap));
@@ -317,7 +318,7 @@ static int escape_layer(const struct fabric *f, const struct swindex *x, const s
 	for (size_t s = 0; rc == 0 && s < x->nsw; s++)
 		only[s] = x->sw[s]->ports[0].lid <= t->max_lid && gap[x->sw[s]->ports[0].lid];
 	if (rc == 0)
-		rc = updown_tables(f, x, t, &r, only);
+		rc = updown_tables(f, x, t, &r, only, loads);
 	free(gap);
 	if (rc < 0) {
 		free(only);
@@ -347,6 +348,7 @@ int ftree_route(const struct fabric *f, const uint64_t *roots, size_t nroots, un
 	struct rank r = { 0 };
 	struct updown_plan plan = { 0 };
 	struct updown_gaps gaps = { 0 };
+	uint32_t *loads = NULL;	/* each port's CA LIDs after the fat-tree fill */
 	char why[sizeof(info->note)];
 	int rc = -1;
 	if (swindex_build(&x, f) < 0)
@@ -359,12 +361,13 @@ int ftree_route(const struct fabric *f, const uint64_t *roots, size_t nroots, un
 		if (build_plan(&plan, &x, &r) < 0)
 			goto done;
 		plan.gaps_elsewhere = true;	/* the escape layer routes them, or these tables go */
+		plan.loads_out = &loads;
 		if (updown_fill(f, &plan, out, &gaps) < 0)
 			goto done;
 		bool escapes = gaps.nswitch_lids > 0;
 		if (!gaps.ca_pairs && (!escapes || max_layers >= 2)) {
 			why[0] = '\0';
-			if (escapes && escape_layer(f, &x, &r, max_layers, out, &gaps, why, sizeof(why)) < 0) {
+			if (escapes && escape_layer(f, &x, &r, max_layers, out, &gaps, loads, why, sizeof(why)) < 0) {
 				routing_tables_free(out);
 				goto done;
 			}
@@ -382,6 +385,7 @@ int ftree_route(const struct fabric *f, const uint64_t *roots, size_t nroots, un
 	}
 	rc = updown_with_note(f, &x, out, info, why);
 done:
+	free(loads);
 	updown_gaps_free(&gaps);
 	plan_free(&plan, x.nsw);
 	rank_free(&r);

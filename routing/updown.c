@@ -980,14 +980,8 @@ static int ud_setup(struct ud *u, const struct fabric *f, const struct updown_pl
 		u->leaf[u->x->of_node[order[j].leaf->index]] = true;
 	}
 	free(order);
-	const struct routing_tables *t = p->load_from;
-	for (size_t s = 0; t && s < u->x->nsw; s++) {	/* each table read as it lies in memory */
-		const uint8_t *lft = t->lft[u->x->sw[s]->index];
-		uint32_t *load = u->load + u->base[s];
-		for (uint32_t lid = 1; lft && lid <= t->max_lid && lid <= max_lid; lid++)
-			if (u->jpos[lid] != UINT32_MAX && lft[lid] && lft[lid] <= u->x->sw[s]->nports)
-				load[lft[lid]]++;
-	}
+	if (p->loads)
+		memcpy(u->load, p->loads, ports * sizeof(*u->load));
 	return 0;
 }
 
@@ -1056,6 +1050,10 @@ int updown_fill(const struct fabric *f, const struct updown_plan *plan, struct r
 	if (failed)
 		goto done;
 	rc = plan->only ? 0 : balance(&u, out);
+	if (rc == 0 && plan->loads_out) {
+		*plan->loads_out = u.load;
+		u.load = NULL;
+	}
 done:
 	if (rc < 0) {
 		updown_gaps_free(gaps);

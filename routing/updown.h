@@ -29,7 +29,13 @@ struct updown_plan {
 	 * others kept; no second table of the whole fabric is allocated.
 	 */
 	bool in_place;
-	const struct routing_tables *load_from;	/* each port's load starts at the CA LIDs these send out of it */
+	/*
+	 * loads: each port's count of CA LIDs to start from, as a fill over
+	 * the same switch index left them (NULL: none); loads_out: where a
+	 * fill hands its own over (the caller frees them; NULL: nowhere).
+	 */
+	const uint32_t *loads;
+	uint32_t **loads_out;
 	/*
 	 * The LID of a switch without hosts that some leaf has no legal path
 	 * to is only reported in gaps, its column left unrouted: the caller
