@@ -16,13 +16,10 @@
  * would break the rule.
  *
  * The candidates depend on D alone; on fabrics of AHEAD_MIN_SWITCHES or
- * more they are computed on a second CPU ahead of their use (ahead.h),
- * while this one chooses ports, which depends on the destinations before.
- *
- * Among candidates: the D-mod-K port if the plan has one and it is a
- * candidate, else the port that carries the fewest CA LIDs so far. Where
- * that leaves a switch's ports more than one CA LID apart (a degraded
- * tree), a balancing pass moves destinations between candidates.
+ * more they are computed on two CPUs (ahead.h) and kept in a table, a
+ * row per destination (updown_core.h); updown_ports.c then chooses each
+ * switch's ports from the table (D-mod-K, else the least loaded) and
+ * balances them.
  *
  * In a degraded fat tree a switch above the leaves may have no legal path
  * to some destination (its column lost the way down). No host traffic can
@@ -33,87 +30,13 @@
  * legal path to a CA is a real failure; to a switch LID it is reported too,
  * for the caller to route that LID on another VL.
  */
-#include "routing/updown.h"
+#include "routing/updown_core.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "routing/ahead.h"
 #include "routing/hostorder.h"
-#include "routing/shares.h"
-
-#define DIST_INF UINT16_MAX
-#define EVERY_UP 1		/* a switch's candidates are all its up-links */
-#define EVERY_DOWN 2		/* ... all its down-links */
-#define BALANCE_PASSES 16	/* a safety bound: degraded trees seen here need 2-4 */
-
-/* What one destination switch D gives every switch: distances and candidate ports. */
-struct towards {
-	uint16_t *down, *dist;	/* per switch */
-	uint16_t *hops;		/* escape distance, for switches without a legal path */
-	size_t *queue;
-	bool *queued;		/* per switch: on the escape worklist */
-	uint8_t *cand;		/* candidate ports, at base[] like load[] */
-	uint8_t *ncand;
-	uint8_t *whole;		/* per switch: EVERY_UP, EVERY_DOWN when the candidates are all of those links */
-	size_t stranded;	/* leaves without a legal path to D */
-	bool unrouted;		/* D's own LID left to the caller (plan->gaps_elsewhere): no candidates */
-};
-
-/*
- * Each leaf's candidates as the fill found them, for the balancing pass
- * (they depend on the destination alone, not the loads). The pass works
- * switch by switch (a switch's moves change only its own loads and
- * table), so each switch's candidates lie together: a code per leaf row,
- * and the port lists of the rows whose candidates are not all its
- * up-links or all its down-links.
- */
-#define KEPT_LIST 3	/* beside EVERY_UP and EVERY_DOWN: the ports are in the switch's list */
-
-struct kept_list {
-	uint8_t *v;		/* per KEPT_LIST row, in row order: the count, then the ports */
-	size_t n, cap;
-};
-
-struct kept_candidates {
-	size_t *row;		/* per switch: its leaf row, in the fill's order; SIZE_MAX when none */
-	size_t nrows, rows;	/* rows kept so far, and room for */
-	uint8_t *code;		/* per switch in desc order, per row: 0 (fewer than 2), EVERY_UP, EVERY_DOWN, KEPT_LIST */
-	struct kept_list *lists;	/* per switch in desc order */
-};
-
-/* A switch-to-switch link as seen from one end. */
-struct nbr {
-	uint32_t sw;		/* the switch at the other end */
-	uint8_t port;		/* the local port */
-	bool up;		/* the other end is above this one */
-};
-
-struct ud {
-	const struct fabric *f;
-	const struct updown_plan *p;
-	const struct swindex *x;
-	const struct rank *r;
-	size_t *desc;		/* ranked switches, top of the order first */
-	size_t ndesc;
-	bool *leaf;		/* per switch: has hosts */
-	size_t *adj_start;	/* per switch: its links to ranked switches in adj[] and padj[] */
-	struct nbr *adj;	/* each switch's up-links, then its down-links, each part in port order */
-	struct nbr *padj;	/* the same links in port order */
-	size_t *base;		/* per switch: offset of its ports in cand[] and load[] */
-	struct towards *s;	/* the current D's: one of sets[], swapped with those filled ahead */
-	struct towards sets[1 + AHEAD_SLOTS];
-	uint32_t *load;		/* CA LIDs routed per (switch, port) */
-	uint32_t *jpos;		/* per LID: number in host order, or UINT32_MAX */
-	uint8_t *n_upnbr;	/* per switch: its links up (the candidates of a switch going up, at most) */
-	uint8_t (*kept_min)[2];	/* per switch: its least loaded up-link and down-link, while fresh */
-	uint8_t *fresh;		/* per switch: EVERY_UP, EVERY_DOWN bits: no load changed since found */
-	uint64_t *magic;	/* per switch: for the remainder by its up-slot count (fast_mod) */
-	uint32_t *digit;	/* per level, per LID of the current destination: j / stride[level] */
-	uint8_t *adj_port;	/* the port of each link of adj[] */
-	struct kept_candidates kept;
-};
 
 static int cmp_desc(const void *a, const void *b, void *arg)
 {
@@ -295,171 +218,6 @@ static size_t candidates(struct ud *u, size_t d)
 	return stranded;
 }
 
-/* The first of ports c[0..n) (n > 0) at the lowest load. */
-static uint8_t least_of(const uint8_t *c, unsigned n, const uint32_t *load)
-{
-	uint8_t best = c[0];
-	uint32_t lowest = load[best];	/* kept apart: reading load[best] again would chain each step to the last */
-	for (unsigned i = 1; i < n; i++)
-		if (load[c[i]] < lowest) {
-			best = c[i];
-			lowest = load[best];
-		}
-	return best;
-}
-
-/*
- * least_of s's candidates c[0..n), remembered per switch while its loads
- * stay where they are every up-link or every down-link of the switch
- * (whole: EVERY_UP, EVERY_DOWN; else 0): the same ports in the same order
- * towards every such destination. The switches' own LIDs (which add no
- * load) mostly meet one of the two: a switch going up that may take any
- * up-link, or one escaping by any of its down-links; so do most of the
- * balancing pass's looks.
- */
-static uint8_t least_kept(struct ud *u, size_t s, uint8_t whole, const uint8_t *c, unsigned n)
-{
-	if (!whole)
-		return least_of(c, n, u->load + u->base[s]);
-	uint8_t *kept = &u->kept_min[s][whole == EVERY_DOWN];
-	if (!(u->fresh[s] & whole)) {
-		*kept = least_of(c, n, u->load + u->base[s]);
-		u->fresh[s] |= whole;
-	}
-	return *kept;
-}
-
-static uint8_t least_loaded_kept(struct ud *u, size_t s)
-{
-	return least_kept(u, s, u->s->whole[s], u->s->cand + u->base[s], u->s->ncand[s]);
-}
-
-/* a % n for 32-bit a, with magic = UINT64_MAX / n + 1 (Lemire's remainder by multiplication). */
-static uint32_t fast_mod(uint32_t a, uint64_t magic, uint32_t n)
-{
-	return (uint32_t)(((unsigned __int128)(magic * a) * n) >> 64);
-}
-
-/* What D-mod-K needs of switch s towards the current destination. */
-struct dmodk_at {
-	const uint8_t *up_order;	/* NULL: not for s (no plan, going down, escaping, no up-ports) */
-	const uint32_t *digit;		/* per LID of the destination: j / stride[level of s] */
-	uint32_t n_up;
-	uint64_t magic;
-	bool every_up;			/* every up-port is a candidate */
-};
-
-static struct dmodk_at dmodk_at(const struct ud *u, size_t s, unsigned nlids)
-{
-	const struct updown_plan *p = u->p;
-	struct dmodk_at at = { 0 };
-	/* only a switch that goes up legally: an escape route's candidates may be down-ports */
-	if (!p->up_order || u->s->down[s] != DIST_INF || u->s->dist[s] == DIST_INF || !p->n_up[s])
-		return at;
-	at.up_order = p->up_order[s];
-	at.digit = u->digit + (size_t)u->r->level[s] * nlids;
-	at.n_up = p->n_up[s];
-	at.magic = u->magic[s];
-	at.every_up = u->s->ncand[s] == p->n_up[s];
-	return at;
-}
-
-/* The D-mod-K port of the destination's LID number k at s, when it is a candidate; else 0. */
-static inline __attribute__((always_inline)) uint8_t dmodk_port(const struct ud *u, size_t s,
-								  const struct dmodk_at *at, unsigned k)
-{
-	if (!at->up_order || at->digit[k] == UINT32_MAX)
-		return 0;
-	uint8_t port = at->up_order[fast_mod(at->digit[k], at->magic, at->n_up)];
-	if (!port)	/* a hole: this switch lacks that link */
-		return 0;
-	if (at->every_up)
-		return port;
-	const uint8_t *c = u->s->cand + u->base[s];
-	for (unsigned i = 0; i < u->s->ncand[s]; i++)
-		if (c[i] == port)
-			return port;
-	return 0;
-}
-
-/* Each level's digit of the LIDs lids[0..n) into u->digit: j / stride[level], UINT32_MAX unnumbered. */
-static void digits(struct ud *u, const uint16_t *lids, unsigned n)
-{
-	if (!u->p->up_order)
-		return;
-	for (uint32_t l = 0; l <= u->r->top; l++)
-		for (unsigned k = 0; k < n; k++) {
-			uint32_t j = u->jpos[lids[k]];
-			u->digit[(size_t)l * n + k] = j == UINT32_MAX ? UINT32_MAX : (uint32_t)(j / u->p->stride[l]);
-		}
-}
-
-/*
- * Gives the CA LIDs lids[0..n) at switch s the least loaded candidate each,
- * in turn, every one adding to its port's load: what n calls of
- * least_loaded with an increment after each give, in one pass per load
- * level instead of a scan per LID. The first candidate (in candidate
- * order) at the lowest load is taken, so at level L the picks go through
- * the candidates at load L in candidate order, each rising to L + 1; when
- * none is left at L, the same from the first candidate at L + 1.
- */
-static void fill_least_loaded(struct ud *u, size_t s, uint8_t *lft, const uint16_t *lids, unsigned n)
-{
-	const uint8_t *c = u->s->cand + u->base[s];
-	uint32_t *load = u->load + u->base[s], level = UINT32_MAX;
-	for (unsigned i = 0; i < u->s->ncand[s]; i++)
-		if (load[c[i]] < level)
-			level = load[c[i]];
-	for (unsigned k = 0; k < n && u->s->ncand[s]; level++)
-		for (unsigned i = 0; i < u->s->ncand[s] && k < n; i++)
-			if (load[c[i]] == level) {
-				lft[lids[k++]] = c[i];
-				load[c[i]]++;
-			}
-	u->fresh[s] = 0;
-}
-
-/*
- * Routes the LIDs attached to D (at_port[i]: the port of D they hang off,
- * 0 for D's own LID) on every switch, switch by switch so each table is
- * written in one run. Consecutive CA LIDs without a D-mod-K port are
- * given the least loaded ports in one fill.
- */
-static void route_lids(struct ud *u, struct routing_tables *t, size_t d, const uint16_t *lids,
-		       const uint8_t *at_port, unsigned n)
-{
-	digits(u, lids, n);
-	for (size_t i = 0; i < u->ndesc; i++) {
-		size_t s = u->desc[i];
-		uint8_t *lft = t->lft[u->x->sw[s]->index];
-		if (s != d && !u->s->ncand[s])
-			continue;
-		struct dmodk_at at = dmodk_at(u, s, n);
-		uint32_t *load = u->load + u->base[s];
-		for (unsigned k = 0; k < n;) {
-			uint8_t port;
-			if (s == d)
-				port = at_port[k];
-			else if (!(port = dmodk_port(u, s, &at, k)) && at_port[k]) {
-				unsigned end = k + 1;
-				while (end < n && at_port[end] && !dmodk_port(u, s, &at, end))
-					end++;
-				fill_least_loaded(u, s, lft, lids + k, end - k);
-				k = end;
-				continue;
-			} else if (!port) {
-				port = least_loaded_kept(u, s);
-			}
-			lft[lids[k]] = port;
-			if (at_port[k] && port) {	/* CA LIDs carry the traffic: they count for balance */
-				load[port]++;
-				u->fresh[s] = 0;
-			}
-			k++;
-		}
-	}
-}
-
 /*
  * The LIDs attached to switch d: its CA ports' first (at_port[i]: the
  * port of d they hang off), then d's own (at_port 0). Returns how many;
@@ -547,313 +305,112 @@ static void towards_each(struct ahead *a, const struct ud *u, const struct ud *f
 		    u->x->nsw >= AHEAD_MIN_SWITCHES && sysconf(_SC_NPROCESSORS_ONLN) > 1);
 }
 
-/* Keeps leaf d's candidates (u->s) as its row of u->kept. -1 on allocation failure. */
-static int keep_candidates(struct ud *u, size_t d)
+/* Room for n rows in u->cands. -1 on allocation failure. */
+static int cands_alloc(struct ud *u, size_t n)
 {
-	struct kept_candidates *k = &u->kept;
-	size_t r = k->nrows++;
-	k->row[d] = r;
-	for (size_t i = 0; i < u->ndesc; i++) {
-		size_t s = u->desc[i];
-		unsigned n = s == d ? 0 : u->s->ncand[s];
-		uint8_t code = n < 2 ? 0 : u->s->whole[s] ? u->s->whole[s] : KEPT_LIST;
-		k->code[i * k->rows + r] = code;
-		if (code != KEPT_LIST)
-			continue;
-		struct kept_list *l = &k->lists[i];
-		if (l->n + n + 1 > l->cap) {
-			size_t cap = 2 * (l->n + n + 1);
-			uint8_t *more = realloc(l->v, cap);
-			if (!more)
-				return -1;
-			l->v = more;
-			l->cap = cap;
-		}
-		l->v[l->n++] = (uint8_t)n;
-		memcpy(l->v + l->n, u->s->cand + u->base[s], n);
-		l->n += n;
-	}
-	return 0;
-}
-
-static int kept_alloc(struct ud *u)
-{
-	struct kept_candidates *k = &u->kept;
-	for (size_t i = 0; i < u->ndesc; i++)
-		k->rows += u->leaf[u->desc[i]];
+	struct cand_table *k = &u->cands;
+	k->rows = n;
 	k->row = malloc((u->x->nsw + 1) * sizeof(*k->row));
-	k->code = malloc(k->rows * u->ndesc + 1);
+	k->dest = malloc((n + 1) * sizeof(*k->dest));
+	k->unrouted = malloc((n + 1) * sizeof(*k->unrouted));
+	k->lid_start = malloc((n + 1) * sizeof(*k->lid_start));
+	k->code = malloc(n * u->ndesc + 1);
 	k->lists = calloc(u->ndesc + 1, sizeof(*k->lists));
-	if (!k->row || !k->code || !k->lists)
+	if (!k->row || !k->dest || !k->unrouted || !k->lid_start || !k->code || !k->lists)
 		return -1;
 	for (size_t s = 0; s < u->x->nsw; s++)
 		k->row[s] = SIZE_MAX;
+	k->lid_start[0] = 0;
 	return 0;
 }
 
-static void kept_free(struct kept_candidates *k, size_t ndesc)
+static void cands_free(struct cand_table *k, size_t ndesc)
 {
 	for (size_t i = 0; k->lists && i < ndesc; i++)
 		free(k->lists[i].v);
 	free(k->lists);
 	free(k->row);
+	free(k->dest);
+	free(k->unrouted);
+	free(k->lid_start);
+	free(k->lids);
+	free(k->at_port);
 	free(k->code);
 }
 
-static int route_destination(struct ud *u, struct routing_tables *t, size_t d, struct updown_gaps *gaps)
+/* Appends n ports c to list l, after their count. -1 on allocation failure. */
+static int list_append(struct cand_list *l, const uint8_t *c, unsigned n)
 {
-	uint16_t lids[FABRIC_MAX_PORTS + 1];
-	uint8_t at_port[FABRIC_MAX_PORTS + 1];
-	unsigned cas;
-	size_t stranded = u->s->stranded;
-	unsigned n = attached_lids(u, t, d, lids, at_port, &cas);
-	if (!u->s->unrouted)
-		route_lids(u, t, d, lids, at_port, n);
-	if (u->kept.code && cas && keep_candidates(u, d) < 0)
+	if (l->n + n + 1 > l->cap) {
+		size_t cap = 2 * (l->n + n + 1);
+		uint8_t *more = realloc(l->v, cap);
+		if (!more)
+			return -1;
+		l->v = more;
+		l->cap = cap;
+	}
+	l->v[l->n++] = (uint8_t)n;
+	memcpy(l->v + l->n, c, n);
+	l->n += n;
+	return 0;
+}
+
+/* Room for n more LIDs in u->cands. -1 on allocation failure. */
+static int lids_room(struct cand_table *k, size_t n)
+{
+	if (k->nlids + n <= k->lids_cap)
+		return 0;
+	size_t cap = 2 * (k->nlids + n);
+	uint16_t *lids = realloc(k->lids, cap * sizeof(*lids));
+	if (lids)
+		k->lids = lids;
+	uint8_t *at_port = realloc(k->at_port, cap);
+	if (at_port)
+		k->at_port = at_port;
+	if (!lids || !at_port)
 		return -1;
+	k->lids_cap = cap;
+	return 0;
+}
+
+/*
+ * Keeps destination d's LIDs and every switch's candidates towards it
+ * (u->s) as the next row of u->cands, and what could not be routed
+ * legally in gaps. -1 on allocation failure.
+ */
+static int keep_destination(struct ud *u, const struct routing_tables *t, size_t d, struct updown_gaps *gaps)
+{
+	struct cand_table *k = &u->cands;
+	size_t r = k->nrows++;
+	unsigned cas;
+	if (lids_room(k, FABRIC_MAX_PORTS + 1) < 0)
+		return -1;
+	unsigned n = attached_lids(u, t, d, k->lids + k->nlids, k->at_port + k->nlids, &cas);
+	k->row[d] = r;
+	k->dest[r] = d;
+	k->unrouted[r] = u->s->unrouted;
+	k->nlids += n;
+	k->lid_start[r + 1] = k->nlids;
+	size_t stranded = u->s->stranded;
 	gaps->ca_pairs += stranded * cas;
 	if (stranded && n > cas) {
 		uint16_t *more = realloc(gaps->switch_lids, (gaps->nswitch_lids + 1) * sizeof(*more));
 		if (!more)
 			return -1;
 		gaps->switch_lids = more;
-		gaps->switch_lids[gaps->nswitch_lids++] = lids[cas];
+		gaps->switch_lids[gaps->nswitch_lids++] = k->lids[k->lid_start[r] + cas];
+	}
+	for (size_t i = 0; i < u->ndesc && !u->s->unrouted; i++) {
+		size_t s = u->desc[i];
+		unsigned nc = s == d ? 0 : u->s->ncand[s];
+		uint8_t code = !nc ? CAND_NONE : u->s->whole[s] ? u->s->whole[s] : CAND_LIST;
+		if (code && u->s->down[s] == DIST_INF && u->s->dist[s] != DIST_INF)
+			code |= CAND_UP_LEGAL;
+		k->code[i * k->rows + r] = code;
+		if ((code & CAND_KIND) == CAND_LIST && list_append(&k->lists[i], u->s->cand + u->base[s], nc) < 0)
+			return -1;
 	}
 	return 0;
-}
-
-/*
- * Whether s's up-ports, or its down-ports, carry CA LID counts more than
- * one apart. (Up- and down-ports of a middle switch carry different
- * kinds of traffic and are never compared.)
- */
-static bool unbalanced(const struct ud *u, size_t s)
-{
-	uint32_t lo[2] = { UINT32_MAX, UINT32_MAX }, hi[2] = { 0, 0 };
-	for (const struct nbr *a = u->adj + u->adj_start[s]; a < u->adj + u->adj_start[s + 1]; a++) {
-		uint32_t load = u->load[u->base[s] + a->port];
-		if (load < lo[a->up])
-			lo[a->up] = load;
-		if (load > hi[a->up])
-			hi[a->up] = load;
-	}
-	return (lo[0] != UINT32_MAX && hi[0] > lo[0] + 1) || (lo[1] != UINT32_MAX && hi[1] > lo[1] + 1);
-}
-
-/* A balancing step, shared out by switches. */
-struct balance_run {
-	struct ud *u;
-	struct routing_tables *t;
-	const size_t *rows;	/* the leaves in the order the pass visits them: their rows */
-	size_t nleaves;
-	const size_t *lid_start;	/* per leaf in that order: its CA LIDs in lids[], nleaves + 1 */
-	const uint16_t *lids;
-	const bool *want;
-	bool one;
-	uint32_t *at[SHARES_MAX];	/* per share, per row: where switch i's list for it starts */
-	size_t moved[SHARES_MAX];
-};
-
-/*
- * One balancing step at switch desc[i] (in want), over every leaf in
- * turn: each CA LID of the leaf whose least loaded candidate carries at
- * least two fewer CA LIDs than the port it is on moves there. Any
- * candidate is as legal and as short as another, so paths stay up/down
- * and shortest. With one, only the first such LID per leaf moves: in the
- * first pass the destinations one switch moves then hang off different
- * leaves, rather than crowding onto one leaf's down-link (measured: worst
- * shift permutation 9 flows on a link instead of 5). Returns how many
- * moved.
- */
-static size_t balance_switch(const struct balance_run *b, size_t i, uint32_t *at)
-{
-	struct ud *u = b->u;
-	const struct kept_candidates *k = &u->kept;
-	const uint8_t *code = k->code + i * k->rows, *list = k->lists[i].v;
-	size_t s = u->desc[i], moved = 0;
-	uint32_t pos = 0;
-	for (size_t r = 0; r < k->nrows; r++)
-		if (code[r] == KEPT_LIST) {
-			at[r] = pos;
-			pos += 1u + list[pos];
-		}
-	uint8_t *lft = b->t->lft[u->x->sw[s]->index];
-	uint32_t *load = u->load + u->base[s];
-	unsigned ups = u->n_upnbr[s], links = (unsigned)(u->adj_start[s + 1] - u->adj_start[s]);
-	for (size_t j = 0; j < b->nleaves; j++) {
-		size_t r = b->rows[j];
-		uint8_t whole = code[r] == KEPT_LIST ? 0 : code[r];
-		if (!code[r])
-			continue;
-		const uint8_t *c = whole ? u->adj_port + u->adj_start[s] + (whole == EVERY_UP ? 0 : ups) : list + at[r] + 1;
-		unsigned n = whole ? (whole == EVERY_UP ? ups : links - ups) : list[at[r]];
-		uint8_t to = least_kept(u, s, whole, c, n);	/* changes only when a move changes the loads */
-		for (size_t x = b->lid_start[j]; x < b->lid_start[j + 1]; x++) {
-			uint8_t from = lft[b->lids[x]];
-			if (load[from] >= load[to] + 2) {
-				lft[b->lids[x]] = to;
-				load[from]--;
-				load[to]++;
-				u->fresh[s] = 0;
-				moved++;
-				if (b->one)
-					break;
-				to = least_kept(u, s, whole, c, n);
-			}
-		}
-	}
-	return moved;
-}
-
-static void balance_share(void *arg, size_t k, size_t from, size_t to)
-{
-	struct balance_run *b = arg;
-	b->moved[k] = 0;
-	for (size_t i = from; i < to; i++)
-		if (b->want[b->u->desc[i]])
-			b->moved[k] += balance_switch(b, i, b->at[k]);
-}
-
-struct leaf_at {
-	size_t sw;
-	uint32_t j;	/* its first host's number in host order */
-};
-
-static int cmp_leaf_at(const void *a, const void *b)
-{
-	const struct leaf_at *x = a, *y = b;
-	return x->j < y->j ? -1 : x->j > y->j;
-}
-
-static uint32_t bit_reverse(uint32_t v, unsigned bits)
-{
-	uint32_t r = 0;
-	for (unsigned b = 0; b < bits; b++, v >>= 1)
-		r = (r << 1) | (v & 1);
-	return r;
-}
-
-/*
- * The leaves in bit-reversed host order (0, n/2, n/4, 3n/4, ...): the
- * destinations a switch moves first then lie in different pods and
- * columns, so the moves of different switches do not all land on the
- * links into one pod.
- */
-static size_t spread_leaves(const struct ud *u, const struct routing_tables *t, size_t *out)
-{
-	struct leaf_at *at = malloc((u->ndesc + 1) * sizeof(*at));
-	size_t n = 0, k = 0;
-	if (!at)
-		return SIZE_MAX;
-	for (size_t i = 0; i < u->ndesc; i++) {
-		uint16_t lids[FABRIC_MAX_PORTS + 1];
-		uint8_t at_port[FABRIC_MAX_PORTS + 1];
-		unsigned cas;
-		attached_lids(u, t, u->desc[i], lids, at_port, &cas);
-		uint32_t j = UINT32_MAX;
-		for (unsigned c = 0; c < cas; c++)
-			if (u->jpos[lids[c]] < j)
-				j = u->jpos[lids[c]];
-		if (cas)
-			at[n++] = (struct leaf_at){ u->desc[i], j };
-	}
-	qsort(at, n, sizeof(*at), cmp_leaf_at);
-	unsigned bits = 0;
-	while (((size_t)1 << bits) < n)
-		bits++;
-	for (uint32_t v = 0; v < ((uint32_t)1 << bits); v++) {
-		uint32_t i = bit_reverse(v, bits);
-		if (i < n)
-			out[k++] = at[i].sw;
-	}
-	free(at);
-	return k;
-}
-
-/* Fabrics with fewer switches balance on one CPU: a thread costs more. */
-#define BALANCE_SHARE_MIN_SWITCHES 256
-
-/*
- * The leaves leaves[0..n) as the balancing pass visits them: each one's
- * row in b->rows, its CA LIDs in b->lids from b->lid_start. -1 on
- * allocation failure.
- */
-static int balance_leaves(struct balance_run *b, const size_t *leaves, size_t n, size_t **rows, size_t **lid_start,
-			  uint16_t **lids)
-{
-	const struct ud *u = b->u;
-	*rows = malloc((n + 1) * sizeof(**rows));
-	*lid_start = malloc((n + 1) * sizeof(**lid_start));
-	*lids = malloc((n + 1) * (FABRIC_MAX_PORTS + 1) * sizeof(**lids));
-	if (!*rows || !*lid_start || !*lids)
-		return -1;
-	size_t at = 0;
-	for (size_t j = 0; j < n; j++) {
-		uint8_t at_port[FABRIC_MAX_PORTS + 1];
-		unsigned cas;
-		(*rows)[j] = u->kept.row[leaves[j]];
-		(*lid_start)[j] = at;
-		attached_lids(u, b->t, leaves[j], *lids + at, at_port, &cas);
-		at += cas;
-	}
-	(*lid_start)[n] = at;
-	b->rows = *rows;
-	b->nleaves = n;
-	b->lid_start = *lid_start;
-	b->lids = *lids;
-	return 0;
-}
-
-/*
- * Where a degraded tree left a switch's ports unbalanced (a port that
- * lost legal paths carries fewer destinations, the ports that took them
- * more), moves destinations between equally good ports until no move
- * narrows a gap, or after BALANCE_PASSES passes over the leaves. Every
- * switch sees the leaves in the same order, so switches with the same
- * gap move the same destinations, which adds one flow to a link, not one
- * per switch. Full trees are balanced by D-mod-K already and skip this.
- * (infiniband-diags' check_lft_balance judges this: a switch's ports
- * within one CA LID of each other.) Each switch is balanced on its own,
- * over the leaves in that order, its table and loads at hand; the
- * switches are shared out among the CPUs.
- */
-static int balance(struct ud *u, struct routing_tables *t)
-{
-	bool *want = calloc(u->x->nsw + 1, sizeof(*want));
-	size_t *leaves = malloc((u->ndesc + 1) * sizeof(*leaves)), n, *rows = NULL, *lid_start = NULL;
-	uint16_t *lids = NULL;
-	size_t nshares = shares_count(u->ndesc, BALANCE_SHARE_MIN_SWITCHES);
-	struct balance_run b = { .u = u, .t = t, .want = want };
-	int rc = -1;
-	if (!want || !leaves || (n = spread_leaves(u, t, leaves)) == SIZE_MAX ||
-	    balance_leaves(&b, leaves, n, &rows, &lid_start, &lids) < 0)
-		goto done;
-	for (size_t k = 0; k < nshares; k++)
-		if (!(b.at[k] = malloc((u->kept.nrows + 1) * sizeof(*b.at[k]))))
-			goto done;
-	for (unsigned pass = 0; pass < BALANCE_PASSES; pass++) {
-		size_t moved = 0, left = 0;
-		for (size_t i = 0; i < u->ndesc; i++)
-			left += want[u->desc[i]] = unbalanced(u, u->desc[i]);
-		if (!left)
-			break;
-		b.one = pass == 0;
-		shares_run(nshares, u->ndesc, balance_share, &b);
-		for (size_t k = 0; k < nshares; k++)
-			moved += b.moved[k];
-		if (!moved)
-			break;
-	}
-	rc = 0;
-done:
-	for (size_t k = 0; k < nshares; k++)
-		free(b.at[k]);
-	free(want);
-	free(leaves);
-	free(rows);
-	free(lid_start);
-	free(lids);
-	return rc;
 }
 
 void updown_gaps_free(struct updown_gaps *g)
@@ -890,6 +447,7 @@ static int towards_alloc(struct towards *t, size_t nsw, size_t ports)
 static void ud_free(struct ud *u)
 {
 	free(u->desc);
+	free(u->place);
 	free(u->leaf);
 	free(u->adj_start);
 	free(u->adj);
@@ -905,7 +463,7 @@ static void ud_free(struct ud *u)
 	free(u->magic);
 	free(u->digit);
 	free(u->adj_port);
-	kept_free(&u->kept, u->ndesc);
+	cands_free(&u->cands, u->ndesc);
 }
 
 static int ud_setup(struct ud *u, const struct fabric *f, const struct updown_plan *p, uint16_t max_lid)
@@ -918,10 +476,11 @@ static int ud_setup(struct ud *u, const struct fabric *f, const struct updown_pl
 	u->r = p->r;
 	u->s = &u->sets[0];
 	u->desc = malloc(nsw * sizeof(*u->desc));
+	u->place = malloc(nsw * sizeof(*u->place));
 	u->leaf = calloc(nsw, sizeof(*u->leaf));
 	u->base = malloc(nsw * sizeof(*u->base));
 	u->jpos = malloc(((size_t)max_lid + 1) * sizeof(*u->jpos));
-	if (!u->desc || !u->leaf || !u->base || !u->jpos)
+	if (!u->desc || !u->place || !u->leaf || !u->base || !u->jpos)
 		return -1;
 	for (size_t s = 0; s < u->x->nsw; s++) {
 		u->base[s] = ports;
@@ -940,10 +499,11 @@ static int ud_setup(struct ud *u, const struct fabric *f, const struct updown_pl
 	u->kept_min = calloc(nsw, sizeof(*u->kept_min));
 	u->fresh = calloc(nsw, sizeof(*u->fresh));
 	u->magic = calloc(nsw, sizeof(*u->magic));
-	u->digit = malloc(((size_t)u->r->top + 1) * (FABRIC_MAX_PORTS + 1) * sizeof(*u->digit));
+	u->max_lid = max_lid;
+	u->digit = p->up_order ? malloc(((size_t)u->r->top + 1) * ((size_t)max_lid + 1) * sizeof(*u->digit)) : NULL;
 	u->adj_port = malloc(ports + 1);
 	if (!u->load || !u->adj || !u->padj || !u->adj_start || !u->n_upnbr || !u->kept_min || !u->fresh || !u->magic ||
-	    !u->digit || !u->adj_port)
+	    (p->up_order && !u->digit) || !u->adj_port)
 		return -1;
 	size_t na = 0;
 	for (size_t s = 0; s < u->x->nsw; s++) {
@@ -968,6 +528,10 @@ static int ud_setup(struct ud *u, const struct fabric *f, const struct updown_pl
 	for (size_t i = 0; i < na; i++)
 		u->adj_port[i] = u->adj[i].port;
 	qsort_r(u->desc, u->ndesc, sizeof(*u->desc), cmp_desc, u);
+	for (size_t s = 0; s < u->x->nsw; s++)
+		u->place[s] = SIZE_MAX;
+	for (size_t i = 0; i < u->ndesc; i++)
+		u->place[u->desc[i]] = i;
 	for (size_t l = 0; l <= max_lid; l++)
 		u->jpos[l] = UINT32_MAX;
 	struct host_ref *order;
@@ -980,6 +544,10 @@ static int ud_setup(struct ud *u, const struct fabric *f, const struct updown_pl
 		u->leaf[u->x->of_node[order[j].leaf->index]] = true;
 	}
 	free(order);
+	for (uint32_t l = 0; u->digit && l <= u->r->top; l++)	/* D-mod-K's digit of each LID at each level */
+		for (size_t lid = 0; lid <= max_lid; lid++)
+			u->digit[l * ((size_t)max_lid + 1) + lid] = u->jpos[lid] == UINT32_MAX ? UINT32_MAX :
+								     (uint32_t)(u->jpos[lid] / p->stride[l]);
 	if (p->loads)
 		memcpy(u->load, p->loads, ports * sizeof(*u->load));
 	return 0;
@@ -1036,20 +604,22 @@ int updown_fill(const struct fabric *f, const struct updown_plan *plan, struct r
 	for (size_t i = 0; i < u.ndesc; i++)
 		if (!plan->only || plan->only[u.desc[u.ndesc - 1 - i]])
 			bottom_up[ndest++] = u.desc[u.ndesc - 1 - i];
-	if (!plan->only && kept_alloc(&u) < 0)	/* the balancing pass reads the leaves' candidates */
+	if (cands_alloc(&u, ndest) < 0)
 		goto done;
+	/* every destination's candidates, then every switch's ports from them */
 	struct ud frozen = u;
 	struct ahead a;
 	towards_each(&a, &u, &frozen, bottom_up, ndest);
 	int failed = 0;
 	for (size_t i = 0; i < ndest && !failed; i++) {
 		ahead_next(&a, (void **)&u.s);
-		failed = route_destination(&u, out, bottom_up[i], gaps);
+		failed = keep_destination(&u, out, bottom_up[i], gaps);
 	}
 	ahead_end(&a);
 	if (failed)
 		goto done;
-	rc = plan->only ? 0 : balance(&u, out);
+	updown_route_switches(&u, out);
+	rc = plan->only ? 0 : updown_balance(&u, out);
 	if (rc == 0 && plan->loads_out) {
 		*plan->loads_out = u.load;
 		u.load = NULL;
