@@ -305,23 +305,27 @@ static void towards_each(struct ahead *a, const struct ud *u, const struct ud *f
 		    u->x->nsw >= AHEAD_MIN_SWITCHES && sysconf(_SC_NPROCESSORS_ONLN) > 1);
 }
 
-/* Room for n rows in u->cands. -1 on allocation failure. */
-static int cands_alloc(struct ud *u, size_t n)
+/* Room for n rows in k, a cell per ranked switch each. -1 on allocation failure. */
+static int cands_alloc(struct cand_table *k, size_t n, size_t ndesc)
 {
-	struct cand_table *k = &u->cands;
 	k->rows = n;
-	k->row = malloc((u->x->nsw + 1) * sizeof(*k->row));
 	k->dest = malloc((n + 1) * sizeof(*k->dest));
 	k->unrouted = malloc((n + 1) * sizeof(*k->unrouted));
 	k->lid_start = malloc((n + 1) * sizeof(*k->lid_start));
-	k->code = malloc(n * u->ndesc + 1);
-	k->lists = calloc(u->ndesc + 1, sizeof(*k->lists));
-	if (!k->row || !k->dest || !k->unrouted || !k->lid_start || !k->code || !k->lists)
+	k->code = malloc(n * ndesc + 1);
+	k->lists = calloc(ndesc + 1, sizeof(*k->lists));
+	if (!k->dest || !k->unrouted || !k->lid_start || !k->code || !k->lists)
 		return -1;
-	for (size_t s = 0; s < u->x->nsw; s++)
-		k->row[s] = SIZE_MAX;
 	k->lid_start[0] = 0;
 	return 0;
+}
+
+/* Empties k, keeping its room. */
+static void cands_reset(struct cand_table *k, size_t ndesc)
+{
+	k->nrows = k->nlids = 0;
+	for (size_t i = 0; i < ndesc; i++)
+		k->lists[i].n = 0;
 }
 
 static void cands_free(struct cand_table *k, size_t ndesc)
@@ -329,7 +333,6 @@ static void cands_free(struct cand_table *k, size_t ndesc)
 	for (size_t i = 0; k->lists && i < ndesc; i++)
 		free(k->lists[i].v);
 	free(k->lists);
-	free(k->row);
 	free(k->dest);
 	free(k->unrouted);
 	free(k->lid_start);
@@ -355,7 +358,7 @@ static int list_append(struct cand_list *l, const uint8_t *c, unsigned n)
 	return 0;
 }
 
-/* Room for n more LIDs in u->cands. -1 on allocation failure. */
+/* Room for n more LIDs in k. -1 on allocation failure. */
 static int lids_room(struct cand_table *k, size_t n)
 {
 	if (k->nlids + n <= k->lids_cap)
@@ -374,36 +377,27 @@ static int lids_room(struct cand_table *k, size_t n)
 }
 
 /*
- * Keeps destination d's LIDs and every switch's candidates towards it
- * (u->s) as the next row of u->cands, and what could not be routed
- * legally in gaps. -1 on allocation failure.
+ * Appends destination d, its LIDs lids[0..n), and every switch's
+ * candidates towards it (u->s) as the next row of k: the cells of
+ * switches with at least min candidates, the others CAND_NONE. -1 on
+ * allocation failure.
  */
-static int keep_destination(struct ud *u, const struct routing_tables *t, size_t d, struct updown_gaps *gaps)
+static int add_row(struct ud *u, struct cand_table *k, size_t d, const uint16_t *lids, const uint8_t *at_port,
+		   unsigned n, unsigned min)
 {
-	struct cand_table *k = &u->cands;
 	size_t r = k->nrows++;
-	unsigned cas;
-	if (lids_room(k, FABRIC_MAX_PORTS + 1) < 0)
+	if (lids_room(k, n) < 0)
 		return -1;
-	unsigned n = attached_lids(u, t, d, k->lids + k->nlids, k->at_port + k->nlids, &cas);
-	k->row[d] = r;
+	memcpy(k->lids + k->nlids, lids, n * sizeof(*lids));
+	memcpy(k->at_port + k->nlids, at_port, n);
 	k->dest[r] = d;
 	k->unrouted[r] = u->s->unrouted;
 	k->nlids += n;
 	k->lid_start[r + 1] = k->nlids;
-	size_t stranded = u->s->stranded;
-	gaps->ca_pairs += stranded * cas;
-	if (stranded && n > cas) {
-		uint16_t *more = realloc(gaps->switch_lids, (gaps->nswitch_lids + 1) * sizeof(*more));
-		if (!more)
-			return -1;
-		gaps->switch_lids = more;
-		gaps->switch_lids[gaps->nswitch_lids++] = k->lids[k->lid_start[r] + cas];
-	}
 	for (size_t i = 0; i < u->ndesc && !u->s->unrouted; i++) {
 		size_t s = u->desc[i];
 		unsigned nc = s == d ? 0 : u->s->ncand[s];
-		uint8_t code = !nc ? CAND_NONE : u->s->whole[s] ? u->s->whole[s] : CAND_LIST;
+		uint8_t code = nc < min ? CAND_NONE : u->s->whole[s] ? u->s->whole[s] : CAND_LIST;
 		if (code && u->s->down[s] == DIST_INF && u->s->dist[s] != DIST_INF)
 			code |= CAND_UP_LEGAL;
 		k->code[i * k->rows + r] = code;
@@ -412,6 +406,38 @@ static int keep_destination(struct ud *u, const struct routing_tables *t, size_t
 	}
 	return 0;
 }
+
+/*
+ * Keeps destination d (u->s: every switch's candidates towards it) as the
+ * next row of u->cands, a leaf's choices also in u->leaves (for the
+ * balancing pass, when there is one), and what could not be routed
+ * legally in gaps. -1 on allocation failure.
+ */
+static int keep_destination(struct ud *u, const struct routing_tables *t, size_t d, struct updown_gaps *gaps)
+{
+	uint16_t lids[FABRIC_MAX_PORTS + 1];
+	uint8_t at_port[FABRIC_MAX_PORTS + 1];
+	unsigned cas, n = attached_lids(u, t, d, lids, at_port, &cas);
+	size_t stranded = u->s->stranded;
+	gaps->ca_pairs += stranded * cas;
+	if (stranded && n > cas) {
+		uint16_t *more = realloc(gaps->switch_lids, (gaps->nswitch_lids + 1) * sizeof(*more));
+		if (!more)
+			return -1;
+		gaps->switch_lids = more;
+		gaps->switch_lids[gaps->nswitch_lids++] = lids[cas];
+	}
+	if (add_row(u, &u->cands, d, lids, at_port, n, 1) < 0)
+		return -1;
+	return u->leaves.code && cas ? add_row(u, &u->leaves, d, lids, at_port, cas, 2) : 0;
+}
+
+/*
+ * Rows kept before their ports are chosen: kept all at once, the
+ * candidates of a 27,648-host tree's switch LIDs (escape routes, dozens
+ * of ports each) took 64 MB (route-bench peak 216 MB; 117 MB with 64).
+ */
+#define CAND_ROWS 64
 
 void updown_gaps_free(struct updown_gaps *g)
 {
@@ -464,6 +490,7 @@ static void ud_free(struct ud *u)
 	free(u->digit);
 	free(u->adj_port);
 	cands_free(&u->cands, u->ndesc);
+	cands_free(&u->leaves, u->ndesc);
 }
 
 static int ud_setup(struct ud *u, const struct fabric *f, const struct updown_plan *p, uint16_t max_lid)
@@ -604,9 +631,13 @@ int updown_fill(const struct fabric *f, const struct updown_plan *plan, struct r
 	for (size_t i = 0; i < u.ndesc; i++)
 		if (!plan->only || plan->only[u.desc[u.ndesc - 1 - i]])
 			bottom_up[ndest++] = u.desc[u.ndesc - 1 - i];
-	if (cands_alloc(&u, ndest) < 0)
+	size_t leaves = 0;
+	for (size_t i = 0; i < ndest; i++)
+		leaves += u.leaf[bottom_up[i]];
+	if (cands_alloc(&u.cands, ndest < CAND_ROWS ? ndest : CAND_ROWS, u.ndesc) < 0 ||
+	    (!plan->only && cands_alloc(&u.leaves, leaves, u.ndesc) < 0))	/* the balancing pass reads these */
 		goto done;
-	/* every destination's candidates, then every switch's ports from them */
+	/* destinations' candidates, CAND_ROWS at a time, then every switch's ports from them */
 	struct ud frozen = u;
 	struct ahead a;
 	towards_each(&a, &u, &frozen, bottom_up, ndest);
@@ -614,11 +645,14 @@ int updown_fill(const struct fabric *f, const struct updown_plan *plan, struct r
 	for (size_t i = 0; i < ndest && !failed; i++) {
 		ahead_next(&a, (void **)&u.s);
 		failed = keep_destination(&u, out, bottom_up[i], gaps);
+		if (!failed && (u.cands.nrows == u.cands.rows || i + 1 == ndest)) {
+			updown_route_switches(&u, out);
+			cands_reset(&u.cands, u.ndesc);
+		}
 	}
 	ahead_end(&a);
 	if (failed)
 		goto done;
-	updown_route_switches(&u, out);
 	rc = plan->only ? 0 : updown_balance(&u, out);
 	if (rc == 0 && plan->loads_out) {
 		*plan->loads_out = u.load;

@@ -41,13 +41,12 @@ struct cand_list {
 };
 
 /*
- * Every destination's candidates, a row per destination in the fill's
- * order. A switch's choices depend on its own loads alone, so ports are
- * chosen switch by switch, each switch's cells lying together.
+ * Destinations' candidates, a row per destination in the fill's order. A
+ * switch's choices depend on its own loads alone, so ports are chosen
+ * switch by switch, each switch's cells lying together.
  */
 struct cand_table {
 	size_t rows, nrows;	/* room, and rows kept */
-	size_t *row;		/* per switch: the row of the destination it is, SIZE_MAX when none */
 	size_t *dest;		/* per row: the destination switch */
 	bool *unrouted;		/* per row: its LIDs left to the caller (no cells) */
 	size_t *lid_start;	/* per row: where its LIDs start in lids[] and at_port[]; nrows + 1 */
@@ -89,10 +88,11 @@ struct ud {
 	uint8_t *fresh;		/* per switch: EVERY_UP, EVERY_DOWN bits: no load changed since found */
 	uint64_t *magic;	/* per switch: for the remainder by its up-slot count (fast_mod) */
 	uint32_t *digit;	/* per level, per LID: j / stride[level], UINT32_MAX for LIDs not in host order */
-	struct cand_table cands;
+	struct cand_table cands;	/* the rows whose ports are chosen next */
+	struct cand_table leaves;	/* every leaf's CA LIDs and the cells with a choice (2+), for balancing */
 };
 
-/* Chooses every switch's ports towards every row of u->cands, into t (updown_ports.c). */
+/* Chooses every switch's ports towards every row of u->cands, in turn, into t (updown_ports.c). */
 void updown_route_switches(struct ud *u, struct routing_tables *t);
 
 /*

@@ -295,7 +295,7 @@ static unsigned row_cas(const struct cand_table *k, size_t r)
 static size_t balance_switch(const struct balance_run *b, size_t i, uint32_t *at)
 {
 	struct ud *u = b->u;
-	const struct cand_table *k = &u->cands;
+	const struct cand_table *k = &u->leaves;
 	const uint8_t *code = k->code + i * k->rows, *list = k->lists[i].v;
 	size_t s = u->desc[i], moved = 0;
 	uint32_t pos = 0;
@@ -369,7 +369,7 @@ static uint32_t bit_reverse(uint32_t v, unsigned bits)
  */
 static size_t spread_leaves(const struct ud *u, size_t *out)
 {
-	const struct cand_table *k = &u->cands;
+	const struct cand_table *k = &u->leaves;
 	struct leaf_at *at = malloc((k->nrows + 1) * sizeof(*at));
 	size_t n = 0, m = 0;
 	if (!at)
@@ -410,14 +410,14 @@ static size_t spread_leaves(const struct ud *u, size_t *out)
 int updown_balance(struct ud *u, struct routing_tables *t)
 {
 	bool *want = calloc(u->x->nsw + 1, sizeof(*want));
-	size_t *rows = malloc((u->cands.nrows + 1) * sizeof(*rows));
+	size_t *rows = malloc((u->leaves.nrows + 1) * sizeof(*rows));
 	size_t nshares = shares_count(u->ndesc, PORTS_SHARE_MIN_SWITCHES);
 	struct balance_run b = { .u = u, .t = t, .rows = rows, .want = want };
 	int rc = -1;
 	if (!want || !rows || (b.nleaves = spread_leaves(u, rows)) == SIZE_MAX)
 		goto done;
 	for (size_t k = 0; k < nshares; k++)
-		if (!(b.at[k] = malloc((u->cands.nrows + 1) * sizeof(*b.at[k]))))
+		if (!(b.at[k] = malloc((u->leaves.nrows + 1) * sizeof(*b.at[k]))))
 			goto done;
 	for (unsigned pass = 0; pass < BALANCE_PASSES; pass++) {
 		size_t moved = 0, left = 0;
