@@ -58,6 +58,7 @@ struct lid_shares {
 
 #define NO_NEXT UINT32_MAX
 #define LID_BLOCK 64	/* LIDs decided together: a switch's entries for them are one cache line */
+#define FILL_PREFETCH 8	/* switches ahead */
 
 /*
  * For LIDs lo .. lo + nk - 1, next[k * nsw + i]: the switch that switch
@@ -70,6 +71,8 @@ static void fill_block(const struct lid_shares *s, uint16_t lo, size_t nk, uint3
 	for (size_t i = 0; i < s->nsw; i++) {
 		const struct node *sw = s->sw[i];
 		const uint8_t *row = s->t->lft[sw->index] + lo;
+		if (i + FILL_PREFETCH < s->nsw)	/* each row's line is a miss of its own: asked for ahead */
+			__builtin_prefetch(s->t->lft[s->sw[i + FILL_PREFETCH]->index] + lo);
 		const uint32_t *peer = s->peer + s->base[i];
 		for (size_t k = 0; k < nk; k++)
 			next[k * s->nsw + i] = row[k] <= sw->nports ? peer[row[k]] : NO_NEXT;
