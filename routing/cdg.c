@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "routing/cdg_rows.h"
+#include "routing/hopmap.h"
 #include "routing/shares.h"
 
 /* Fabrics smaller than this, or fewer destinations, are walked by one thread: starting more costs more than it saves. */
@@ -448,13 +449,14 @@ struct cdg_users {
 	const struct routing_tables *t;
 	unsigned layer;
 	bool answers;
-	const struct node *a;
+	uint32_t a;		/* the node index of the dependency's first switch */
+	struct hop_map hops;
 	uint8_t *state;		/* per node, for the current destination: UNKNOWN, YES, NO, ON_WALK */
 	uint32_t *stamp;	/* per node: the destination count state[] belongs to */
 	uint32_t gen;
 	uint32_t *listed;	/* per node: the listing that took it as a CA entry switch */
 	uint32_t listing;
-	const struct node **path;
+	uint32_t *path;		/* node indices */
 	struct users_source {
 		uint16_t lid;
 		const struct node *sw;	/* its entry switch: its CA's, or the switch itself (own) */
@@ -473,24 +475,32 @@ struct cdg_users {
 
 enum { UNKNOWN, YES, NO, ON_WALK };
 
-/* Does the path from switch x to lid pass switch a? (for the current destination) */
-static bool passes_a(struct cdg_users *u, const struct node *x, uint16_t lid)
+/* The switch (node index) sw's entry for lid leads to; HOP_CA or HOP_NONE where the path ends. */
+static uint32_t next_switch(const struct cdg_users *u, uint32_t sw, uint16_t lid)
+{
+	uint8_t out;
+	const struct hop *h = hop_map_step(&u->hops, u->t, sw, lid, &out);
+	return h ? h->next : HOP_NONE;
+}
+
+/* Does the path from switch x (node index) to lid pass switch a? (for the current destination) */
+static bool passes_a(struct cdg_users *u, uint32_t x, uint16_t lid)
 {
 	size_t len = 0;
-	while (x && x->type == NODE_SWITCH) {
-		if (u->stamp[x->index] != u->gen) {
-			u->stamp[x->index] = u->gen;
-			u->state[x->index] = x == u->a ? YES : UNKNOWN;
+	while (x < HOP_CA) {
+		if (u->stamp[x] != u->gen) {
+			u->stamp[x] = u->gen;
+			u->state[x] = x == u->a ? YES : UNKNOWN;
 		}
-		if (u->state[x->index] != UNKNOWN)
+		if (u->state[x] != UNKNOWN)
 			break;
-		u->state[x->index] = ON_WALK;
+		u->state[x] = ON_WALK;
 		u->path[len++] = x;
-		x = routing_next_switch(x, routing_next_hop(u->t, x, lid));
+		x = next_switch(u, x, lid);
 	}
-	uint8_t verdict = x && x->type == NODE_SWITCH && u->state[x->index] == YES ? YES : NO;
+	uint8_t verdict = x < HOP_CA && u->state[x] == YES ? YES : NO;
 	while (len)
-		u->state[u->path[--len]->index] = verdict;
+		u->state[u->path[--len]] = verdict;
 	return verdict == YES;
 }
 
@@ -513,7 +523,7 @@ static size_t mark_sources(struct cdg_users *u, uint16_t lid)
 	u->gen++;
 	for (size_t i = 0; i < u->nca_entry; i++) {
 		const struct node *sw = u->ca_entry[i];
-		if (!u->ca_above[sw->index] && (u->ca_above[sw->index] = passes_a(u, sw, lid)))
+		if (!u->ca_above[sw->index] && (u->ca_above[sw->index] = passes_a(u, (uint32_t)sw->index, lid)))
 			for (size_t k = u->first_ca[sw->index]; k; k = u->next_ca[k - 1])
 				mark(u, u->source[k - 1].lid);
 		open += !u->ca_above[sw->index];
@@ -523,10 +533,8 @@ static size_t mark_sources(struct cdg_users *u, uint16_t lid)
 		if (!u->source[i].own || u->sw_above[sw->index])
 			continue;
 		/* a switch's own first hop may be on VL 0: it sends on the layer from the next switch on */
-		const struct node *from = cdg_own_hop_on_vl0(u->layer)
-						  ? routing_next_switch(sw, routing_next_hop(u->t, sw, lid))
-						  : sw;
-		u->sw_above[sw->index] = from && passes_a(u, from, lid);
+		uint32_t from = cdg_own_hop_on_vl0(u->layer) ? next_switch(u, (uint32_t)sw->index, lid) : (uint32_t)sw->index;
+		u->sw_above[sw->index] = from < HOP_CA && passes_a(u, from, lid);
 		if (u->sw_above[sw->index])
 			mark(u, u->source[i].lid);
 		open += !u->sw_above[sw->index];
@@ -566,6 +574,7 @@ void cdg_users_free(struct cdg_users *u)
 	free(u->sw_above);
 	free(u->ca_lid);
 	free(u->ca_using);
+	hop_map_free(&u->hops);
 	free(u);
 }
 
@@ -596,7 +605,7 @@ struct cdg_users *cdg_users_new(const struct fabric *f, const struct routing_tab
 	};
 	if (!u->state || !u->stamp || !u->listed || !u->path || !u->source || !u->ca_entry || !u->first_ca ||
 	    !u->next_ca || !u->ca_above || !u->ca_lid || !u->ca_using ||
-	    !u->sw_above) {
+	    !u->sw_above || hop_map_build(&u->hops, f) < 0) {
 		cdg_users_free(u);
 		return NULL;
 	}
@@ -648,7 +657,7 @@ unsigned cdg_users_of(struct cdg_users *u, const struct cdg_channel *a, const st
 	const uint8_t *at_a, *at_b;
 	bool linked = dependency_rows(t, a, b, &at_a, &at_b);
 	size_t nca = 0;
-	u->a = a->node;
+	u->a = (uint32_t)a->node->index;
 	u->uses = uses;
 	u->users = 0;
 	for (size_t i = 0; i < u->nsource; i++)	/* no source known above a yet */

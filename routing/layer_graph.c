@@ -47,21 +47,6 @@ static void note_crossing(struct layer_crossings *x, const struct node *sw, uint
 }
 
 /*
- * Switch sw's (node index) hop towards lid, its port in *out: as
- * routing_next_hop, read from the hop map (NULL where that gives 0).
- */
-static inline const struct layer_hop *hop_of(const struct layer_graph *lg, uint32_t sw, uint16_t lid, uint8_t *out)
-{
-	const uint8_t *row = lg->t->lft[sw];
-	uint8_t port = row && lid <= lg->t->max_lid ? row[lid] : LFT_NO_PATH;
-	if (port == LFT_NO_PATH || !port || port > lg->nports[sw])
-		return NULL;
-	const struct layer_hop *h = &lg->hop[lg->hop_at[sw] + port];
-	*out = port;
-	return h->next == LAYER_HOP_NONE ? NULL : h;
-}
-
-/*
  * Adds delta (paths: as many as its size, all of one sign) to each turn
  * on the route from sw to lid; a turn whose count leaves or reaches 0 goes
  * into x, for the graph. The counts are atomic: shares walk at once, and
@@ -73,13 +58,13 @@ static void path(const struct layer_graph *lg, uint32_t sw, uint16_t lid, int de
 {
 	uint32_t paths = (uint32_t)(delta > 0 ? delta : -delta);
 	uint8_t out = 0, next_out = 0;
-	const struct layer_hop *h = hop_of(lg, sw, lid, &out);
-	for (size_t hops = 0; h && h->next < LAYER_HOP_CA && hops <= lg->f->nnodes; hops++) {	/* a looping table is cut short */
+	const struct hop *h = hop_map_step(&lg->hops, lg->t, sw, lid, &out);
+	for (size_t hops = 0; h && h->next < HOP_CA && hops <= lg->f->nnodes; hops++) {	/* a looping table is cut short */
 		uint32_t next = h->next;
-		const struct layer_hop *nh = hop_of(lg, next, lid, &next_out);
+		const struct hop *nh = hop_map_step(&lg->hops, lg->t, next, lid, &next_out);
 		uint32_t *count = lg->count[next];
 		if (nh && count) {
-			uint32_t *c = &count[(size_t)h->in * (lg->nports[next] + 1u) + next_out];
+			uint32_t *c = &count[(size_t)h->in * (lg->hops.nports[next] + 1u) + next_out];
 			bool crossed = delta > 0 ? __atomic_fetch_add(c, paths, __ATOMIC_RELAXED) == 0
 						 : __atomic_sub_fetch(c, paths, __ATOMIC_RELAXED) == 0;
 			if (crossed)
@@ -99,8 +84,8 @@ static uint32_t own_start(const struct layer_graph *lg, uint32_t sw, uint16_t d)
 	if (!cdg_own_hop_on_vl0(lg->layer))
 		return sw;
 	uint8_t out;
-	const struct layer_hop *h = hop_of(lg, sw, d, &out);
-	return h && h->next < LAYER_HOP_CA ? h->next : NO_START;
+	const struct hop *h = hop_map_step(&lg->hops, lg->t, sw, d, &out);
+	return h && h->next < HOP_CA ? h->next : NO_START;
 }
 
 static bool on_layer(const struct layer_graph *lg, uint16_t lid)
@@ -274,35 +259,6 @@ static int index_lids(struct layer_graph *lg)
 	return 0;
 }
 
-/* The hop map: per switch port, the switch it leads to and the port there. -1 on allocation failure. */
-static int map_hops(struct layer_graph *lg)
-{
-	const struct fabric *f = lg->f;
-	size_t ports = 0;
-	lg->hop_at = malloc((f->nnodes + 1) * sizeof(*lg->hop_at));
-	lg->nports = calloc(f->nnodes + 1, 1);
-	for (size_t i = 0; i < f->nnodes; i++)
-		ports += f->nodes[i]->type == NODE_SWITCH ? f->nodes[i]->nports + 1u : 0;
-	lg->hop = malloc((ports + 1) * sizeof(*lg->hop));
-	if (!lg->hop_at || !lg->nports || !lg->hop)
-		return -1;
-	size_t at = 0;
-	for (size_t i = 0; i < f->nnodes; i++) {
-		const struct node *sw = f->nodes[i];
-		lg->hop_at[i] = (uint32_t)at;
-		if (sw->type != NODE_SWITCH)
-			continue;
-		lg->nports[i] = sw->nports;
-		for (unsigned p = 0; p <= sw->nports; p++) {
-			const struct node *r = p ? sw->ports[p].remote : NULL;
-			lg->hop[at + p] = (struct layer_hop){ !r ? LAYER_HOP_NONE : r->type == NODE_SWITCH ? (uint32_t)r->index :
-							      LAYER_HOP_CA, sw->ports[p].remote_port };
-		}
-		at += sw->nports + 1u;
-	}
-	return 0;
-}
-
 int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struct routing_tables *t,
 		     unsigned layer, bool answers, struct depgraph *g)
 {
@@ -311,7 +267,8 @@ int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struc
 	lg->cas_on_layer = calloc(f->nnodes + 1, sizeof(*lg->cas_on_layer));
 	lg->is_added = calloc(g->nch + 1, 1);
 	lg->added = malloc((g->nch + 1) * sizeof(*lg->added));
-	if (!lg->count || !lg->cas_on_layer || !lg->is_added || !lg->added || index_lids(lg) < 0 || map_hops(lg) < 0)
+	if (!lg->count || !lg->cas_on_layer || !lg->is_added || !lg->added || index_lids(lg) < 0 ||
+	    hop_map_build(&lg->hops, f) < 0)
 		goto fail;
 	for (size_t k = 0; k < SHARES_MAX; k++) {
 		struct layer_starts *st = &lg->starts[k];
@@ -369,8 +326,6 @@ void layer_graph_free(struct layer_graph *lg)
 	}
 	free(lg->is_added);
 	free(lg->added);
-	free(lg->hop_at);
-	free(lg->nports);
-	free(lg->hop);
+	hop_map_free(&lg->hops);
 	memset(lg, 0, sizeof(*lg));
 }

@@ -6,6 +6,7 @@
 #define ROUTING_LAYER_GRAPH_H
 
 #include "routing/cdg.h"
+#include "routing/hopmap.h"
 #include "routing/shares.h"
 
 enum { LID_NONE, LID_CA, LID_OWN };
@@ -21,14 +22,6 @@ struct layer_crossings {
 	struct layer_crossing *v;
 	size_t n, cap;
 	bool failed;		/* one could not be kept */
-};
-
-/* Where a switch port leads: the switch there (its node index) and the port it enters by. */
-#define LAYER_HOP_CA 0xfffffffeu	/* next: a CA */
-#define LAYER_HOP_NONE 0xffffffffu	/* next: nothing cabled (or port 0) */
-struct layer_hop {
-	uint32_t next;
-	uint8_t in;
 };
 
 struct layer_graph {
@@ -59,9 +52,7 @@ struct layer_graph {
 	struct cdg_channel *added;	/* channels given a dependency by the last change adding paths */
 	size_t nadded;
 	uint8_t *is_added;	/* per channel of g: listed in added[] */
-	uint32_t *hop_at;	/* per node index: where a switch's ports start in hop[] */
-	uint8_t *nports;	/* per node index: a switch's port count (0: not a switch) */
-	struct layer_hop *hop;	/* per switch port */
+	struct hop_map hops;
 };
 
 /*
