@@ -61,6 +61,7 @@ struct sweep {
 	struct disc_report disc;
 	struct lid_result lids;
 	struct routing_tables tables;
+	unsigned vls;			/* data VLs every link runs, as the route phase found: the layers' bound */
 	struct transition_plan plan;	/* the stages from the stored tables to these */
 	bool mended;			/* the routing mended the held tables in place */
 	bool no_mend;			/* their transition did not prove out: routed again afresh */
@@ -674,8 +675,9 @@ static void start_route(struct sweep *s)
 	}
 	run->s = s;
 	memcpy(run->roots, sm->cfg.root_guids, sizeof(run->roots));	/* a reload may change the configuration */
+	s->vls = data_vls(&s->f, sm->cfg.max_op_vls);	/* the plan's proofs take the same bound */
 	run->rq = (struct routing_request){ .roots = run->roots, .nroots = sm->cfg.nroots,
-					    .max_layers = data_vls(&s->f, sm->cfg.max_op_vls), .no_mend = s->no_mend,
+					    .max_layers = s->vls, .no_mend = s->no_mend,
 					    .memo = &sm->route_memo };
 	routing_engine_parse(sm->cfg.routing_engine, &run->rq.engine);	/* validated with the config */
 	const struct sm_snapshot *pub = sm_published(sm);
@@ -1001,7 +1003,7 @@ static void start_program(struct sweep *s)
 	}
 	const struct sm_snapshot *pub = sm_published(sm);
 	*run = (struct plan_run){ .s = s, .known = switches_hold_published(sm) && pub->tables.lft,
-				  .own_lid = sm_node_own_lid(&s->f), .vls = data_vls(&s->f, sm->cfg.max_op_vls) };
+				  .own_lid = sm_node_own_lid(&s->f), .vls = s->vls };
 	if (!(sm->computing = offload_start(sm->loop, plan_work, plan_back, run))) {
 		plan_work(run);	/* no thread to be had: here */
 		plan_back(run);
