@@ -206,10 +206,16 @@ int order_proof(const struct fabric *f, const struct routing_tables *t)
 	p.row = row;
 	p.switch_lid = switch_lid;
 	p.switch_lids = switch_lids;
-	if (proven == 1)
-		proven = prove_shares(&p, o.x.nsw, rises_to_cas);
+	/*
+	 * The switches' LIDs first: the leaves' paths to them are far fewer
+	 * entries than every switch's towards every CA, and a degraded tree's
+	 * escape LIDs fail here, before the CAs' entries are read for nothing
+	 * (the layering then proves layer 0 by this order again).
+	 */
 	if (proven == 1)
 		proven = prove_shares(&p, nswitch_lids, switch_lids_rise);
+	if (proven == 1)
+		proven = prove_shares(&p, o.x.nsw, rises_to_cas);
 	/* towards a switch's LID, entries off the leaves' paths must not loop either (routing/loops.c) */
 	struct loops_report loops;
 	if (proven == 1 && loops_find_lids(f, t, switch_lid, &loops) < 0)
