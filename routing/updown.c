@@ -310,11 +310,10 @@ static int cands_alloc(struct cand_table *k, size_t n, size_t ndesc)
 {
 	k->rows = n;
 	k->dest = malloc((n + 1) * sizeof(*k->dest));
-	k->unrouted = malloc((n + 1) * sizeof(*k->unrouted));
 	k->lid_start = malloc((n + 1) * sizeof(*k->lid_start));
 	k->code = malloc(n * ndesc + 1);
 	k->lists = calloc(ndesc + 1, sizeof(*k->lists));
-	if (!k->dest || !k->unrouted || !k->lid_start || !k->code || !k->lists)
+	if (!k->dest || !k->lid_start || !k->code || !k->lists)
 		return -1;
 	k->lid_start[0] = 0;
 	return 0;
@@ -334,7 +333,6 @@ static void cands_free(struct cand_table *k, size_t ndesc)
 		free(k->lists[i].v);
 	free(k->lists);
 	free(k->dest);
-	free(k->unrouted);
 	free(k->lid_start);
 	free(k->lids);
 	free(k->at_port);
@@ -391,10 +389,9 @@ static int add_row(struct ud *u, struct cand_table *k, size_t d, const uint16_t 
 	memcpy(k->lids + k->nlids, lids, n * sizeof(*lids));
 	memcpy(k->at_port + k->nlids, at_port, n);
 	k->dest[r] = d;
-	k->unrouted[r] = u->s->unrouted;
 	k->nlids += n;
 	k->lid_start[r + 1] = k->nlids;
-	for (size_t i = 0; i < u->ndesc && !u->s->unrouted; i++) {
+	for (size_t i = 0; i < u->ndesc; i++) {
 		size_t s = u->desc[i];
 		unsigned nc = s == d ? 0 : u->s->ncand[s];
 		uint8_t code = nc < min ? CAND_NONE : u->s->whole[s] ? u->s->whole[s] : CAND_LIST;
@@ -427,6 +424,8 @@ static int keep_destination(struct ud *u, const struct routing_tables *t, size_t
 		gaps->switch_lids = more;
 		gaps->switch_lids[gaps->nswitch_lids++] = lids[cas];
 	}
+	if (u->s->unrouted)	/* left to the caller: no row */
+		return 0;
 	if (add_row(u, &u->cands, d, lids, at_port, n, 1) < 0)
 		return -1;
 	return u->leaves.code && cas ? add_row(u, &u->leaves, d, lids, at_port, cas, 2) : 0;

@@ -48,7 +48,6 @@ struct cand_list {
 struct cand_table {
 	size_t rows, nrows;	/* room, and rows kept */
 	size_t *dest;		/* per row: the destination switch */
-	bool *unrouted;		/* per row: its LIDs left to the caller (no cells) */
 	size_t *lid_start;	/* per row: where its LIDs start in lids[] and at_port[]; nrows + 1 */
 	uint16_t *lids;		/* each row's LIDs: its CAs' first, then the switch's own */
 	uint8_t *at_port;	/* per LID: the destination's port it hangs off, 0 for the switch's own */

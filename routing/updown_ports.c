@@ -196,8 +196,6 @@ static void route_switch(struct ud *u, struct routing_tables *t, size_t i)
 		const uint16_t *lids = k->lids + k->lid_start[r];
 		const uint8_t *at_port = k->at_port + k->lid_start[r];
 		unsigned n = (unsigned)(k->lid_start[r + 1] - k->lid_start[r]);
-		if (k->unrouted[r])
-			continue;
 		if (k->dest[r] == s) {	/* its own CAs and LID */
 			for (unsigned j = 0; j < n; j++) {
 				lft[lids[j]] = at_port[j];
@@ -300,7 +298,7 @@ static size_t balance_switch(const struct balance_run *b, size_t i, uint32_t *at
 	size_t s = u->desc[i], moved = 0;
 	uint32_t pos = 0;
 	for (size_t r = 0; r < k->nrows; r++)
-		if (!k->unrouted[r] && k->dest[r] != s && (code[r] & CAND_KIND) == CAND_LIST) {
+		if ((code[r] & CAND_KIND) == CAND_LIST) {
 			at[r] = pos;
 			pos += 1u + list[pos];
 		}
@@ -308,7 +306,7 @@ static size_t balance_switch(const struct balance_run *b, size_t i, uint32_t *at
 	uint32_t *load = u->load + u->base[s];
 	for (size_t j = 0; j < b->nleaves; j++) {
 		size_t r = b->rows[j];
-		if (k->dest[r] == s || !code[r])
+		if (!code[r])	/* no choice there (the leaf itself among them) */
 			continue;
 		struct cell c = cell_of(u, i, code[r], (code[r] & CAND_KIND) == CAND_LIST ? list + at[r] : NULL);
 		if (c.n < 2)
