@@ -232,12 +232,13 @@ static int take_back(struct cutter *c)
 
 /*
  * The graph of c's layer into the empty c->g: counted path by path
- * (c->lg) where cuts may take LIDs out of it, walked once per destination
- * where none can (the last layer). -1 on allocation failure.
+ * (c->lg) where LIDs may leave it or come back (cuts, offers), walked
+ * once per destination where they cannot (fixed: the last layer without
+ * offers). -1 on allocation failure.
  */
-static int build(struct cutter *c, const struct cdg_mix *m, bool last)
+static int build(struct cutter *c, const struct cdg_mix *m, bool fixed)
 {
-	if (last)
+	if (fixed)
 		return cdg_add_layer(c->f, m, c->l, NULL, c->g);
 	if (layer_graph_init(&c->lg, c->f, c->t, c->l, c->answers, c->g) < 0)
 		return -1;
@@ -277,15 +278,13 @@ static int split_layer(const struct fabric *f, struct routing_tables *t, unsigne
 		*by_order = true;
 		rc = 0;
 	} else if (ordered == 0 && c.uses && c.chosen && c.left && c.cut_of && (last || c.users) &&
-		   depgraph_init(&g, f) == 0 && build(&c, m, last) == 0 &&
+		   depgraph_init(&g, f) == 0 && build(&c, m, last && !offers) == 0 &&
 		   depgraph_cut_cycles(&g, last ? NULL : cut, &c, r) == 0) {
 		if (r->cycle_len)
 			rc = 1;
 		else if (!c.ncuts && !offers)	/* nothing to take back: the search found no cycle */
 			rc = 0;
-		else if (!c.counted && layer_graph_init(&c.lg, f, t, l, c.answers, &g) < 0)
-			rc = -1;
-		else if ((c.counted = true) && (take_back(&c) < 0 || depgraph_check(&g, r) < 0))
+		else if (take_back(&c) < 0 || depgraph_check(&g, r) < 0)	/* counted: cuts or offers */
 			rc = -1;
 		else
 			rc = r->cycle_len ? 1 : 0;	/* the whole layer checked again after take_back */
