@@ -32,7 +32,7 @@ enum sm_state { SM_NOTACTIVE = 0, SM_DISCOVERING = 1, SM_STANDBY = 2, SM_MASTER 
  * What the last published sweep found and programmed: what the SA, the
  * trap handler, the light sweep and the control socket answer from. A
  * sweep builds the next one aside and publishes it whole at its end
- * (sm/sweep/sweep.c); from then on nobody changes it, and every reader
+ * (sm/sweep/sweep_run.c); from then on nobody changes it, and every reader
  * gets it const (sm_published). (Each node's sm_node, what the SM knows
  * beyond the model, goes with it.)
  */
@@ -132,7 +132,7 @@ static inline const struct sm_snapshot *sm_published(const struct sm *sm)
 {
 	return sm->pub;
 }
-/* sm/sweep/sweep.c: frees the published sweep (at exit). */
+/* sm/sweep/sweep_run.c: frees the published sweep (at exit). */
 void sm_snapshot_free(struct sm_snapshot *snap);
 
 /* sm/sched.c: the sweep timers and sm->want_sweep; -1 if a timer cannot be made. */

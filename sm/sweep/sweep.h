@@ -1,6 +1,6 @@
 /*
  * sweep.h - the heavy sweep (a full one or a repair): discover, elect, assign LIDs, route, program,
- * store (sm/sweep/sweep.c); sm/sched.c decides when.
+ * store (sm/sweep/sweep.c and the sweep_*.c beside it); sm/sched.c decides when.
  */
 #ifndef SM_SWEEP_H
 #define SM_SWEEP_H

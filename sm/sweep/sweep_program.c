@@ -1,0 +1,259 @@
+/*
+ * DOC: the heavy sweep's programming phases: program, vls, pkeys, arm, activate
+ *
+ * program: the transition from the tables the switches hold to the new
+ * ones planned on a thread of its own (every mixture of old and new
+ * proven, stage by stage: routing/transition.c), then PortInfo,
+ * SwitchInfo and the LFT blocks of each stage, the next stage only once
+ * the one before is answered; a mended routing whose transition does not
+ * prove out is routed afresh instead. vls, pkeys: the SL-to-VL and VL
+ * arbitration tables, the P_Key tables. arm, activate: the ports' states.
+ */
+#include "sm/sweep/sweep_run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm/log.h"
+#include "sm/mad/offload.h"
+#include "sm/smnode.h"
+#include "sm/sweep/pkeys.h"
+
+/* program */
+
+/* The LIDs of f's addressed ports whose SL differs between old and new (both sized for f). */
+static size_t sl_changes(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->nnodes; i++)
+		FOR_END_PORTS(f->nodes[i], p) {
+			uint16_t lid = f->nodes[i]->ports[p].lid;
+			if (lid && lid <= new->max_lid)
+				n += old->sl[lid] != new->sl[lid];
+		}
+	return n;
+}
+
+/* Which step of unproven p fails, and its cycle: "step 3 NOT proven: cycle on VL 1: ...". */
+static void plan_failure_text(const struct transition_plan *p, char *buf, size_t len)
+{
+	char cycle[256];
+	cdg_cycle_text(&p->cycle, cycle, sizeof(cycle));
+	if (p->failed_step > p->nstages)	/* once published, hosts on the old and the new SLs */
+		snprintf(buf, len, "the new tables on old and new SLs NOT proven: cycle on VL %u: %s", p->cycle.vl,
+			 cycle);
+	else
+		snprintf(buf, len, "step %zu NOT proven: cycle on VL %u: %s", p->failed_step, p->cycle.vl, cycle);
+}
+
+/*
+ * The plan of the transition from the tables the switches hold (the
+ * stored clean sweep's) to the new ones, on a thread of its own like the
+ * routing (it reads the sweep's fabric and tables, the published ones and
+ * their held graphs, and may move the new tables' changed SLs apart);
+ * without such tables (a first sweep, a takeover) there is no traffic to
+ * protect yet that fabricd knows of, and the tables go in one stage.
+ */
+struct plan_run {
+	struct sweep *s;
+	bool known;		/* the switches hold the published tables */
+	uint16_t own_lid;	/* this SM's LID: its SL goes out with the first stage */
+	unsigned vls;		/* the data VLs the changed SLs may move apart onto */
+	size_t apart;		/* LIDs so moved */
+	int rc;
+};
+
+static void plan_work(void *arg)
+{
+	struct plan_run *run = arg;
+	struct sweep *s = run->s;
+	const struct sm_snapshot *pub = sm_published(s->sm);
+	struct routing_tables old;
+	run->rc = run->known ? transition_remap_view(&pub->fabric, &pub->tables, &s->f, &s->tables, &old) : 0;
+	if (run->rc == 0)
+		run->rc = transition_plan_apart(&s->f, run->known ? &old : NULL, &s->tables,
+						run->known ? pub->held : NULL, run->own_lid, run->vls, &s->plan,
+						&run->apart);
+	if (run->known && run->rc == 0)
+		s->sl_changed = sl_changes(&s->f, &old, &s->tables);
+	if (run->known)
+		routing_tables_free(&old);
+}
+
+static void program_stage(struct sweep *s);
+
+/* On the loop: the plan is back; says how it is proven, and programs its first stage. */
+static void plan_back(void *arg)
+{
+	struct plan_run *run = arg;
+	struct sweep *s = run->s;
+	bool known = run->known;
+	size_t apart = run->apart;
+	int rc = run->rc;
+	free(run);
+	s->sm->computing = NULL;
+	if (apart) {	/* the route line's VLs grew: say so where the sweep's record keeps them */
+		size_t at = strlen(s->rec.routing);
+		snprintf(s->rec.routing + at, sizeof(s->rec.routing) - at,
+			 "; %zu LIDs whose SL changed on VLs of their own, %u in use", apart, s->tables.layers);
+	}
+	if (rc < 0) {
+		sweep_end(s, "out of memory", false);
+		return;
+	}
+	const struct transition_plan *p = &s->plan;
+	if (known && !p->proven && s->mended) {	/* the fresh routing's merge may prove out where the mend did not */
+		char failure[320];
+		plan_failure_text(p, failure, sizeof(failure));
+		log_warn("transition: the routes mended in place change in %zu stages; %s: routing afresh", p->nstages,
+			 failure);
+		s->no_mend = true;
+		transition_plan_free(&s->plan);
+		routing_tables_free(&s->tables);
+		sweep_begin_phase(s, sweep_phase_of(s, sweep_start_route));
+		return;
+	}
+	if (!known) {
+		snprintf(s->transition, sizeof(s->transition), "no tables known in the switches: programmed in one "
+			 "stage");
+	} else if (p->proven) {
+		snprintf(s->transition, sizeof(s->transition), "%zu switches change; every mixture of old and new "
+			 "tables (on the old SLs, then the new tables on old and new SLs%s) proven deadlock-free in %zu "
+			 "stage%s", p->switches, apart ? ", the changed SLs on VLs of their own" : "", p->nstages,
+			 p->nstages == 1 ? "" : "s");
+	} else {
+		char failure[320];
+		plan_failure_text(p, failure, sizeof(failure));
+		snprintf(s->transition, sizeof(s->transition), "%zu switches change in %zu stages; %s", p->switches,
+			 p->nstages, failure);
+	}
+	char dropped[112] = "";
+	if (known && p->dropped)
+		snprintf(dropped, sizeof(dropped), " (%zu entries that now drop go first, unchecked: no mixture gains "
+			 "from them)", p->dropped);
+	log_msg(p->proven || !known ? LOG_INFO : LOG_WARN, "transition: %s%s%s", s->transition,
+		p->from_held ? " (planned from the held tables' graphs, built after the last sweep)" : "", dropped);
+	sweep_store_ahead(s);
+	program_stage(s);
+}
+
+static void on_programmed(void *arg, const struct cfg_result *r);
+
+static void program_stage(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	struct cfg_params p = cfg_params_of_sm(sm, &s->f, &s->tables);
+	/* the first stage against what the switches hold, each later one against the stage before */
+	const struct fabric *prev = sweep_switches_hold_published(sm) ? &sm->pub->fabric : NULL;
+	const struct routing_tables *prev_t = prev ? &sm->pub->tables : NULL;
+	if (s->stage == 0 && prev && s->early_held) {	/* the gone LIDs' entries dropped while routing */
+		prev = &s->f;
+		prev_t = &s->early;
+	}
+	if (s->stage > 0) {
+		prev = &s->f;
+		prev_t = transition_stage(&s->plan, s->stage - 1);
+	}
+	const struct routing_tables *t = transition_stage(&s->plan, s->stage++);
+	if (!t || (prev && !prev_t) || cfg_program(sm->mp, &s->f, t, prev, prev_t, &p, s->stage > 1, on_programmed, s) < 0)
+		sweep_end(s, "out of memory", false);
+}
+
+static void on_programmed(void *arg, const struct cfg_result *r)
+{
+	struct sweep *s = arg;
+	char detail[96];
+	s->cfg_failed += r->failed;
+	s->programmed.lft_blocks_sent += r->lft_blocks_sent;
+	s->programmed.lft_blocks_skipped += r->lft_blocks_skipped;
+	if (s->stage < s->plan.nstages) {	/* the next stage only once this one is answered */
+		program_stage(s);
+		return;
+	}
+	char early[64] = "";
+	if (s->early_blocks)
+		snprintf(early, sizeof(early), " (and %u while routing: the entries of LIDs gone)", s->early_blocks);
+	snprintf(detail, sizeof(detail), "%u LFT blocks sent%s, %u unchanged and skipped, %zu stage%s",
+		 s->programmed.lft_blocks_sent, early, s->programmed.lft_blocks_skipped, s->plan.nstages,
+		 s->plan.nstages == 1 ? "" : "s");
+	sweep_phase_done(s, detail);
+}
+
+void sweep_start_program(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	struct plan_run *run = calloc(1, sizeof(*run));
+	if (!run) {
+		sweep_end(s, "out of memory", false);
+		return;
+	}
+	const struct sm_snapshot *pub = sm_published(sm);
+	*run = (struct plan_run){ .s = s, .known = sweep_switches_hold_published(sm) && pub->tables.lft,
+				  .own_lid = sm_node_own_lid(&s->f), .vls = s->vls };
+	if (!(sm->computing = offload_start(sm->loop, plan_work, plan_back, run))) {
+		plan_work(run);	/* no thread to be had: here */
+		plan_back(run);
+	}
+}
+
+/* vls, pkeys: their Sets answered, the failures counted, the next phase */
+
+static void sets_answered(struct sweep *s, const struct cfg_result *r, const char *sets, const char *nodes)
+{
+	char detail[96];
+	s->cfg_failed += r->failed;
+	snprintf(detail, sizeof(detail), "%u %s Sets, %u %s unchanged and skipped", r->sent, sets, r->skipped_nodes,
+		 nodes);
+	sweep_phase_done(s, detail);
+}
+
+static void on_vls(void *arg, const struct cfg_result *r)
+{
+	sets_answered(arg, r, "SL2VL/VLArb", "nodes");
+}
+
+void sweep_start_vls(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	bool clean = sweep_switches_hold_published(sm);
+	const struct sm_snapshot *pub = clean ? sm_published(sm) : NULL;
+	if (qos_program(sm->mp, &s->f, &s->qos, pub ? &pub->fabric : NULL, pub ? &pub->qos : NULL, on_vls, s) < 0)
+		sweep_end(s, "out of memory", false);
+}
+
+static void on_pkeys(void *arg, const struct cfg_result *r)
+{
+	sets_answered(arg, r, "PKeyTable/enforcement", "CAs");
+}
+
+void sweep_start_pkeys(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	s->parts = sm->cfg.partitions;
+	bool clean = sweep_switches_hold_published(sm);
+	const struct sm_snapshot *pub = clean ? sm_published(sm) : NULL;
+	if (pkeys_program(sm->mp, &s->f, &s->parts, pub ? &pub->fabric : NULL, pub ? &pub->parts : NULL, on_pkeys,
+			  s) < 0)
+		sweep_end(s, "out of memory", false);
+}
+
+/* arm, activate */
+
+static void on_stepped(void *arg, const struct cfg_result *r)
+{
+	struct sweep *s = arg;
+	s->cfg_failed += r->failed;
+	sweep_phase_done(s, NULL);
+}
+
+void sweep_start_arm(struct sweep *s)
+{
+	if (cfg_step_state(s->sm->mp, &s->f, PORT_ARMED, on_stepped, s) < 0)
+		sweep_end(s, "out of memory", false);
+}
+
+void sweep_start_activate(struct sweep *s)
+{
+	if (cfg_step_state(s->sm->mp, &s->f, PORT_ACTIVE, on_stepped, s) < 0)
+		sweep_end(s, "out of memory", false);
+}

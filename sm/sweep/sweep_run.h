@@ -1,0 +1,121 @@
+/*
+ * sweep_run.h - what the heavy sweep's files share (sm/sweep/sweep.c and
+ * the sweep_*.c beside it): the sweep under way, its phases begun and
+ * ended (sm/sweep/sweep_run.c), and each phase's start.
+ */
+#ifndef SM_SWEEP_RUN_H
+#define SM_SWEEP_RUN_H
+
+#include "routing/transition.h"
+#include "topology/fabric_diff.h"
+#include "sm/sweep/configure.h"
+#include "sm/sweep/discover.h"
+#include "sm/sweep/lidmgr.h"
+#include "sm/sweep/sweep.h"
+
+struct sweep;
+
+/* A phase: its name in the log, and what starts it (it ends with sweep_phase_done or sweep_end). */
+struct sweep_phase {
+	const char *name;
+	void (*start)(struct sweep *s);
+};
+
+struct sweep {
+	struct sm *sm;
+	struct fabric f;
+	struct disc_report disc;
+	struct lid_result lids;
+	struct routing_tables tables;
+	unsigned vls;			/* data VLs every link runs, as the route phase found: the layers' bound */
+	struct transition_plan plan;	/* the stages from the stored tables to these */
+	bool mended;			/* the routing mended the held tables in place */
+	bool no_mend;			/* their transition did not prove out: routed again afresh */
+	struct route_run *route_run;	/* the route phase's computation, until its verdict */
+	bool routed;			/* the computation is back */
+	/*
+	 * The published tables with the entries of the LIDs that went
+	 * dropped, programmed while the routing runs (start_early_drops).
+	 */
+	struct routing_tables early;
+	bool early_pending;		/* its Sets are not all answered */
+	bool early_held;		/* every one landed: the switches hold early */
+	bool early_touched;		/* some went out: the switches may hold neither early nor the published */
+	unsigned early_blocks;		/* LFT blocks it sent */
+	/* the tables stored ahead, on another thread while the switches are programmed (sweep_store_ahead) */
+	bool ahead_running;		/* its thread has not come back */
+	bool store_waiting;		/* the store phase began meanwhile: it goes on once it has */
+	size_t stage;			/* the next stage to program */
+	struct cfg_result programmed;	/* summed over the stages */
+	bool recorded;			/* the database took it */
+	bool published;			/* it is sm->pub now (s->f is empty) */
+	size_t sl_changed;		/* LIDs whose SL differs from the switches' last tables */
+	char result[DB_ERR_LEN + 64];	/* "ok", or how the programming or the store fell short */
+	sweep_done_fn done;
+	uint64_t *repair;		/* a repair: the switches that reported port changes (GUIDs) */
+	size_t nrepair;			/* 0: a full sweep */
+	struct qos_tables qos;
+	struct partitions parts;	/* as configured when the pkeys phase began */
+	struct db_partitions members;	/* the ports' memberships, as stored */
+	struct db_sweep rec;
+	uint64_t t0, phase_t0, mads0, phase_mads0, retries0;
+	unsigned cfg_failed;
+	const char *phase;
+	const struct sweep_phase *phases;	/* the sweep's phases, in order (sm/sweep/sweep.c) */
+	size_t nphases;
+	size_t phase_index;		/* in phases */
+	/* event texts, kept until the sweep is stored */
+	struct fabric_change *changes;	/* since the stored sweep */
+	char routing_change[64];
+	char transition[400];
+	char traps_dropped[48];
+	char engine[16];		/* the engine that routed (ftree may fall back) */
+};
+
+/* sm/sweep/sweep_run.c: the sweep's run */
+double sweep_unix_now(void);
+uint64_t sweep_mads_sent(const struct sweep *s);
+/*
+ * Whether the switches hold what the published sweep says (its tables, VL
+ * tables, partitions): only a clean one's Sets all landed. The phases
+ * write only what differs from it then, and read back or rewrite all else.
+ */
+bool sweep_switches_hold_published(const struct sm *sm);
+/* Starts phase i of s->phases. */
+void sweep_begin_phase(struct sweep *s, size_t i);
+/* Where the phase that start starts is in s->phases. */
+size_t sweep_phase_of(const struct sweep *s, void (*start)(struct sweep *s));
+/* Logs the end of the phase running (detail: for its log line, or NULL). */
+void sweep_phase_end(struct sweep *s, const char *detail);
+/* The phase running is done: logged, then the next one starts, or the sweep ends. */
+void sweep_phase_done(struct sweep *s, const char *detail);
+/* The phase running has nothing to do in this sweep: the next one starts, no line logged. */
+void sweep_phase_skip(struct sweep *s);
+/* Ends the phase running and the sweep with it (why: the result). */
+void sweep_phase_failed(struct sweep *s, const char *detail, const char *why);
+/* Makes the sweep the published snapshot (once); false when there is no memory for it. */
+bool sweep_publish(struct sweep *s);
+/* Ends the sweep (result: "ok" or what went wrong), published or not; the scheduler hears how. */
+void sweep_end(struct sweep *s, const char *result, bool published);
+/* Frees the sweep without a word to anyone (sweep_end does, and a standby SM's sweep). */
+void sweep_free(struct sweep *s);
+
+/* The phases' starts, in order. sm/sweep/sweep_find.c: */
+void sweep_start_discover(struct sweep *s);
+void sweep_start_survey(struct sweep *s);
+void sweep_start_lids(struct sweep *s);
+/* sm/sweep/sweep_route.c: */
+void sweep_start_route(struct sweep *s);
+void sweep_start_readback(struct sweep *s);
+/* sm/sweep/sweep_program.c: */
+void sweep_start_program(struct sweep *s);
+void sweep_start_vls(struct sweep *s);
+void sweep_start_pkeys(struct sweep *s);
+void sweep_start_arm(struct sweep *s);
+void sweep_start_activate(struct sweep *s);
+/* sm/sweep/sweep_store.c (and the tables stored ahead while the switches take them): */
+void sweep_store_ahead(struct sweep *s);
+void sweep_start_store(struct sweep *s);
+void sweep_start_reregister(struct sweep *s);
+
+#endif
