@@ -34,476 +34,10 @@
  * (and which cycle).
  */
 #include "routing/transition.h"
-#include "routing/cdg_delta.h"
+#include "routing/transition_step.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* from's row of each switch of f that from_f has (by GUID), NULL for the others; NULL without memory. */
-static uint8_t **rows_by_guid(const struct fabric *from_f, const struct routing_tables *from, const struct fabric *f)
-{
-	uint8_t **row = calloc(f->nnodes + 1, sizeof(*row));
-	for (size_t i = 0; row && from && from->lft && i < f->nnodes; i++) {
-		const struct node *o = f->nodes[i]->type == NODE_SWITCH ? fabric_find_guid(from_f, f->nodes[i]->guid)
-									 : NULL;
-		row[i] = o && o->type == NODE_SWITCH ? from->lft[o->index] : NULL;
-	}
-	return row;
-}
-
-/*
- * transition_remap; share: out points at from's rows where they serve as
- * they are (a switch from holds by GUID, a table at least as long as
- * like's) instead of copying them.
- */
-static int remap(const struct fabric *from_f, const struct routing_tables *from, const struct fabric *f,
-		 const struct routing_tables *like, struct routing_tables *out, bool share)
-{
-	bool held = from && from->lft;
-	uint8_t **row = rows_by_guid(from_f, from, f);
-	bool *own = calloc(f->nnodes + 1, sizeof(*own));
-	int rc = -1;
-	for (size_t i = 0; row && own && i < f->nnodes; i++)
-		own[i] = !share || !row[i] || from->max_lid < like->max_lid;
-	/* f's switches, every entry LFT_NO_PATH; like gives the size and the SLs */
-	if (!row || !own || routing_tables_alloc_some(out, f, like->max_lid, own) < 0)
-		goto done;
-	memcpy(out->sl, like->sl, (size_t)like->max_lid + 1);
-	memcpy(out->vl_by_sl, like->vl_by_sl, sizeof(out->vl_by_sl));
-	out->layers = like->layers;
-	uint16_t max = held ? from->max_lid : 0;
-	if (max > like->max_lid)
-		max = like->max_lid;
-	for (size_t i = 0; i < f->nnodes; i++) {
-		if (out->lft[i] && row[i])
-			memcpy(out->lft[i], row[i], (size_t)max + 1);
-		else if (!out->lft[i] && f->nodes[i]->type == NODE_SWITCH)
-			out->lft[i] = row[i];	/* from's: routing_tables_free frees only out's own rows */
-	}
-	if (from && from->sl) {
-		memcpy(out->sl, from->sl, (size_t)max + 1);
-		if (from->layers > out->layers)
-			out->layers = from->layers;
-	}
-	rc = 0;
-done:
-	free(row);
-	free(own);
-	return rc;
-}
-
-int transition_remap(const struct fabric *from_f, const struct routing_tables *from, const struct fabric *f,
-		     const struct routing_tables *like, struct routing_tables *out)
-{
-	return remap(from_f, from, f, like, out, false);
-}
-
-int transition_remap_view(const struct fabric *from_f, const struct routing_tables *from, const struct fabric *f,
-			  const struct routing_tables *like, struct routing_tables *out)
-{
-	return remap(from_f, from, f, like, out, true);
-}
-
-int transition_drop_view(const struct fabric *held_f, const struct routing_tables *held, const struct fabric *f,
-			 struct routing_tables *out, size_t *nswitches)
-{
-	size_t len = (size_t)held->max_lid + 1, ngone = 0;
-	struct lid_owner *was = calloc(len, sizeof(*was)), *now = calloc(len, sizeof(*now));
-	bool *own = calloc(f->nnodes + 1, 1);
-	uint16_t *gone = malloc(len * sizeof(*gone));
-	uint8_t **row = rows_by_guid(held_f, held, f);
-	int rc = -1;
-	*nswitches = 0;
-	if (!was || !now || !own || !gone || !row)
-		goto done;
-	routing_lid_owners(held_f, held->max_lid, was);
-	routing_lid_owners(f, held->max_lid, now);
-	for (size_t lid = 1; lid < len; lid++)
-		if (was[lid].node && !now[lid].node)
-			gone[ngone++] = (uint16_t)lid;
-	for (size_t i = 0; i < f->nnodes; i++) {
-		for (size_t k = 0; row[i] && k < ngone && !own[i]; k++)
-			own[i] = row[i][gone[k]] != LFT_NO_PATH;
-		*nswitches += own[i];
-	}
-	if (routing_tables_alloc_some(out, f, held->max_lid, own) < 0)
-		goto done;
-	memcpy(out->sl, held->sl, len);
-	memcpy(out->vl_by_sl, held->vl_by_sl, sizeof(out->vl_by_sl));
-	out->layers = held->layers;
-	for (size_t i = 0; i < f->nnodes; i++) {
-		if (!own[i]) {
-			out->lft[i] = row[i];	/* held's: routing_tables_free frees only out's own rows */
-			continue;
-		}
-		memcpy(out->lft[i], row[i], len);
-		for (size_t k = 0; k < ngone; k++)
-			out->lft[i][gone[k]] = LFT_NO_PATH;
-	}
-	rc = 0;
-done:
-	free(was);
-	free(now);
-	free(own);
-	free(gone);
-	free(row);
-	return rc;
-}
-
-int transition_check_step(const struct fabric *f, const struct routing_tables *from, const struct routing_tables *to,
-			  const struct routing_tables *sl_a, const struct routing_tables *sl_b, struct cdg_report *r)
-{
-	/* the CAs' traffic; answers on their own SL are proven in the steady states only (docs/routing.md) */
-	struct cdg_mix m = { .lft = { from, to }, .nlft = 2, .sl = { sl_a, sl_b }, .nsl = 2, .no_answers = true };
-	return cdg_check_mix(f, &m, r);
-}
-
-/* One entry to change: switch node index, LID, and the switch's hops to the LID under the new tables. */
-struct entry {
-	uint32_t node;
-	uint16_t lid;
-	uint16_t hops;
-};
-
-/*
- * What every step of one plan shares: the SLs traffic may use while the
- * stages go in (old's, and the early LID's new one), the LIDs that change
- * (their column, or the SL hosts may use) and, per layer, the
- * dependencies of all the others, which are the same in every state of
- * the plan. A step's check copies those and adds the changing LIDs'
- * mixture only: the same graph transition_check_step builds whole.
- */
-struct step_base {
-	const struct routing_tables *old;
-	struct routing_tables early;	/* old's fields (shared, not owned) with early_sl: only its SLs are read */
-	uint8_t *early_sl;	/* old's SLs, the early LID's new one */
-	bool *moving;		/* [lid]: its column or the SL hosts may use changes */
-	bool *sl_moving;	/* [lid]: hosts may use another SL (the early LID's) */
-	unsigned layers;
-	struct depgraph *g;	/* [layer]: the dependencies of the LIDs that do not move; NULL until needed */
-};
-
-/* The mixture of entries of a and b (b NULL: a's alone) with the SLs traffic may use during b's plan. */
-static struct cdg_mix step_mix(const struct step_base *b, const struct routing_tables *x,
-			       const struct routing_tables *y)
-{
-	return (struct cdg_mix){ .lft = { x, y }, .nlft = y ? 2 : 1, .sl = { b->old, &b->early }, .nsl = 2,
-				 .no_answers = true };
-}
-
-static void step_base_drop_graphs(struct step_base *b)
-{
-	for (unsigned l = 0; b->g && l < b->layers; l++)
-		depgraph_free(&b->g[l]);
-	free(b->g);
-	b->g = NULL;
-}
-
-static void step_base_free(struct step_base *b)
-{
-	step_base_drop_graphs(b);
-	free(b->moving);
-	free(b->sl_moving);
-	free(b->early_sl);
-	memset(b, 0, sizeof(*b));
-}
-
-/*
- * b for the plan old -> new whose changed entries are item[0..n), without
- * its graphs yet; early_lid (0: none) the LID whose new SL hosts may use
- * from the first stage on.
- */
-static int step_base_init(struct step_base *b, const struct routing_tables *old, const struct routing_tables *new,
-			  uint16_t early_lid, const struct entry *item, size_t n)
-{
-	memset(b, 0, sizeof(*b));
-	b->old = old;
-	b->layers = old->layers > new->layers ? old->layers : new->layers;
-	b->moving = calloc((size_t)new->max_lid + 1, sizeof(*b->moving));
-	b->sl_moving = calloc((size_t)new->max_lid + 1, sizeof(*b->sl_moving));
-	b->early_sl = malloc((size_t)old->max_lid + 1);
-	if (!b->moving || !b->sl_moving || !b->early_sl) {
-		step_base_free(b);
-		return -1;
-	}
-	memcpy(b->early_sl, old->sl, (size_t)old->max_lid + 1);
-	if (early_lid && early_lid <= old->max_lid && early_lid <= new->max_lid)
-		b->early_sl[early_lid] = new->sl[early_lid];
-	b->early = *old;
-	b->early.sl = b->early_sl;
-	b->early.layers = b->layers;
-	for (size_t k = 0; k < n; k++)
-		b->moving[item[k].lid] = true;
-	for (uint32_t lid = 1; lid <= old->max_lid && lid <= new->max_lid; lid++) {
-		b->sl_moving[lid] = old->sl[lid] != b->early_sl[lid];
-		b->moving[lid] |= b->sl_moving[lid];
-	}
-	return 0;
-}
-
-/* b's graphs, built on first use (a plan that starts from the held graphs may never need them). */
-static int step_base_graphs(struct step_base *b, const struct fabric *f)
-{
-	const struct routing_tables *old = b->old;
-	if (b->g)
-		return 0;
-	bool *still = calloc((size_t)old->max_lid + 1, sizeof(*still));
-	int rc = -1;
-	if (!still || !(b->g = calloc(b->layers, sizeof(*b->g))))
-		goto done;
-	for (uint32_t lid = 1; lid <= old->max_lid; lid++)
-		still[lid] = !b->moving[lid];
-	struct cdg_mix m = step_mix(b, old, NULL);
-	for (unsigned l = 0; l < b->layers; l++)
-		if (depgraph_init(&b->g[l], f) < 0 || cdg_add_layer(f, &m, l, still, &b->g[l]) < 0)
-			goto done;
-	rc = 0;
-done:
-	free(still);
-	if (rc < 0)
-		step_base_drop_graphs(b);
-	return rc;
-}
-
-/*
- * A step from -> to of b's plan (with the SLs traffic may use during it),
- * from graphs (one per layer: the dependencies of every LID but
- * those in lids, the same in from and to) with the mixture of the LIDs
- * in lids added.
- */
-static int check_step_from(const struct fabric *f, const struct step_base *b, const struct depgraph *graphs,
-			   const bool *lids, const struct routing_tables *from, const struct routing_tables *to,
-			   struct cdg_report *r)
-{
-	struct cdg_mix m = step_mix(b, from, to);
-	struct cdg_report sum = { 0 };
-	for (unsigned l = 0; l < b->layers; l++) {
-		struct depgraph g;
-		int rc = depgraph_copy(&g, &graphs[l]);
-		if (rc == 0)
-			rc = cdg_add_layer(f, &m, l, lids, &g);
-		if (rc == 0)
-			rc = depgraph_check(&g, r);
-		depgraph_free(&g);
-		if (rc < 0)
-			return -1;
-		r->vl = l;
-		if (r->cycle_len)
-			return 0;
-		sum.channels += r->channels;
-		sum.dependencies += r->dependencies;
-	}
-	*r = sum;
-	return 0;
-}
-
-/*
- * The graphs of the state a stage starts from, cur: b's, plus every
- * moving LID on cur's entries alone (on every SL b allows), and where
- * those LIDs' traffic goes under cur. A step from cur changes the entries
- * of a few LIDs; every other LID has cur's entries in both states, so the
- * step's graph is this one with what the changed entries add
- * (routing/cdg_delta.c): the checks of one stage share it.
- */
-struct state_graphs {
-	bool built;
-	bool acyclic;		/* every layer's graph: then a step's cycle passes through what it adds */
-	bool exact;		/* cur's dependencies alone, not those of the step that led to it too */
-	struct depgraph *g;	/* [layer] */
-	struct cdg_reach *reach;	/* of the LIDs with entries left to change, under cur */
-};
-
-static void state_graphs_drop(struct state_graphs *sg, const struct step_base *b)
-{
-	for (unsigned l = 0; sg->built && l < b->layers; l++)
-		depgraph_free(&sg->g[l]);
-	cdg_reach_free(sg->reach);
-	sg->reach = NULL;
-	sg->built = false;
-}
-
-/* The reach under cur of the LIDs of item[0..n); NULL on allocation failure. */
-static struct cdg_reach *reach_left(const struct fabric *f, const struct routing_tables *cur, const struct entry *item,
-				    size_t n)
-{
-	bool *left = calloc((size_t)cur->max_lid + 1, sizeof(*left));
-	struct cdg_reach *r = NULL;
-	if (left) {
-		for (size_t k = 0; k < n; k++)
-			left[item[k].lid] = true;
-		r = cdg_reach_new(f, cur, left);
-	}
-	free(left);
-	return r;
-}
-
-/* sg's building ended after `built` layers: all of them (0), or the graphs made and the reach freed (-1). */
-static int state_graphs_end(struct state_graphs *sg, const struct step_base *b, unsigned built, bool exact)
-{
-	if (built == b->layers) {
-		sg->built = true;
-		sg->exact = exact;
-		return 0;
-	}
-	while (built--)
-		depgraph_free(&sg->g[built]);
-	cdg_reach_free(sg->reach);
-	sg->reach = NULL;
-	return -1;
-}
-
-/*
- * sg for cur, whose entries item[0..n) are still to change. proven: cur
- * is the end of a proven step, whose graph holds all of cur's, so cur's
- * graphs are acyclic; else they are searched once.
- */
-static int state_graphs_build(struct state_graphs *sg, const struct fabric *f, struct step_base *b,
-			      const struct routing_tables *cur, const struct entry *item, size_t n, bool proven)
-{
-	struct cdg_mix m = step_mix(b, cur, NULL);
-	unsigned l;
-	if (step_base_graphs(b, f) < 0 || !(sg->reach = reach_left(f, cur, item, n)))
-		return -1;
-	sg->acyclic = true;
-	for (l = 0; l < b->layers; l++) {
-		struct cdg_report r = { .cycle_len = 0 };
-		if (depgraph_copy(&sg->g[l], &b->g[l]) < 0)
-			break;
-		if (cdg_add_layer(f, &m, l, b->moving, &sg->g[l]) < 0 ||
-		    (!proven && depgraph_check(&sg->g[l], &r) < 0)) {
-			depgraph_free(&sg->g[l]);
-			break;
-		}
-		sg->acyclic &= !r.cycle_len;
-	}
-	return state_graphs_end(sg, b, l, true);
-}
-
-/* What a plan may start from: the graphs of the tables the switches hold (routing/held_graphs.h), or none. */
-struct held_start {
-	const struct depgraph *g;
-	unsigned layers;
-	bool acyclic;
-};
-
-/*
- * sg for old, the plan's first state, whose entries item[0..n) are to
- * change, from held (graphs of old's CA traffic on its own SLs, on a
- * fabric f fits): copies, with the early LID added on its new layer too
- * when its SL changes. A superset of old's graphs (links lost since drop
- * dependencies held has), so not exact; acyclic when held was and no SL
- * changes, else searched.
- */
-static int state_graphs_from_held(struct state_graphs *sg, const struct fabric *f, const struct step_base *b,
-				  const struct routing_tables *old, const struct entry *item, size_t n,
-				  const struct held_start *held)
-{
-	struct cdg_mix m = step_mix(b, old, NULL);
-	bool sl_changes = false;
-	unsigned l;
-	for (uint32_t lid = 1; lid <= old->max_lid && !sl_changes; lid++)
-		sl_changes = b->sl_moving[lid];
-	if (!(sg->reach = reach_left(f, old, item, n)))
-		return -1;
-	sg->acyclic = held->acyclic;
-	for (l = 0; l < b->layers; l++) {
-		struct cdg_report r = { .cycle_len = 0 };
-		int rc = l < held->layers ? depgraph_copy_onto(&sg->g[l], &held->g[l], f) : depgraph_init(&sg->g[l], f);
-		if (rc == 0 && sl_changes)
-			rc = cdg_add_layer(f, &m, l, b->sl_moving, &sg->g[l]);
-		if (rc == 0 && sl_changes)
-			rc = depgraph_check(&sg->g[l], &r);
-		if (rc < 0) {
-			depgraph_free(&sg->g[l]);
-			break;
-		}
-		sg->acyclic &= !r.cycle_len;
-	}
-	return state_graphs_end(sg, b, l, false);
-}
-
-/* item[0..n) as cdg_add_changes takes them (sorted once for every layer); NULL on allocation failure. */
-static struct cdg_change *changes_of(const struct entry *item, size_t n)
-{
-	struct cdg_change *ch = malloc((n + 1) * sizeof(*ch));
-	for (size_t k = 0; ch && k < n; k++)
-		ch[k] = (struct cdg_change){ item[k].node, item[k].lid };
-	if (ch)
-		cdg_changes_sort(ch, n);
-	return ch;
-}
-
-/*
- * The step cur -> next of b's plan, next being cur with the entries
- * item[0..n) changed: sg's graphs with what those changes add. When sg's
- * graphs are acyclic the search starts from the channels the changes gave
- * dependencies, unless whole (the cycle to report is the one a search of
- * the whole graph meets first); r's counts are then left 0.
- */
-static int check_step_delta(const struct fabric *f, const struct step_base *b, const struct state_graphs *sg,
-			    const struct routing_tables *cur, const struct routing_tables *next,
-			    const struct entry *item, size_t n, bool whole, struct cdg_report *r)
-{
-	struct cdg_mix m = step_mix(b, cur, next);
-	struct cdg_report sum = { 0 };
-	struct cdg_change *ch = changes_of(item, n);
-	struct cdg_roots roots = { 0 };
-	int rc = ch ? 0 : -1;
-	for (unsigned l = 0; rc == 0 && l < b->layers; l++) {
-		struct depgraph g;
-		roots.n = 0;
-		rc = depgraph_copy(&g, &sg->g[l]);
-		if (rc == 0)
-			rc = cdg_add_changes(f, &m, l, sg->reach, ch, n, &g, &roots);
-		if (rc == 0)
-			rc = sg->acyclic && !whole ? depgraph_check_from(&g, roots.v, roots.n, r) : depgraph_check(&g, r);
-		depgraph_free(&g);
-		r->vl = l;
-		if (rc == 0 && r->cycle_len)
-			break;
-		sum.channels += r->channels;
-		sum.dependencies += r->dependencies;
-	}
-	if (rc == 0 && !r->cycle_len)
-		*r = sum;
-	free(ch);
-	free(roots.v);
-	return rc;
-}
-
-/*
- * sg, cur's graphs, made those of next: cur with the entries item[0..k)
- * changed, a step proven acyclic, whose entries rest[0..nrest) are left
- * to change. The step's graph (cur's with what the changes add) holds
- * every dependency of next and is acyclic, so it serves as next's without
- * walking the moving LIDs again; a superset (the changed entries' old
- * dependencies stay), which can refuse a later step for a dependency next
- * no longer has, never pass one wrongly: stage_by_entries builds exact
- * graphs before it gives up on an entry.
- */
-static int state_graphs_advance(struct state_graphs *sg, const struct fabric *f, const struct step_base *b,
-				const struct routing_tables *cur, const struct routing_tables *next,
-				const struct entry *item, size_t k, const struct entry *rest, size_t nrest)
-{
-	struct cdg_mix m = step_mix(b, cur, next);
-	struct cdg_change *ch = changes_of(item, k);
-	struct cdg_roots roots = { 0 };
-	struct cdg_reach *reach = NULL;
-	int rc = ch ? 0 : -1;
-	for (unsigned l = 0; rc == 0 && l < b->layers; l++)
-		rc = cdg_add_changes(f, &m, l, sg->reach, ch, k, &sg->g[l], &roots);
-	if (rc == 0 && !(reach = reach_left(f, next, rest, nrest)))
-		rc = -1;
-	free(ch);
-	free(roots.v);
-	if (rc < 0)
-		return -1;
-	cdg_reach_free(sg->reach);
-	sg->reach = reach;
-	sg->acyclic = true;
-	sg->exact = false;
-	return 0;
-}
 
 /* An entry a stage changes, and what it was. */
 struct transition_change {
@@ -513,7 +47,7 @@ struct transition_change {
 };
 
 /* Adds the entries item[0..k) (old: what they were) to the stage p->nstages - 1. */
-static int add_changes(struct transition_plan *p, const struct routing_tables *old, const struct entry *item,
+static int add_changes(struct transition_plan *p, const struct routing_tables *old, const struct plan_entry *item,
 		       size_t k)
 {
 	struct transition_change *more = realloc(p->change, (p->nchange + k + 1) * sizeof(*more));
@@ -531,7 +65,7 @@ static int add_changes(struct transition_plan *p, const struct routing_tables *o
  * the next unless it is the last (new itself, whose changes are kept too:
  * a stage is made from a copy of new).
  */
-static int add_stage(struct transition_plan *p, const struct routing_tables *old, const struct entry *item,
+static int add_stage(struct transition_plan *p, const struct routing_tables *old, const struct plan_entry *item,
 		     size_t k, bool last)
 {
 	size_t *upto = realloc(p->upto, p->nstages * sizeof(*upto));
@@ -571,7 +105,7 @@ const struct routing_tables *transition_stage(struct transition_plan *p, size_t 
 /* Nearest the destination first: a switch moves after the switch its new entry points at. */
 static int by_hops(const void *a, const void *b)
 {
-	const struct entry *x = a, *y = b;
+	const struct plan_entry *x = a, *y = b;
 	if (x->hops != y->hops)
 		return x->hops < y->hops ? -1 : 1;
 	return x->node != y->node ? (x->node < y->node ? -1 : 1) : (x->lid > y->lid) - (x->lid < y->lid);
@@ -584,7 +118,7 @@ static int by_hops(const void *a, const void *b)
  * thousands of entries (a switch's loss at 3,456 hosts); qsort without
  * memory for it.
  */
-static void order_by_hops(const struct fabric *f, const struct routing_tables *new, struct entry *item, size_t n)
+static void order_by_hops(const struct fabric *f, const struct routing_tables *new, struct plan_entry *item, size_t n)
 {
 	uint16_t most = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -592,7 +126,7 @@ static void order_by_hops(const struct fabric *f, const struct routing_tables *n
 		most = item[i].hops > most ? item[i].hops : most;
 	}
 	size_t *start = calloc((size_t)most + 2, sizeof(*start));
-	struct entry *sorted = n ? malloc(n * sizeof(*sorted)) : NULL;
+	struct plan_entry *sorted = n ? malloc(n * sizeof(*sorted)) : NULL;
 	if (!start || !sorted) {
 		free(start);
 		free(sorted);
@@ -611,7 +145,7 @@ static void order_by_hops(const struct fabric *f, const struct routing_tables *n
 }
 
 /* The entries item[0..n) of t set to from's: new's to take a batch, cur's to take it back. */
-static void set_entries(struct routing_tables *t, const struct routing_tables *from, const struct entry *item,
+static void set_entries(struct routing_tables *t, const struct routing_tables *from, const struct plan_entry *item,
 			size_t n)
 {
 	for (size_t k = 0; k < n; k++)
@@ -620,8 +154,9 @@ static void set_entries(struct routing_tables *t, const struct routing_tables *f
 
 /* Checks the step from cur that changes item[0..k); leaves next as cur. 1 proven, 0 not (r: the cycle), -1. */
 static int step_proven(const struct fabric *f, const struct step_base *b, const struct state_graphs *sg,
-		       const struct routing_tables *cur, const struct routing_tables *new, const struct entry *item,
-		       size_t k, struct routing_tables *next, struct cdg_report *r, size_t *checks)
+		       const struct routing_tables *cur, const struct routing_tables *new,
+		       const struct plan_entry *item, size_t k, struct routing_tables *next, struct cdg_report *r,
+		       size_t *checks)
 {
 	set_entries(next, new, item, k);
 	++*checks;
@@ -642,7 +177,7 @@ static int step_proven(const struct fabric *f, const struct step_base *b, const 
  * confirms: 0 when some dependency has no such entry.
  */
 static size_t prefix_without_cycle(const struct state_graphs *sg, const struct routing_tables *cur,
-				   const struct routing_tables *new, const struct entry *item, size_t k,
+				   const struct routing_tables *new, const struct plan_entry *item, size_t k,
 				   const struct cdg_report *r)
 {
 	size_t cut = 0;
@@ -684,8 +219,9 @@ static size_t prefix_without_cycle(const struct state_graphs *sg, const struct r
  * allocation failure.
  */
 static long proven_batch(const struct fabric *f, struct step_base *b, struct state_graphs *sg,
-			 const struct routing_tables *cur, const struct routing_tables *new, const struct entry *item,
-			 size_t n, bool proven, struct routing_tables *next, struct cdg_report *r, size_t *checks)
+			 const struct routing_tables *cur, const struct routing_tables *new,
+			 const struct plan_entry *item, size_t n, bool proven, struct routing_tables *next,
+			 struct cdg_report *r, size_t *checks)
 {
 	size_t ok = 0, refused = n + 1;
 	if (!sg->built && state_graphs_build(sg, f, b, cur, item, n, proven) < 0)
@@ -721,8 +257,8 @@ static long proven_batch(const struct fabric *f, struct step_base *b, struct sta
 #define STAGE_CHECKS 400
 
 static int stage_by_entries(const struct fabric *f, struct step_base *b, const struct routing_tables *old,
-			    const struct routing_tables *new, struct entry *item, size_t n, const struct held_start *held,
-			    struct transition_plan *p)
+			    const struct routing_tables *new, struct plan_entry *item, size_t n,
+			    const struct held_start *held, struct transition_plan *p)
 {
 	struct routing_tables cur, next;
 	struct cdg_report r;
@@ -753,7 +289,7 @@ static int stage_by_entries(const struct fabric *f, struct step_base *b, const s
 			continue;
 		}
 		if (k == 0 && stuck < n && checks < STAGE_CHECKS) {	/* this entry waits: try the next first */
-			struct entry e = item[0];
+			struct plan_entry e = item[0];
 			memmove(item, item + 1, (n - 1) * sizeof(*item));
 			item[n - 1] = e;
 			stuck++;
@@ -803,15 +339,15 @@ int transition_plan(const struct fabric *f, const struct routing_tables *old, co
 
 /* A growing list of entries. */
 struct entries {
-	struct entry *v;
+	struct plan_entry *v;
 	size_t n, cap;
 };
 
-static int push_entry(struct entries *l, struct entry e)
+static int push_entry(struct entries *l, struct plan_entry e)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 1024;
-		struct entry *more = realloc(l->v, cap * sizeof(*more));
+		struct plan_entry *more = realloc(l->v, cap * sizeof(*more));
 		if (!more)
 			return -1;
 		l->v = more;
@@ -878,8 +414,9 @@ static int collect_changes(const struct fabric *f, const struct routing_tables *
 			if (memcmp(a + at, b + at, end - at) == 0)
 				continue;
 			for (size_t lid = at ? at : 1; lid < end; lid++)
-				if (a[lid] != b[lid] && push_entry(b[lid] == LFT_NO_PATH ? drop : item,
-								   (struct entry){ (uint32_t)i, (uint16_t)lid, 0 }) < 0)
+				if (a[lid] != b[lid] &&
+				    push_entry(b[lid] == LFT_NO_PATH ? drop : item,
+					       (struct plan_entry){ (uint32_t)i, (uint16_t)lid, 0 }) < 0)
 					return -1;
 		}
 		*switches += item->n + drop->n > before;
@@ -1045,3 +582,4 @@ void transition_plan_free(struct transition_plan *p)
 	free(p->upto);
 	memset(p, 0, sizeof(*p));
 }
+
