@@ -20,14 +20,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Lists channel (sw, out) among those the last change added a dependency to, once. */
-static void note_added(struct layer_graph *lg, const struct node *sw, uint8_t out)
+/* Lists the dependency (sw, out) -> (next, next_out) among those the change adding paths gave g. -1 on failure. */
+static int note_added(struct layer_graph *lg, const struct node *sw, uint8_t out, const struct node *next,
+		      uint8_t next_out)
 {
-	uint8_t *mark = &lg->is_added[lg->g->base[sw->index] + out];
-	if (!*mark) {
-		*mark = 1;
-		lg->added[lg->nadded++] = (struct cdg_channel){ sw, out, 0 };
+	if (lg->nadded == lg->cap_added) {
+		size_t cap = lg->cap_added ? 2 * lg->cap_added : 256;
+		struct dep_edge *more = realloc(lg->added, cap * sizeof(*more));
+		if (!more)
+			return -1;
+		lg->added = more;
+		lg->cap_added = cap;
 	}
+	lg->added[lg->nadded++] = (struct dep_edge){ (uint32_t)(lg->g->base[sw->index] + out),
+						     (uint32_t)(lg->g->base[next->index] + next_out) };
+	return 0;
 }
 
 static void note_crossing(struct layer_crossings *x, const struct node *sw, uint8_t out, const struct node *next,
@@ -199,9 +206,9 @@ static int apply_crossings(struct layer_graph *lg, size_t nshares, int delta)
 				depgraph_remove_turn(lg->g, c->next, c->sw->ports[c->out].remote_port, c->next_out);
 				continue;
 			}
-			if (depgraph_add(lg->g, c->sw, c->out, c->next, c->next_out) < 0)	/* a LID coming back */
+			if (depgraph_add(lg->g, c->sw, c->out, c->next, c->next_out) < 0 ||	/* a LID coming back */
+			    (lg->listing && note_added(lg, c->sw, c->out, c->next, c->next_out) < 0))
 				return -1;
-			note_added(lg, c->sw, c->out);
 		}
 	}
 	return 0;
@@ -265,9 +272,7 @@ int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struc
 	*lg = (struct layer_graph){ .f = f, .t = t, .layer = layer, .answers = answers, .g = g };
 	lg->count = calloc(f->nnodes + 1, sizeof(*lg->count));
 	lg->cas_on_layer = calloc(f->nnodes + 1, sizeof(*lg->cas_on_layer));
-	lg->is_added = calloc(g->nch + 1, 1);
-	lg->added = malloc((g->nch + 1) * sizeof(*lg->added));
-	if (!lg->count || !lg->cas_on_layer || !lg->is_added || !lg->added || index_lids(lg) < 0 ||
+	if (!lg->count || !lg->cas_on_layer || index_lids(lg) < 0 ||
 	    hop_map_build(&lg->hops, f) < 0)
 		goto fail;
 	for (size_t k = 0; k < SHARES_MAX; k++) {
@@ -299,10 +304,11 @@ int layer_graph_remove_lids(struct layer_graph *lg, const bool *lids)
 
 int layer_graph_add_lids(struct layer_graph *lg, const bool *lids)
 {
-	for (size_t i = 0; i < lg->nadded; i++)
-		lg->is_added[lg->g->base[lg->added[i].node->index] + lg->added[i].port] = 0;
 	lg->nadded = 0;
-	return change(lg, lids, 1);
+	lg->listing = true;
+	int rc = change(lg, lids, 1);
+	lg->listing = false;
+	return rc;
 }
 
 void layer_graph_free(struct layer_graph *lg)
@@ -324,7 +330,6 @@ void layer_graph_free(struct layer_graph *lg)
 		free(lg->starts[k].paths);
 		free(lg->starts[k].at);
 	}
-	free(lg->is_added);
 	free(lg->added);
 	hop_map_free(&lg->hops);
 	memset(lg, 0, sizeof(*lg));

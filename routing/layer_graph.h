@@ -6,6 +6,7 @@
 #define ROUTING_LAYER_GRAPH_H
 
 #include "routing/cdg.h"
+#include "routing/deporder.h"
 #include "routing/hopmap.h"
 #include "routing/shares.h"
 
@@ -49,9 +50,9 @@ struct layer_graph {
 		uint32_t *at;	/* node indices */
 		uint32_t gen;
 	} starts[SHARES_MAX];
-	struct cdg_channel *added;	/* channels given a dependency by the last change adding paths */
-	size_t nadded;
-	uint8_t *is_added;	/* per channel of g: listed in added[] */
+	struct dep_edge *added;	/* the dependencies layer_graph_add_lids last gave g */
+	size_t nadded, cap_added;
+	bool listing;		/* a change adding paths lists what it gives g */
 	struct hop_map hops;
 };
 
@@ -72,8 +73,8 @@ int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struc
 int layer_graph_remove_lids(struct layer_graph *lg, const bool *lids);
 /*
  * Puts the paths of the LIDs with lids[lid] set back (call it once their
- * t->sl is the layer again); lg->added lists the channels that gained a
- * dependency (roots for depgraph_check_from). -1 on allocation failure.
+ * t->sl is the layer again); lg->added lists the dependencies g gained
+ * (for deporder_admit). -1 on allocation failure.
  */
 int layer_graph_add_lids(struct layer_graph *lg, const bool *lids);
 void layer_graph_free(struct layer_graph *lg);

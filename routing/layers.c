@@ -193,18 +193,23 @@ static int cut(void *arg, const struct cdg_channel *cycle, size_t len)
  * still stands but for the dependency its move took away stays off
  * without a try (the cut counted it among that dependency's users). The
  * layer is acyclic before each LID comes back, so a cycle must pass
- * through a dependency the LID added: the search starts at those only.
- * The LIDs the engine put on the layer above and offers (no cut moved
- * them) are tried the same way, up to OFFERS_REFUSED_MAX refusals in a
- * row. -1 on failure.
+ * through a dependency the LID added: a topological order of the layer's
+ * graph, kept as dependencies come back (routing/deporder.c), looks only
+ * between the two ends of each that runs against it. The LIDs the
+ * engine put on the layer above and offers (no cut moved them) are tried
+ * the same way, up to OFFERS_REFUSED_MAX refusals in a row. -1 on
+ * failure.
  */
 static int take_back(struct cutter *c)
 {
 	size_t n = (size_t)c->t->max_lid + 1;
+	struct deporder order;
+	if (deporder_init(&order, c->g))	/* acyclic: the cuts left no cycle */
+		return -1;
 	memset(c->chosen, 0, n * sizeof(*c->chosen));
 	unsigned refused = 0;	/* offers refused in a row */
-	for (size_t lid = 1; lid < n; lid++) {
-		struct cdg_report r;
+	int rc = 0;
+	for (size_t lid = 1; lid < n && rc == 0; lid++) {
 		if (!c->left[lid] || c->t->sl[lid] != c->l + 1)
 			continue;
 		if (!c->cut_of[lid] && refused >= OFFERS_REFUSED_MAX)
@@ -213,12 +218,15 @@ static int take_back(struct cutter *c)
 			continue;
 		c->t->sl[lid] = (uint8_t)c->l;
 		c->chosen[lid] = true;
-		if (layer_graph_add_lids(&c->lg, c->chosen) < 0 ||
-		    depgraph_check_from(c->g, c->lg.added, c->lg.nadded, &r) < 0)
-			return -1;
-		if (r.cycle_len) {
+		int cyclic = layer_graph_add_lids(&c->lg, c->chosen) < 0 ? -1 :
+			     deporder_admit(&order, c->lg.added, c->lg.nadded);
+		if (cyclic < 0) {
+			rc = -1;
+			break;
+		}
+		if (cyclic) {
 			if (layer_graph_remove_lids(&c->lg, c->chosen) < 0)
-				return -1;
+				rc = -1;
 			c->t->sl[lid] = (uint8_t)(c->l + 1);
 			refused += !c->cut_of[lid];
 		} else if (c->cut_of[lid])
@@ -227,7 +235,8 @@ static int take_back(struct cutter *c)
 			refused = 0;
 		c->chosen[lid] = false;
 	}
-	return 0;
+	deporder_free(&order);
+	return rc;
 }
 
 /*
