@@ -211,6 +211,8 @@ static bool take_in(struct deporder *o, size_t k)
 
 int deporder_admit(struct deporder *o, const struct dep_edge *e, size_t n)
 {
+	if (!n)		/* a LID whose paths add nothing new */
+		return 0;
 	if (n > o->cap) {
 		struct dep_edge *more = realloc(o->pending, n * sizeof(*more));
 		if (!more)
