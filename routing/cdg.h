@@ -71,8 +71,9 @@ bool cdg_lid_uses(const struct routing_tables *t, uint16_t lid, const struct cdg
 		  const struct cdg_channel *b);
 /*
  * The search for the LIDs on a layer of t whose traffic makes one
- * dependency: as a destination of the CAs, or (with answers) as a source
- * answering CAs. cdg_users_new allocates it (NULL on failure);
+ * dependency (routing/cdg_users.c): as a destination of the CAs, or (with
+ * answers) as a source answering CAs. cdg_users_new allocates it (NULL on
+ * failure);
  * cdg_users_list lists the layer's LIDs as t->sl stands (again after any
  * change); cdg_users_of marks in uses[lid] (max_lid + 1 entries) the LIDs
  * making channel a depend on b and returns how many, or stops at limit
