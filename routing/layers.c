@@ -147,6 +147,8 @@ static int cut(void *arg, const struct cdg_channel *cycle, size_t len)
 	for (size_t k = 0; k < len; k++) {	/* a later dependency must have fewer users, an earlier one as few */
 		size_t i = order[k].i;
 		unsigned limit = !best ? c->on_layer : i < best_i ? best + 1 : best;
+		if (limit <= 1)	/* only 0 users would be fewer, and a dependency without users is never taken */
+			continue;
 		long users = users_of(c, &cycle[i], &cycle[(i + 1) % len], limit);
 		if (users < 0) {
 			free(order);
