@@ -18,10 +18,11 @@ struct dep_edge {
 };
 
 /*
- * Places closer than this are spread again: a double keeps 52 bits, a
- * place below 2^22 (4 million channels) needs 22 of them, this 30.
+ * Places closer than this are spread again. A double keeps 52 bits; a
+ * place below 2^22 (4 million channels) needs 22 of them, this step 20,
+ * which leaves 10 for the sums of places and steps to stay exact enough.
  */
-#define DEPORDER_MIN_STEP 0x1p-30
+#define DEPORDER_MIN_STEP 0x1p-20
 
 struct deporder {
 	const struct depgraph *g;
