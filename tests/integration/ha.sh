@@ -24,10 +24,19 @@ trap 'for p in "${PIDS[@]}"; do stop "$p"; done; [[ -n $SIM_PID ]] && stop "$SIM
 sm_run() {
 	printf 'sm_priority: %s\nsm_poll_interval_ms: 300\nsm_poll_retries: 2\nsweep_interval: 1\nsm_key: 1\n' "$3" \
 		>"$WORK/$1.yaml"
-	SIM_HOST=$2 LD_PRELOAD=$UMAD2SIM "$FABRICD" -f -c "$WORK/$1.yaml" -d "$WORK/$1.db" -S "$WORK/$1.sock" \
-		--log-file "$WORK/$1.log" &
-	eval "PID_$1=$!"
-	PIDS+=("$!")
+	# again while it could not open its port: an SM just killed holds its
+	# ibsim client slot until ibsim notices (as fd_once, lib.sh)
+	local pid
+	for _ in 1 2 3 4 5; do
+		SIM_HOST=$2 LD_PRELOAD=$UMAD2SIM "$FABRICD" -f -c "$WORK/$1.yaml" -d "$WORK/$1.db" -S "$WORK/$1.sock" \
+			--log-file "$WORK/$1.log" 2>"$WORK/$1.err" &
+		pid=$!
+		sleep 0.3
+		kill -0 "$pid" 2>/dev/null || ! grep -q "cannot open ibsim0 port 0: No such file" "$WORK/$1.err" && break
+		sleep 0.5
+	done
+	eval "PID_$1=$pid"
+	PIDS+=("$pid")
 }
 # fresh_fabric: every SM stopped, and a new simulator of the same fabric
 fresh_fabric() {
