@@ -76,6 +76,12 @@ struct mad_port {
 	uint32_t random[256];	/* TIDs to come, from getrandom */
 	unsigned nrandom;
 	uint8_t *send_buf;
+	/*
+	 * The pump's records, PUMP_BATCH of them: on the heap, as a buffer
+	 * on its stack would be left poisoned for ASan when mad_close cancels
+	 * it inside umad_recv (its frame never returns).
+	 */
+	uint8_t *pump_buf;
 	mad_request_fn on_request;
 	void *request_arg;
 	uint8_t (*sl_of)(void *ctx, uint16_t dlid);
@@ -102,7 +108,7 @@ static int pump_one(struct mad_port *mp, uint8_t *rec, int timeout_ms)
 static void *pump_main(void *arg)
 {
 	struct mad_port *mp = arg;
-	uint8_t buf[PUMP_BATCH * RECORD_SIZE];
+	uint8_t *buf = mp->pump_buf;
 	for (;;) {
 		int rc = pump_one(mp, buf, -1);
 		size_t n = rc > 0;
@@ -580,7 +586,8 @@ struct mad_port *mad_open(struct evloop *loop, const struct mad_port_opts *o, ch
 	cl_qlist_init(&mp->active);
 	cl_qmap_init(&mp->by_tid);
 	mp->send_buf = calloc(1, RECORD_SIZE);
-	if (!mp->send_buf || umad_init() < 0) {
+	mp->pump_buf = malloc(PUMP_BATCH * RECORD_SIZE);
+	if (!mp->send_buf || !mp->pump_buf || umad_init() < 0) {
 		snprintf(err, MAD_ERR_LEN, "cannot initialise libibumad");
 		goto fail;
 	}
@@ -658,5 +665,6 @@ void mad_close(struct mad_port *mp)
 	if (mp->portid >= 0)
 		umad_close_port(mp->portid);
 	free(mp->send_buf);
+	free(mp->pump_buf);
 	free(mp);
 }
