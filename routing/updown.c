@@ -189,20 +189,16 @@ static void escapes(struct ud *u)
 	}
 }
 
-/*
- * Candidate ports of every switch for D (those going up have theirs from
- * updown_distances); returns the leaves without a legal path.
- */
-static size_t candidates(struct ud *u, size_t d)
+/* Candidate ports of every switch for D (those going up have theirs from updown_distances). */
+static void candidates(struct ud *u, size_t d)
 {
-	size_t stranded = 0, escaping = 0;
+	size_t escaping = 0;
 	for (size_t i = 0; i < u->ndesc; i++) {
 		size_t s = u->desc[i];
 		if (s == d) {
 			u->s->ncand[s] = 0;
 			u->s->whole[s] = 0;
 		} else if (u->s->dist[s] == DIST_INF) {
-			stranded += u->leaf[s];
 			escaping++;
 		} else if (u->s->down[s] != DIST_INF) {
 			uint8_t *c = u->s->cand + u->base[s], k = 0;
@@ -215,7 +211,6 @@ static size_t candidates(struct ud *u, size_t d)
 	}
 	if (escaping)
 		escapes(u);
-	return stranded;
 }
 
 /*
@@ -266,15 +261,11 @@ static size_t towards(struct ud *u, size_t d)
 {
 	down_distances(u, d, u->s->down);
 	updown_distances(u);
-	u->s->unrouted = false;
-	if (u->p->gaps_elsewhere && !u->leaf[d]) {
-		size_t stranded = stranded_leaves(u);
-		if (stranded) {
-			u->s->unrouted = true;
-			return stranded;
-		}
-	}
-	return candidates(u, d);
+	size_t stranded = stranded_leaves(u);
+	u->s->unrouted = stranded && u->p->gaps_elsewhere && !u->leaf[d];
+	if (!u->s->unrouted)
+		candidates(u, d);
+	return stranded;
 }
 
 /* towards() into set buf, for ahead.h: ctx is a copy of the ud whose shared parts it reads. */
