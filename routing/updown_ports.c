@@ -270,13 +270,10 @@ struct balance_run {
 	size_t moved[SHARES_MAX];
 };
 
-/* How many of row r's LIDs are CA LIDs (they come first). */
+/* How many LIDs leaf row r holds: its CA LIDs (u->leaves keeps no switch's own). */
 static unsigned row_cas(const struct cand_table *k, size_t r)
 {
-	unsigned n = 0;
-	for (size_t j = k->lid_start[r]; j < k->lid_start[r + 1] && k->at_port[j]; j++)
-		n++;
-	return n;
+	return (unsigned)(k->lid_start[r + 1] - k->lid_start[r]);
 }
 
 /*
@@ -372,14 +369,12 @@ static size_t spread_leaves(const struct ud *u, size_t *out)
 	size_t n = 0, m = 0;
 	if (!at)
 		return SIZE_MAX;
-	for (size_t r = 0; r < k->nrows; r++) {
+	for (size_t r = 0; r < k->nrows; r++) {	/* a leaf has a row only with CA LIDs */
 		uint32_t j = UINT32_MAX;
-		unsigned cas = row_cas(k, r);
-		for (unsigned c = 0; c < cas; c++)
+		for (unsigned c = 0, cas = row_cas(k, r); c < cas; c++)
 			if (u->jpos[k->lids[k->lid_start[r] + c]] < j)
 				j = u->jpos[k->lids[k->lid_start[r] + c]];
-		if (cas)
-			at[n++] = (struct leaf_at){ r, j };
+		at[n++] = (struct leaf_at){ r, j };
 	}
 	qsort(at, n, sizeof(*at), cmp_leaf_at);
 	unsigned bits = 0;
