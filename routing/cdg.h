@@ -73,15 +73,16 @@ bool cdg_lid_uses(const struct routing_tables *t, uint16_t lid, const struct cdg
  * The search for the LIDs on a layer of t whose traffic makes one
  * dependency (routing/cdg_users.c): as a destination of the CAs, or (with
  * answers) as a source answering CAs. cdg_users_new allocates it (NULL on
- * failure);
+ * failure; hops: f's hop map, kept by the caller while it lives);
  * cdg_users_list lists the layer's LIDs as t->sl stands (again after any
  * change); cdg_users_of marks in uses[lid] (max_lid + 1 entries) the LIDs
  * making channel a depend on b and returns how many, or stops at limit
  * when there are at least that many (uses then partly marked).
  */
 struct cdg_users;
-struct cdg_users *cdg_users_new(const struct fabric *f, const struct routing_tables *t, unsigned layer,
-				bool answers);
+struct hop_map;
+struct cdg_users *cdg_users_new(const struct fabric *f, const struct routing_tables *t, const struct hop_map *hops,
+				unsigned layer, bool answers);
 void cdg_users_list(struct cdg_users *u);
 unsigned cdg_users_of(struct cdg_users *u, const struct cdg_channel *a, const struct cdg_channel *b, bool *uses,
 		      unsigned limit);

@@ -24,7 +24,7 @@ struct cdg_users {
 	unsigned layer;
 	bool answers;
 	uint32_t a;		/* the node index of the dependency's first switch */
-	struct hop_map hops;
+	const struct hop_map *hops;	/* the caller's, of f */
 	uint8_t *state;		/* per node, for the current destination: UNKNOWN, YES, NO, ON_WALK */
 	uint32_t *stamp;	/* per node: the destination count state[] belongs to */
 	uint32_t gen;
@@ -53,7 +53,7 @@ enum { UNKNOWN, YES, NO, ON_WALK };
 static uint32_t next_switch(const struct cdg_users *u, uint32_t sw, uint16_t lid)
 {
 	uint8_t out;
-	const struct hop *h = hop_map_step(&u->hops, u->t, sw, lid, &out);
+	const struct hop *h = hop_map_step(u->hops, u->t, sw, lid, &out);
 	return h ? h->next : HOP_NONE;
 }
 
@@ -148,12 +148,11 @@ void cdg_users_free(struct cdg_users *u)
 	free(u->sw_above);
 	free(u->ca_lid);
 	free(u->ca_using);
-	hop_map_free(&u->hops);
 	free(u);
 }
 
-struct cdg_users *cdg_users_new(const struct fabric *f, const struct routing_tables *t, unsigned layer,
-				bool answers)
+struct cdg_users *cdg_users_new(const struct fabric *f, const struct routing_tables *t, const struct hop_map *hops,
+				unsigned layer, bool answers)
 {
 	size_t n = f->nnodes + 1;
 	struct cdg_users *u = malloc(sizeof(*u));
@@ -164,6 +163,7 @@ struct cdg_users *cdg_users_new(const struct fabric *f, const struct routing_tab
 		.t = t,
 		.layer = layer,
 		.answers = answers,
+		.hops = hops,
 		.state = malloc(n),
 		.stamp = calloc(n, sizeof(*u->stamp)),
 		.listed = calloc(n, sizeof(*u->listed)),
@@ -179,7 +179,7 @@ struct cdg_users *cdg_users_new(const struct fabric *f, const struct routing_tab
 	};
 	if (!u->state || !u->stamp || !u->listed || !u->path || !u->source || !u->ca_entry || !u->first_ca ||
 	    !u->next_ca || !u->ca_above || !u->ca_lid || !u->ca_using ||
-	    !u->sw_above || hop_map_build(&u->hops, f) < 0) {
+	    !u->sw_above) {
 		cdg_users_free(u);
 		return NULL;
 	}

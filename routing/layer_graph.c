@@ -65,13 +65,13 @@ static void path(const struct layer_graph *lg, uint32_t sw, uint16_t lid, int de
 {
 	uint32_t paths = (uint32_t)(delta > 0 ? delta : -delta);
 	uint8_t out = 0, next_out = 0;
-	const struct hop *h = hop_map_step(&lg->hops, lg->t, sw, lid, &out);
+	const struct hop *h = hop_map_step(lg->hops, lg->t, sw, lid, &out);
 	for (size_t hops = 0; h && h->next < HOP_CA && hops <= lg->f->nnodes; hops++) {	/* a looping table is cut short */
 		uint32_t next = h->next;
-		const struct hop *nh = hop_map_step(&lg->hops, lg->t, next, lid, &next_out);
+		const struct hop *nh = hop_map_step(lg->hops, lg->t, next, lid, &next_out);
 		uint32_t *count = lg->count[next];
 		if (nh && count) {
-			uint32_t *c = &count[(size_t)h->in * (lg->hops.nports[next] + 1u) + next_out];
+			uint32_t *c = &count[(size_t)h->in * (lg->hops->nports[next] + 1u) + next_out];
 			bool crossed = delta > 0 ? __atomic_fetch_add(c, paths, __ATOMIC_RELAXED) == 0
 						 : __atomic_sub_fetch(c, paths, __ATOMIC_RELAXED) == 0;
 			if (crossed)
@@ -91,7 +91,7 @@ static uint32_t own_start(const struct layer_graph *lg, uint32_t sw, uint16_t d)
 	if (!cdg_own_hop_on_vl0(lg->layer))
 		return sw;
 	uint8_t out;
-	const struct hop *h = hop_map_step(&lg->hops, lg->t, sw, d, &out);
+	const struct hop *h = hop_map_step(lg->hops, lg->t, sw, d, &out);
 	return h && h->next < HOP_CA ? h->next : NO_START;
 }
 
@@ -267,13 +267,12 @@ static int index_lids(struct layer_graph *lg)
 }
 
 int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struct routing_tables *t,
-		     unsigned layer, bool answers, struct depgraph *g)
+		     const struct hop_map *hops, unsigned layer, bool answers, struct depgraph *g)
 {
-	*lg = (struct layer_graph){ .f = f, .t = t, .layer = layer, .answers = answers, .g = g };
+	*lg = (struct layer_graph){ .f = f, .t = t, .hops = hops, .layer = layer, .answers = answers, .g = g };
 	lg->count = calloc(f->nnodes + 1, sizeof(*lg->count));
 	lg->cas_on_layer = calloc(f->nnodes + 1, sizeof(*lg->cas_on_layer));
-	if (!lg->count || !lg->cas_on_layer || index_lids(lg) < 0 ||
-	    hop_map_build(&lg->hops, f) < 0)
+	if (!lg->count || !lg->cas_on_layer || index_lids(lg) < 0)
 		goto fail;
 	for (size_t k = 0; k < SHARES_MAX; k++) {
 		struct layer_starts *st = &lg->starts[k];
@@ -331,6 +330,5 @@ void layer_graph_free(struct layer_graph *lg)
 		free(lg->starts[k].at);
 	}
 	free(lg->added);
-	hop_map_free(&lg->hops);
 	memset(lg, 0, sizeof(*lg));
 }

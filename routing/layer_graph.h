@@ -53,17 +53,18 @@ struct layer_graph {
 	struct dep_edge *added;	/* the dependencies layer_graph_add_lids last gave g */
 	size_t nadded, cap_added;
 	bool listing;		/* a change adding paths lists what it gives g */
-	struct hop_map hops;
+	const struct hop_map *hops;	/* the caller's, of f */
 };
 
 /*
  * Counts the paths behind g, the graph cdg_add_layer built for the layer
  * of t (cdg_mix_of(t), no_answers = !answers), as t->sl stands now; into
- * an empty g, builds that graph (the same turns).
- * -1 on allocation failure (lg then holds nothing to free).
+ * an empty g, builds that graph (the same turns). hops: f's hop map, kept
+ * by the caller while lg lives. -1 on allocation failure (lg then holds
+ * nothing to free).
  */
 int layer_graph_init(struct layer_graph *lg, const struct fabric *f, const struct routing_tables *t,
-		     unsigned layer, bool answers, struct depgraph *g);
+		     const struct hop_map *hops, unsigned layer, bool answers, struct depgraph *g);
 /*
  * Takes the paths of the LIDs with lids[lid] set out of the graph (call it
  * while their t->sl is still the layer, then change their SLs): g then

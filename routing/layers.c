@@ -32,6 +32,7 @@
 struct cutter {
 	const struct fabric *f;
 	struct routing_tables *t;
+	const struct hop_map *hops;	/* of f, for the users search and the counted paths */
 	unsigned l;
 	bool answers;
 	struct cdg_users *users;	/* who makes a dependency */
@@ -251,7 +252,7 @@ static int build(struct cutter *c, const struct cdg_mix *m, bool fixed)
 {
 	if (fixed)
 		return cdg_add_layer(c->f, m, c->l, NULL, c->g);
-	if (layer_graph_init(&c->lg, c->f, c->t, c->l, c->answers, c->g) < 0)
+	if (layer_graph_init(&c->lg, c->f, c->t, c->hops, c->l, c->answers, c->g) < 0)
 		return -1;
 	c->counted = true;
 	return 0;
@@ -266,16 +267,16 @@ static int build(struct cutter *c, const struct cdg_mix *m, bool fixed)
  * (*by_order, r's figures 0). 0 with the figures of the acyclic layer in
  * r, 1 with the cycle no move breaks, -1 on failure.
  */
-static int split_layer(const struct fabric *f, struct routing_tables *t, unsigned l, bool last,
-		       const struct cdg_mix *m, const uint8_t *offered, unsigned *moved, bool *by_order,
+static int split_layer(const struct fabric *f, const struct hop_map *hops, struct routing_tables *t, unsigned l,
+		       bool last, const struct cdg_mix *m, const uint8_t *offered, unsigned *moved, bool *by_order,
 		       struct cdg_report *r)
 {
 	struct depgraph g = { 0 };
-	struct cutter c = { .f = f, .t = t, .l = l, .answers = !m->no_answers, .g = &g,
+	struct cutter c = { .f = f, .t = t, .hops = hops, .l = l, .answers = !m->no_answers, .g = &g,
 			    .uses = malloc((size_t)t->max_lid + 1), .chosen = malloc((size_t)t->max_lid + 1),
 			    .left = calloc((size_t)t->max_lid + 1, 1),
 			    .cut_of = calloc((size_t)t->max_lid + 1, sizeof(*c.cut_of)),
-			    .users = last ? NULL : cdg_users_new(f, t, l, !m->no_answers) };
+			    .users = last ? NULL : cdg_users_new(f, t, hops, l, !m->no_answers) };
 	int rc = -1;
 	bool offers = false;
 	for (uint32_t lid = 1; lid <= t->max_lid; lid++) {
@@ -322,8 +323,8 @@ static int split_layer(const struct fabric *f, struct routing_tables *t, unsigne
  * offered: per LID, the engine's layer of a LID it may offer lower down,
  * else 0 (NULL: none). 0, 1 (cyclic) or -1.
  */
-static int assign(const struct fabric *f, struct routing_tables *t, const uint8_t *offered, unsigned max_layers,
-		  bool answers, struct layers_report *r)
+static int assign(const struct fabric *f, const struct hop_map *hops, struct routing_tables *t,
+		  const uint8_t *offered, unsigned max_layers, bool answers, struct layers_report *r)
 {
 	struct cdg_report sum = { 0 };
 	unsigned engine_layers = t->layers ? t->layers : 1;
@@ -334,7 +335,7 @@ static int assign(const struct fabric *f, struct routing_tables *t, const uint8_
 		bool by_order = false;
 		m.no_answers = !answers;
 		t->layers = l + 1 > engine_layers ? l + 1 : engine_layers;
-		int rc = split_layer(f, t, l, l + 1 >= max_layers, &m, offered, &moved, &by_order, &r->cdg);
+		int rc = split_layer(f, hops, t, l, l + 1 >= max_layers, &m, offered, &moved, &by_order, &r->cdg);
 		r->moved += moved;
 		r->ordered += by_order;
 		if (rc) {
@@ -371,7 +372,8 @@ int layers_assign(const struct fabric *f, struct routing_tables *t, unsigned max
 	}
 	size_t n = (size_t)t->max_lid + 1;
 	uint8_t *engine_sl = malloc(n), *offered = offer ? calloc(n, 1) : NULL;
-	if (!engine_sl || (offer && !offered)) {
+	struct hop_map hops;	/* one for every layer's users search and counted paths */
+	if (!engine_sl || (offer && !offered) || hop_map_build(&hops, f) < 0) {
 		free(engine_sl);
 		free(offered);
 		return -1;
@@ -379,14 +381,15 @@ int layers_assign(const struct fabric *f, struct routing_tables *t, unsigned max
 	memcpy(engine_sl, t->sl, n);
 	for (size_t lid = 1; offer && lid < n; lid++)
 		offered[lid] = offer[lid] ? engine_sl[lid] : 0;
-	int rc = assign(f, t, offered, max_layers, true, r);
+	int rc = assign(f, &hops, t, offered, max_layers, true, r);
 	r->answers_proven = rc == 0;
 	if (rc == 1) {	/* the CAs' traffic alone, so that too few VLs for the answers leave the fabric routed */
 		r->answers = r->cdg;
 		memcpy(t->sl, engine_sl, n);
 		t->layers = engine_layers;
-		rc = assign(f, t, offered, max_layers, false, r);
+		rc = assign(f, &hops, t, offered, max_layers, false, r);
 	}
+	hop_map_free(&hops);
 	free(engine_sl);
 	free(offered);
 	return rc;

@@ -333,6 +333,8 @@ static void test_cdg_layer_graph_after_lids_leave_is_the_graph_built_afresh(void
 	t.lft[a->index][looping] = 1;
 	t.lft[a->ports[1].remote->index][looping] = a->ports[1].remote_port;
 	t.layers = 3;
+	struct hop_map hops;
+	assert_int_equal(hop_map_build(&hops, &f), 0);
 	for (unsigned layer = 0; layer < 2; layer++) {
 		for (int answers = 0; answers < 2; answers++) {
 			struct cdg_mix m = cdg_mix_of(&t);
@@ -341,12 +343,12 @@ static void test_cdg_layer_graph_after_lids_leave_is_the_graph_built_afresh(void
 			m.no_answers = !answers;
 			assert_int_equal(depgraph_init(&g, &f), 0);
 			assert_int_equal(cdg_add_layer(&f, &m, layer, NULL, &g), 0);
-			assert_int_equal(layer_graph_init(&lg, &f, &t, layer, answers, &g), 0);
+			assert_int_equal(layer_graph_init(&lg, &f, &t, &hops, layer, answers, &g), 0);
 			size_t all = g.used;
 			struct depgraph counted;	/* the layering builds a layer's graph by counting its paths */
 			struct layer_graph from_empty;
 			assert_int_equal(depgraph_init(&counted, &f), 0);
-			assert_int_equal(layer_graph_init(&from_empty, &f, &t, layer, answers, &counted), 0);
+			assert_int_equal(layer_graph_init(&from_empty, &f, &t, &hops, layer, answers, &counted), 0);
 			assert_true(all > 0 && same_turns(&f, &g, &counted));
 			layer_graph_free(&from_empty);
 			depgraph_free(&counted);
@@ -388,6 +390,7 @@ static void test_cdg_layer_graph_after_lids_leave_is_the_graph_built_afresh(void
 			depgraph_free(&fresh);
 		}
 	}
+	hop_map_free(&hops);
 	routing_tables_free(&t);
 	fabric_free(&f);
 }
