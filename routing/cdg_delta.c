@@ -84,13 +84,33 @@ static void reach_share(void *arg, size_t k, size_t from, size_t to)
 /* Fewer LIDs than this are walked by one thread: starting another costs more than it saves. */
 #define REACH_SHARE_MIN_LIDS 64
 
+/* Walks r's rows of lid[0..nlids) (cleared) under t, the CPUs sharing the LIDs; -1 on allocation failure. */
+static int walk_rows(const struct fabric *f, const struct routing_tables *t, struct cdg_reach *r, const uint16_t *lid,
+		     size_t nlids)
+{
+	const struct node **entry = malloc((f->nnodes + 1) * sizeof(*entry));
+	size_t nentry;
+	int rc = -1;
+	if (!entry || (nentry = cdg_entry_switches(f, entry)) == SIZE_MAX)
+		goto done;
+	struct reach_shares s = { .t = t, .r = r, .lid = lid, .entry = entry, .nentry = nentry, .nnodes = f->nnodes };
+	size_t nshares = shares_count(nlids, REACH_SHARE_MIN_LIDS);
+	shares_run(nshares, nlids, reach_share, &s);
+	rc = 0;
+	for (size_t k = 0; k < nshares; k++)
+		if (s.failed[k])
+			rc = -1;
+done:
+	free(entry);
+	return rc;
+}
+
 struct cdg_reach *cdg_reach_new(const struct fabric *f, const struct routing_tables *t, const bool *lids)
 {
 	struct cdg_reach *r = calloc(1, sizeof(*r));
-	const struct node **entry = malloc((f->nnodes + 1) * sizeof(*entry));
 	uint16_t *lid = malloc(((size_t)t->max_lid + 1) * sizeof(*lid));
-	size_t nlids = 0, nentry;
-	if (!r || !entry || !lid || (nentry = cdg_entry_switches(f, entry)) == SIZE_MAX)
+	size_t nlids = 0;
+	if (!r || !lid)
 		goto fail;
 	r->words = f->nnodes / 64 + 1;
 	r->max_lid = t->max_lid;
@@ -103,20 +123,30 @@ struct cdg_reach *cdg_reach_new(const struct fabric *f, const struct routing_tab
 		goto fail;
 	for (size_t i = 0; i < nlids; i++)
 		r->row[lid[i]] = r->bits + i * r->words;
-	struct reach_shares s = { .t = t, .r = r, .lid = lid, .entry = entry, .nentry = nentry, .nnodes = f->nnodes };
-	size_t nshares = shares_count(nlids, REACH_SHARE_MIN_LIDS);
-	shares_run(nshares, nlids, reach_share, &s);
-	for (size_t k = 0; k < nshares; k++)
-		if (s.failed[k])
-			goto fail;
-	free(entry);
+	if (walk_rows(f, t, r, lid, nlids) < 0)
+		goto fail;
 	free(lid);
 	return r;
 fail:
-	free(entry);
 	free(lid);
 	cdg_reach_free(r);
 	return NULL;
+}
+
+int cdg_reach_refresh(struct cdg_reach *r, const struct fabric *f, const struct routing_tables *t, const bool *lids)
+{
+	uint16_t *lid = malloc(((size_t)r->max_lid + 1) * sizeof(*lid));
+	size_t nlids = 0;
+	if (!lid)
+		return -1;
+	for (uint32_t l = 1; l <= r->max_lid; l++)
+		if (lids[l] && r->row[l]) {
+			memset(r->row[l], 0, r->words * sizeof(*r->row[l]));
+			lid[nlids++] = (uint16_t)l;
+		}
+	int rc = walk_rows(f, t, r, lid, nlids);
+	free(lid);
+	return rc;
 }
 
 void cdg_reach_free(struct cdg_reach *r)

@@ -299,7 +299,9 @@ int check_step_delta(const struct fabric *f, const struct step_base *b, const st
  * walking the moving LIDs again; a superset (the changed entries' old
  * dependencies stay), which can refuse a later step for a dependency next
  * no longer has, never pass one wrongly: stage_by_entries builds exact
- * graphs before it gives up on an entry.
+ * graphs before it gives up on an entry. Of the reach, only the rows of
+ * LIDs left to change that the step changed are walked again: the others'
+ * entries are cur's.
  */
 int state_graphs_advance(struct state_graphs *sg, const struct fabric *f, const struct step_base *b,
 			 const struct routing_tables *cur, const struct routing_tables *next,
@@ -308,18 +310,24 @@ int state_graphs_advance(struct state_graphs *sg, const struct fabric *f, const 
 	struct cdg_mix m = step_mix(b, cur, next);
 	struct cdg_change *ch = changes_of(item, k);
 	struct cdg_roots roots = { 0 };
-	struct cdg_reach *reach = NULL;
-	int rc = ch ? 0 : -1;
+	bool *left = calloc((size_t)next->max_lid + 1, sizeof(*left));
+	bool *walk = calloc((size_t)next->max_lid + 1, sizeof(*walk));
+	int rc = ch && left && walk ? 0 : -1;
 	for (unsigned l = 0; rc == 0 && l < b->layers; l++)
 		rc = cdg_add_changes(f, &m, l, sg->reach, ch, k, &sg->g[l], &roots);
-	if (rc == 0 && !(reach = reach_left(f, next, rest, nrest)))
-		rc = -1;
+	if (rc == 0) {
+		for (size_t i = 0; i < nrest; i++)
+			left[rest[i].lid] = true;
+		for (size_t i = 0; i < k; i++)
+			walk[item[i].lid] = left[item[i].lid];
+		rc = cdg_reach_refresh(sg->reach, f, next, walk);
+	}
 	free(ch);
 	free(roots.v);
+	free(left);
+	free(walk);
 	if (rc < 0)
 		return -1;
-	cdg_reach_free(sg->reach);
-	sg->reach = reach;
 	sg->acyclic = true;
 	sg->exact = false;
 	return 0;
