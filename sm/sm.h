@@ -76,6 +76,7 @@ struct sm {
 	struct perf *perf;		/* counter sweeps (sm/perf/); NULL with --once */
 	struct health *health;		/* unhealthy ports (sm/perf/health.c) */
 	bool last_sweep_ok;	/* every Set of the published sweep landed: the switches hold it */
+	bool pub_answered;	/* the SA has answered from pub since: hosts' PathRecords carry its SLs */
 	bool clients_registered;	/* the hosts were asked to reregister since this SM became master */
 	struct budget trap_budget;	/* traps each source LID may send a minute */
 	/* when sweeps run (sm/sched.c) */

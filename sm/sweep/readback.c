@@ -85,3 +85,24 @@ int readback_lfts(struct mad_port *mp, struct fabric *f, cfg_done_fn done, void 
 	finish(rb);
 	return 0;
 }
+
+int readback_tables(const struct fabric *f, const struct routing_tables *like, const struct routing_tables *sls,
+		    struct routing_tables *out)
+{
+	for (size_t i = 0; i < f->nnodes; i++)
+		if (like->lft[i] && !sm_node(f->nodes[i])->lft_held)
+			return 0;
+	if (routing_tables_alloc(out, f, like->max_lid) < 0)
+		return -1;
+	memcpy(out->sl, like->sl, (size_t)like->max_lid + 1);
+	memcpy(out->sl, sls->sl, (size_t)(sls->max_lid < like->max_lid ? sls->max_lid : like->max_lid) + 1);
+	memcpy(out->vl_by_sl, like->vl_by_sl, sizeof(out->vl_by_sl));
+	out->layers = sls->layers > like->layers ? sls->layers : like->layers;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct sm_node *s = sm_node(f->nodes[i]);
+		if (out->lft[i] && s->lft_held)
+			memcpy(out->lft[i], s->lft_held,
+			       (size_t)(s->lft_held_top < like->max_lid ? s->lft_held_top : like->max_lid) + 1);
+	}
+	return 1;
+}

@@ -16,4 +16,15 @@
  */
 int readback_lfts(struct mad_port *mp, struct fabric *f, cfg_done_fn done, void *arg);
 
+/*
+ * The tables f's switches were read to hold, as a transition's old
+ * tables: sized like `like` (entries past a switch's LinearFDBTop drop,
+ * as the switch drops them), each LID on the SL `sls` gives it (the
+ * published tables, whose SLs the SA answered with; like's past them).
+ * 1 when built, 0 when a switch like has a row for was not read whole
+ * (out untouched), -1 on allocation failure.
+ */
+int readback_tables(const struct fabric *f, const struct routing_tables *like, const struct routing_tables *sls,
+		    struct routing_tables *out);
+
 #endif

@@ -18,6 +18,7 @@
 #include "sm/mad/offload.h"
 #include "sm/smnode.h"
 #include "sm/sweep/pkeys.h"
+#include "sm/sweep/readback.h"
 
 /* program */
 
@@ -47,16 +48,20 @@ static void plan_failure_text(const struct transition_plan *p, char *buf, size_t
 }
 
 /*
- * The plan of the transition from the tables the switches hold (the
- * stored clean sweep's) to the new ones, on a thread of its own like the
- * routing (it reads the sweep's fabric and tables, the published ones and
- * their held graphs, and may move the new tables' changed SLs apart);
- * without such tables (a first sweep, a takeover) there is no traffic to
- * protect yet that fabricd knows of, and the tables go in one stage.
+ * The plan of the transition from the tables the switches hold to the
+ * new ones, on a thread of its own like the routing (it reads the sweep's
+ * fabric and tables, the published ones and their held graphs, and may
+ * move the new tables' changed SLs apart). The tables held are the
+ * stored clean sweep's; after a sweep that left some Set unanswered,
+ * those read back from the switches, with the SLs the SA has published.
+ * Without either (a first sweep, a takeover from another SM, a switch
+ * whose table could not be read) there is no traffic to protect that
+ * fabricd knows of, and the tables go in one stage.
  */
 struct plan_run {
 	struct sweep *s;
-	bool known;		/* the switches hold the published tables */
+	bool known;		/* the switches hold the published tables; after plan_work, or the tables read back */
+	bool read_back;		/* the switches' tables were read back, and the SA answers with the published SLs */
 	uint16_t own_lid;	/* this SM's LID: its SL goes out with the first stage */
 	unsigned vls;		/* the data VLs the changed SLs may move apart onto */
 	size_t apart;		/* LIDs so moved */
@@ -69,11 +74,18 @@ static void plan_work(void *arg)
 	struct sweep *s = run->s;
 	const struct sm_snapshot *pub = sm_published(s->sm);
 	struct routing_tables old;
-	run->rc = run->known ? transition_remap_view(&pub->fabric, &pub->tables, &s->f, &s->tables, &old) : 0;
-	if (run->rc == 0)
+	if (run->known) {
+		run->rc = transition_remap_view(&pub->fabric, &pub->tables, &s->f, &s->tables, &old);
+	} else if (run->read_back) {
+		run->rc = readback_tables(&s->f, &s->tables, &pub->tables, &old);
+		run->known = run->rc == 1;
+		run->read_back = run->known;
+		run->rc = run->rc < 0 ? -1 : 0;
+	}
+	if (run->rc == 0)	/* the held graphs are the published tables': not those read back */
 		run->rc = transition_plan_apart(&s->f, run->known ? &old : NULL, &s->tables,
-						run->known ? pub->held : NULL, run->own_lid, run->vls, &s->plan,
-						&run->apart);
+						run->known && !run->read_back ? pub->held : NULL, run->own_lid,
+						run->vls, &s->plan, &run->apart);
 	if (run->known && run->rc == 0)
 		s->sl_changed = sl_changes(&s->f, &old, &s->tables);
 	if (run->known)
@@ -87,7 +99,7 @@ static void plan_back(void *arg)
 {
 	struct plan_run *run = arg;
 	struct sweep *s = run->s;
-	bool known = run->known;
+	bool known = run->known, read_back = run->read_back;
 	size_t apart = run->apart;
 	int rc = run->rc;
 	free(run);
@@ -132,7 +144,8 @@ static void plan_back(void *arg)
 		snprintf(dropped, sizeof(dropped), " (%zu entries that now drop go first, unchecked: no mixture gains "
 			 "from them)", p->dropped);
 	log_msg(p->proven || !known ? LOG_INFO : LOG_WARN, "transition: %s%s%s", s->transition,
-		p->from_held ? " (planned from the held tables' graphs, built after the last sweep)" : "", dropped);
+		p->from_held ? " (planned from the held tables' graphs, built after the last sweep)"
+		: read_back ? " (from the tables read back from the switches)" : "", dropped);
 	sweep_store_ahead(s);
 	program_stage(s);
 }
@@ -188,7 +201,9 @@ void sweep_start_program(struct sweep *s)
 		return;
 	}
 	const struct sm_snapshot *pub = sm_published(sm);
-	*run = (struct plan_run){ .s = s, .known = sweep_switches_hold_published(sm) && pub->tables.lft,
+	bool clean = sweep_switches_hold_published(sm);
+	*run = (struct plan_run){ .s = s, .known = clean && pub->tables.lft,
+				  .read_back = !clean && pub && pub->tables.lft && sm->pub_answered,
 				  .own_lid = sm_node_own_lid(&s->f), .vls = s->vls };
 	if (!(sm->computing = offload_start(sm->loop, plan_work, plan_back, run))) {
 		plan_work(run);	/* no thread to be had: here */

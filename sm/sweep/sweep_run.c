@@ -106,6 +106,7 @@ bool sweep_publish(struct sweep *s)
 	sm_snapshot_free(sm->pub);
 	sm->pub = snap;
 	sm->last_sweep_ok = strcmp(s->result, "ok") == 0;
+	sm->pub_answered = true;
 	if (sm->last_sweep_ok && !sm->once)	/* the next repair's plan starts from the tables' graphs */
 		snap->held = held_graphs_start(&snap->fabric, &snap->tables);
 	return true;

@@ -75,10 +75,14 @@ static size_t nsent;
 /* What each switch of the truth holds: the LFT blocks set into it, by truth node index. */
 #define HELD_LIDS 512
 static uint8_t held_lft[SIM_MAX_NODES][HELD_LIDS];
+/* Each switch's LinearFDBTop, as its last SwitchInfo Set left it (by truth node index): Gets answer it. */
+static uint16_t held_top[SIM_MAX_NODES];
 /* The next answer lost: the first to a Get of lose_attr (modifier lose_mod, if not -1) about the node with this GUID (0: none). */
 static uint64_t lose_guid;
 static ib_net16_t lose_attr;
 static int64_t lose_mod = -1;
+/* The next Set of this attribute (0: none) lost on its way: the node never takes it, no answer comes. */
+static ib_net16_t lose_set_attr;
 
 static unsigned stored_sweeps(void)
 {
@@ -97,9 +101,17 @@ int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uin
 			    .storing = sm.computing && sm.db_busy };
 	uint8_t at;
 	const struct node *to = follow(path, hops, &at);
+	if (method == IB_MAD_METHOD_SET && attr == lose_set_attr) {
+		lose_set_attr = 0;
+		sim_queue(IB_MAD_METHOD_GET, attr, mod, path, 0, NULL, 0, done, ctx);	/* an answer slot, never given */
+		queue[queued - 1].status = MAD_TIMEOUT;
+		return 0;
+	}
 	if (method == IB_MAD_METHOD_SET && attr == IB_MAD_ATTR_LIN_FWD_TBL && to && to->index < SIM_MAX_NODES &&
 	    (mod + 1) * 64 <= HELD_LIDS)
 		memcpy(&held_lft[to->index][mod * 64], data, 64);
+	if (method == IB_MAD_METHOD_SET && attr == IB_MAD_ATTR_SWITCH_INFO && to && to->index < SIM_MAX_NODES)
+		held_top[to->index] = cl_ntoh16(((const ib_switch_info_t *)data)->lin_top);
 	if (method == IB_MAD_METHOD_SET && attr == IB_MAD_ATTR_PORT_INFO) {
 		ib_port_info_t pi;
 		memcpy(&pi, data, sizeof(pi));
@@ -107,6 +119,13 @@ int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uin
 		s->rereg = ib_port_info_get_client_rereg(&pi);
 	}
 	sim_queue(method, attr, mod, path, hops, data, len, done, ctx);
+	struct answer *a = &queue[queued - 1];
+	if (method == IB_MAD_METHOD_GET && !a->status && to && to->index < SIM_MAX_NODES) {	/* the tables held */
+		if (attr == IB_MAD_ATTR_SWITCH_INFO)
+			((ib_switch_info_t *)a->reply.data)->lin_top = cl_hton16(held_top[to->index]);
+		if (attr == IB_MAD_ATTR_LIN_FWD_TBL && (mod + 1) * 64 <= HELD_LIDS)
+			memcpy(a->reply.data, &held_lft[to->index][mod * 64], 64);
+	}
 	uint8_t in;
 	const struct node *n = lose_guid && method == IB_MAD_METHOD_GET && attr == lose_attr ? follow(path, hops, &in)
 											       : NULL;
@@ -167,6 +186,8 @@ static int setup_tree(const struct fattree_spec *spec)
 	assert_int_equal(fattree_generate(spec, &truth, err), 0);
 	assert_true(truth.nnodes <= SIM_MAX_NODES);
 	memset(state_change, 0, sizeof(state_change));
+	memset(held_lft, 0, sizeof(held_lft));
+	memset(held_top, 0, sizeof(held_top));
 	memset(&sm, 0, sizeof(sm));
 	config_defaults(&sm.cfg);
 	snprintf(db_path, sizeof(db_path), "/tmp/fabricd-test-sweep.%d.db", (int)getpid());
@@ -665,6 +686,57 @@ static void an_unproven_mend_is_routed_afresh(void **state)
 	unlink(log_path);
 }
 
+/*
+ * A sweep whose LFT Set is lost on its way is published, but the switches
+ * are no longer known to hold the published tables: the next sweep reads
+ * them back and plans its transition from what they hold (every mixture
+ * proven, on the SLs the SA published), and leaves them holding its
+ * tables; before, such a sweep programmed in one stage. A repair whose
+ * lost Set left the switches in a state that loops: the plan from what
+ * they hold says it is not proven, and names the loop.
+ */
+static void a_lost_set_is_planned_from_the_tables_read_back(void **state)
+{
+	char log_path[64];
+	snprintf(log_path, sizeof(log_path), "/tmp/fabricd-test-sweep.%d.log", (int)getpid());
+	unlink(log_path);
+	assert_int_equal(log_set_file(log_path), 0);
+	lose_set_attr = IB_MAD_ATTR_LIN_FWD_TBL;
+	sweep(NULL, 0);
+	assert_false(outcome.ok);
+	assert_int_equal(lose_set_attr, 0);
+	assert_false(sm.last_sweep_ok);
+	sweep(NULL, 0);
+	assert_true(outcome.ok);
+	size_t read = 0;
+	for (size_t i = 0; i < nsent; i++)
+		read += sent[i].method == IB_MAD_METHOD_GET && sent[i].attr == IB_MAD_ATTR_LIN_FWD_TBL;
+	assert_true(read > 0);
+	assert_int_equal(lft_sets(ANY_TIME), 1);	/* the lost block, no other */
+	assert_true(file_has(log_path, "1 switches change; every mixture of old and new tables (on the old SLs, then "
+				       "the new tables on old and new SLs) proven deadlock-free in 1 stage (from the "
+				       "tables read back from the switches)"));
+	bool proven = false;
+	assert_int_equal(db_each_event(sm.db, 0, last_transition, &proven), 0);
+	assert_true(proven);
+	switches_hold_published();
+
+	struct node *leaf = fabric_find_desc(&truth, "L1");
+	uint8_t up = leaf->nports;
+	struct node *agg = leaf->ports[up].remote;
+	uint64_t ends[2] = { leaf->guid, agg->guid };
+	fabric_unlink(leaf, up);
+	lose_set_attr = IB_MAD_ATTR_LIN_FWD_TBL;
+	sweep(ends, 2);
+	assert_false(outcome.ok);
+	sweep(NULL, 0);
+	assert_true(outcome.ok);
+	assert_true(file_has(log_path, "NOT proven: cycle on VL 0: L0[4] -> A1[1] -> L0[4] (from the tables read back "
+				       "from the switches)"));
+	switches_hold_published();
+	unlink(log_path);
+}
+
 static int setup_degraded(void **state)
 {
 	return setup_tree(&(struct fattree_spec){ .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1,
@@ -683,6 +755,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_read_through_a_dead_switch_is_retried_around_it, setup_3_levels,
 						teardown),
 		cmocka_unit_test_setup_teardown(an_unproven_mend_is_routed_afresh, setup_degraded, teardown),
+		cmocka_unit_test_setup_teardown(a_lost_set_is_planned_from_the_tables_read_back, setup_3_levels,
+						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
