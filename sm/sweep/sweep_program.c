@@ -168,6 +168,7 @@ static void program_stage(struct sweep *s)
 		prev_t = transition_stage(&s->plan, s->stage - 1);
 	}
 	const struct routing_tables *t = transition_stage(&s->plan, s->stage++);
+	s->touched = true;	/* should the sweep now end unpublished, the next one reads the tables back */
 	if (!t || (prev && !prev_t) || cfg_program(sm->mp, &s->f, t, prev, prev_t, &p, s->stage > 1, on_programmed, s) < 0)
 		sweep_end(s, "out of memory", false);
 }

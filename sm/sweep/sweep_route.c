@@ -114,7 +114,7 @@ static void start_early_drops(struct sweep *s)
 		return;
 	}
 	struct cfg_params p = cfg_params_of_sm(sm, &s->f, &s->early);
-	s->early_touched = true;	/* from here, should the sweep fail, the switches hold neither table */
+	s->touched = true;	/* from here, should the sweep fail, the switches hold neither table */
 	s->early_pending = true;	/* before: a batch with nothing to send answers at once */
 	if (cfg_program(sm->mp, &s->f, &s->early, &pub->fabric, &pub->tables, &p, true, on_early_dropped, s) < 0) {
 		s->early_pending = false;

@@ -126,7 +126,7 @@ void sweep_end(struct sweep *s, const char *result, bool published)
 		snprintf(s->result, sizeof(s->result), "%s", result);
 		published = sweep_publish(s);
 	}
-	if (!published && s->early_touched)	/* the next sweep reads the tables back */
+	if (!published && s->touched)	/* the next sweep reads the tables back */
 		sm->last_sweep_ok = false;
 	if (s->ahead_running) {	/* it reads s: waited for (a sweep that failed while it stored) */
 		offload_abandon(sm->computing);

@@ -40,7 +40,7 @@ struct sweep {
 	struct routing_tables early;
 	bool early_pending;		/* its Sets are not all answered */
 	bool early_held;		/* every one landed: the switches hold early */
-	bool early_touched;		/* some went out: the switches may hold neither early nor the published */
+	bool touched;			/* Sets went out (early drops, stages): unpublished, the switches hold neither */
 	unsigned early_blocks;		/* LFT blocks it sent */
 	/* the tables stored ahead, on another thread while the switches are programmed (sweep_store_ahead) */
 	bool ahead_running;		/* its thread has not come back */
