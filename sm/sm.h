@@ -20,6 +20,7 @@
 #include "sm/perf/health.h"
 #include "sm/perf/perf.h"
 #include "sm/sa/mcast.h"
+#include "sm/sweep/lostset.h"
 #include "sm/sweep/mkey.h"
 #include "sm/sweep/qos.h"
 #include "sm/sa/sa.h"
@@ -45,6 +46,7 @@ struct sm_snapshot {
 	char engine[16];		/* the routing engine that made the tables (ftree may fall back) */
 	int64_t stored;			/* the id of its record in the database, 0 if it was not stored */
 	struct held_graphs *held;	/* the tables' dependency graphs, built aside for the next plan; or NULL */
+	struct lost_set lost;		/* the nodes its sweep lost a Set to: what they hold is unknown */
 };
 
 struct sm {
@@ -77,6 +79,7 @@ struct sm {
 	struct health *health;		/* unhealthy ports (sm/perf/health.c) */
 	bool last_sweep_ok;	/* every Set of the published sweep landed: the switches hold it */
 	bool pub_answered;	/* the SA has answered from pub since: hosts' PathRecords carry its SLs */
+	bool pub_held;		/* no Set went out since pub but its own: its nodes (but pub->lost) hold it */
 	bool clients_registered;	/* the hosts were asked to reregister since this SM became master */
 	struct budget trap_budget;	/* traps each source LID may send a minute */
 	/* when sweeps run (sm/sched.c) */

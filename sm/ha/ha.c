@@ -217,6 +217,7 @@ static void stand_by(struct sm *sm, struct sm_peer *master)
 	sm->state = SM_STANDBY;
 	sm->last_sweep_ok = false;	/* the master programs now: our tables are no longer what switches hold */
 	sm->pub_answered = false;	/* nor our SLs what hosts were told */
+	sm->pub_held = false;
 	sm->ha.master = *master;
 	sm->ha.poll_failures = 0;
 	sm->ha.handover_sent = false;

@@ -7,7 +7,8 @@
  * BATCH_QUEUED Sets are left in flight, so the transactions held at once
  * stay bounded (before, a 27,648-host bring-up queued 9 million Sets up
  * front: 3 GB). Failures are counted
- * and logged; the batch goes on. The answers to batch_set_stored's
+ * and logged, the nodes they went to kept (r.lost: the next sweep cannot
+ * vouch for what those hold); the batch goes on. The answers to batch_set_stored's
  * PortInfo and SwitchInfo Sets (the attribute as now set) are stored back
  * into sm_node.
  *
@@ -33,6 +34,7 @@ struct set_ctx {
 	struct node *store;	/* PortInfo and SwitchInfo Sets: where the answer goes; else NULL */
 	struct dr_path route;
 	uint64_t mkey;
+	uint64_t guid;		/* the node's, for the batch's lost set */
 	char desc[FABRIC_DESC_LEN + 1];
 	ib_net16_t attr;
 	uint32_t mod;
@@ -44,7 +46,10 @@ static void finish_if_idle(struct batch *b)
 {
 	if (b->issuing || b->in_flight)
 		return;
+	lost_set_seal(&b->lost);
+	b->r.lost = &b->lost;
 	b->done(b->arg, &b->r);
+	lost_set_free(&b->lost);
 	free(b->ctx);
 	free(b);
 }
@@ -102,6 +107,7 @@ static void on_set(void *ctx, int status, const ib_smp_t *reply)
 		return;
 	if (status != 0) {
 		b->r.failed++;
+		lost_set_add(&b->lost, c->guid);
 		log_warn("configure: Set attribute 0x%04x mod 0x%x on %s failed (%s)", cl_ntoh16(c->attr), c->mod,
 			 c->desc, status == MAD_TIMEOUT ? "timeout" : "refused");
 	} else if (c->store && c->attr == IB_MAD_ATTR_PORT_INFO) {
@@ -124,10 +130,12 @@ static void send_set(struct batch *b, const struct node *n, struct node *store, 
 	struct set_ctx *c = malloc(sizeof(*c));
 	if (!c) {
 		b->r.failed++;
+		lost_set_add(&b->lost, n->guid);
 		return;
 	}
 	*c = (struct set_ctx){ .b = b, .store = store, .route = sm_node_route(n, port),
-			       .mkey = sm_node_mkey(n, port), .attr = attr, .mod = mod, .taken = taken };
+			       .mkey = sm_node_mkey(n, port), .guid = n->guid, .attr = attr, .mod = mod,
+			       .taken = taken };
 	snprintf(c->desc, sizeof(c->desc), "%s", n->desc);
 	if (attr == IB_MAD_ATTR_PORT_INFO)
 		c->want_state = ib_port_info_get_port_state((const ib_port_info_t *)data);
@@ -137,6 +145,7 @@ static void send_set(struct batch *b, const struct node *n, struct node *store, 
 		free(c);
 		b->in_flight--;
 		b->r.failed++;
+		lost_set_add(&b->lost, n->guid);
 		return;
 	}
 	b->r.sent++;

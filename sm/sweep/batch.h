@@ -8,6 +8,7 @@
 #include <iba/ib_types.h>
 
 #include "sm/sweep/configure.h"
+#include "sm/sweep/lostset.h"
 
 struct batch;
 /* Issues the Sets of node i (of the caller's fabric) into b; ctx is the batch's copy of the caller's context. */
@@ -20,6 +21,7 @@ struct batch {
 	cfg_done_fn done;
 	void *arg;
 	bool issuing;		/* still sending: do not finish on a zero count yet */
+	struct lost_set lost;	/* the nodes a Set failed to (r.lost while done runs) */
 	/* batch_over_nodes: the nodes still to issue */
 	batch_node_fn each;
 	void *ctx;

@@ -9,6 +9,8 @@
 #include "sm/mad/mad.h"
 #include "topology/fabric.h"
 
+struct lost_set;
+
 struct cfg_params {
 	uint16_t sm_lid;
 	uint8_t sm_sl;		/* MasterSMSL: the SL of the SM's LID, as the routing proved it */
@@ -30,6 +32,7 @@ struct cfg_result {
 	unsigned failed;	/* Sets that failed or were refused */
 	unsigned lft_blocks_sent, lft_blocks_skipped;
 	unsigned skipped_nodes;	/* VL programming: nodes already holding the tables */
+	const struct lost_set *lost;	/* the nodes a Set failed to, while done runs (a batch's); or NULL */
 };
 
 typedef void (*cfg_done_fn)(void *arg, const struct cfg_result *r);

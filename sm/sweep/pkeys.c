@@ -71,16 +71,45 @@ static unsigned port_keys(const struct node *n, unsigned p, const struct partiti
 	return partition_keys(ps, n, (uint8_t)p, sm_port, keys, cap < PART_MAX + 1 ? cap : PART_MAX + 1, dropped);
 }
 
-static void program_ca(struct batch *b, struct node *n, const struct partitions *ps)
+struct pkeys_job {
+	struct fabric *f;
+	const struct partitions *ps;
+	const struct fabric *prev;
+	const struct lost_set *lost;	/* prev's nodes its sweep lost a Set to */
+	bool same;		/* the partitions are the ones prev's sweep programmed */
+};
+
+/* Whether n holds what prev's sweep gave it: there, no sign of a reset, no Set to it lost. */
+static bool holds_prev(const struct pkeys_job *j, const struct node *n)
+{
+	return j->same && sm_node_kept(n, j->prev) && !lost_set_has(j->lost, n->guid);
+}
+
+/* Whether CA port (n, p) and the switch port it faces hold what prev's sweep gave them: the same link then. */
+static bool port_holds_prev(const struct pkeys_job *j, const struct node *n, unsigned p)
+{
+	const struct node *o = holds_prev(j, n) ? fabric_find_guid(j->prev, n->guid) : NULL;
+	const struct port *now = &n->ports[p], *then = o && p <= o->nports ? &o->ports[p] : NULL;
+	return then && then->remote && then->remote->guid == now->remote->guid &&
+	       then->remote_port == now->remote_port && (now->remote->type != NODE_SWITCH || holds_prev(j, now->remote));
+}
+
+/* The CA's linked ports' tables, and those of the switch ports they face; whether any was left as it was. */
+static bool program_ca(struct batch *b, struct node *n, const struct pkeys_job *j)
 {
 	const struct sm_node *s = sm_node(n);
 	unsigned cap = table_cap(n);
+	bool skipped = false;
 	for (unsigned p = 1; p <= n->nports; p++) {
 		if (!n->ports[p].remote || !s->have_port_info[p])
 			continue;
+		if (port_holds_prev(j, n, p)) {
+			skipped = true;
+			continue;
+		}
 		uint16_t keys[PART_MAX + 1];
 		unsigned dropped;
-		unsigned k = port_keys(n, p, ps, keys, &dropped);
+		unsigned k = port_keys(n, p, j->ps, keys, &dropped);
 		if (dropped)
 			log_warn("pkeys: %s port %u holds %u P_Keys; %u partitions left out", n->desc, p, cap, dropped);
 		send_table(b, n, (uint8_t)p, 0, cap, keys, k);
@@ -93,6 +122,7 @@ static void program_ca(struct batch *b, struct node *n, const struct partitions 
 			enforce(b, sw, sp);
 		}
 	}
+	return skipped;
 }
 
 static bool same_partitions(const struct partitions *a, const struct partitions *b)
@@ -100,30 +130,21 @@ static bool same_partitions(const struct partitions *a, const struct partitions 
 	return b && memcmp(a, b, sizeof(*a)) == 0;
 }
 
-struct pkeys_job {
-	struct fabric *f;
-	const struct partitions *ps;
-	const struct fabric *prev;
-	bool same;		/* the partitions are the ones prev's sweep programmed */
-};
-
 static void pkeys_node(void *ctx, struct batch *b, size_t i)
 {
 	const struct pkeys_job *j = ctx;
 	struct node *n = j->f->nodes[i];
+	unsigned sent = b->r.sent;
 	if (n->type == NODE_SWITCH)
 		return;	/* switch ports are programmed with the CA they face */
-	const struct node *peer = n->nports ? n->ports[n->local_port ? n->local_port : 1].remote : NULL;
-	if (j->same && sm_node_kept(n, j->prev) && (!peer || sm_node_kept(peer, j->prev)))
+	if (program_ca(b, n, j) && b->r.sent == sent)
 		b->r.skipped_nodes++;
-	else
-		program_ca(b, n, j->ps);
 }
 
 int pkeys_program(struct mad_port *mp, struct fabric *f, const struct partitions *ps, const struct fabric *prev,
-		  const struct partitions *prev_ps, cfg_done_fn done, void *arg)
+		  const struct partitions *prev_ps, const struct lost_set *lost, cfg_done_fn done, void *arg)
 {
-	struct pkeys_job j = { f, ps, prev, same_partitions(ps, prev_ps) };
+	struct pkeys_job j = { f, ps, prev, lost, same_partitions(ps, prev_ps) };
 	return batch_over_nodes(mp, f->nnodes, pkeys_node, &j, sizeof(j), done, arg);
 }
 

@@ -12,12 +12,14 @@
 
 /*
  * Sends PKeyTable Sets (every block the port's capacity holds) and the
- * enforcement PortInfo Sets. A node that was in prev (this process's last
- * clean sweep, programmed with the same partitions) and shows no sign of
- * a reset is skipped. r->sent counts the Sets.
+ * enforcement PortInfo Sets. A CA port linked to the same switch port as
+ * in prev (the published sweep's fabric, whose nodes hold what it
+ * programmed, with the same partitions), both nodes showing no sign of a
+ * reset and neither one its sweep lost a Set to (lost), is skipped. r->sent
+ * counts the Sets.
  */
 int pkeys_program(struct mad_port *mp, struct fabric *f, const struct partitions *ps, const struct fabric *prev,
-		  const struct partitions *prev_ps, cfg_done_fn done, void *arg);
+		  const struct partitions *prev_ps, const struct lost_set *lost, cfg_done_fn done, void *arg);
 
 /*
  * The partitions and per-port memberships pkeys_program gives f, for the

@@ -159,11 +159,25 @@ bool qos_sl2vl_programmed(const struct node *n, unsigned in, unsigned out)
 	return out >= 1 && n->ports[out].remote && (in == 0 || n->ports[in].remote);
 }
 
-static void program_switch(struct batch *b, struct node *n, const struct qos_tables *q)
+/*
+ * Whether port p of n is linked now but was not in o (n's node in the
+ * published fabric), or to another peer: its tables were never written
+ * by the sweeps since it came up (OpenSM rewrites a port that went down
+ * too). Without o, every port counts as new.
+ */
+static bool linked_since(const struct node *n, const struct node *o, unsigned p)
+{
+	const struct port *now = &n->ports[p], *then = o ? &o->ports[p] : NULL;
+	return now->remote && (!then || !then->remote || then->remote->guid != now->remote->guid ||
+			       then->remote_port != now->remote_port);
+}
+
+/* n's tables (o: only what involves ports linked since, n's node in the published fabric; NULL: all). */
+static void program_switch(struct batch *b, struct node *n, const struct qos_tables *q, const struct node *o)
 {
 	const struct sm_node *s = sm_node(n);
 	for (unsigned out = 1; out <= n->nports; out++)
-		if (n->ports[out].remote && s->have_port_info[out])
+		if (n->ports[out].remote && s->have_port_info[out] && linked_since(n, o, out))
 			program_vlarb(b, n, (uint8_t)out, q);
 	if (qos_has_sl_map(n, 0) && optimized_sl2vl(n)) {
 		batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, SL2VL_ALL_PORTS, &q->sl2vl, sizeof(q->sl2vl));
@@ -172,15 +186,15 @@ static void program_switch(struct batch *b, struct node *n, const struct qos_tab
 	}
 	for (unsigned out = 1; out <= n->nports; out++)
 		for (unsigned in = 0; in <= n->nports; in++)
-			if (qos_sl2vl_programmed(n, in, out))
+			if (qos_sl2vl_programmed(n, in, out) && (linked_since(n, o, out) || (in && linked_since(n, o, in))))
 				batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, in << 8 | out, qos_sl2vl_of(q, in),
 					  sizeof(q->sl2vl));
 }
 
-static void program_ca(struct batch *b, struct node *n, const struct qos_tables *q)
+static void program_ca(struct batch *b, struct node *n, const struct qos_tables *q, const struct node *o)
 {
 	for (unsigned p = 1; p <= n->nports; p++) {
-		if (!n->ports[p].remote || !sm_node(n)->have_port_info[p])
+		if (!n->ports[p].remote || !sm_node(n)->have_port_info[p] || !linked_since(n, o, p))
 			continue;
 		program_vlarb(b, n, (uint8_t)p, q);
 		if (qos_has_sl_map(n, p))
@@ -192,24 +206,37 @@ struct qos_job {
 	struct fabric *f;
 	const struct qos_tables *q;
 	const struct fabric *prev;
+	const struct lost_set *lost;	/* prev's nodes its sweep lost a Set to */
 	bool same;		/* the tables are the ones prev's sweep programmed */
 };
+
+/* Whether n has a port linked since prev's sweep. */
+static bool any_linked_since(const struct node *n, const struct node *o)
+{
+	for (unsigned p = 1; p <= n->nports; p++)
+		if (linked_since(n, o, p))
+			return true;
+	return false;
+}
 
 static void qos_node(void *ctx, struct batch *b, size_t i)
 {
 	const struct qos_job *j = ctx;
 	struct node *n = j->f->nodes[i];
-	if (j->same && sm_node_kept(n, j->prev))
+	const struct node *o = j->same && sm_node_kept(n, j->prev) && !lost_set_has(j->lost, n->guid)
+				       ? fabric_find_guid(j->prev, n->guid)
+				       : NULL;	/* holds what prev's sweep gave it */
+	if (o && !any_linked_since(n, o))
 		b->r.skipped_nodes++;
 	else if (n->type == NODE_SWITCH)
-		program_switch(b, n, j->q);
+		program_switch(b, n, j->q, o);
 	else
-		program_ca(b, n, j->q);
+		program_ca(b, n, j->q, o);
 }
 
 int qos_program(struct mad_port *mp, struct fabric *f, const struct qos_tables *q, const struct fabric *prev,
-		const struct qos_tables *prev_q, cfg_done_fn done, void *arg)
+		const struct qos_tables *prev_q, const struct lost_set *lost, cfg_done_fn done, void *arg)
 {
-	struct qos_job j = { f, q, prev, same_tables(q, prev_q) };
+	struct qos_job j = { f, q, prev, lost, same_tables(q, prev_q) };
 	return batch_over_nodes(mp, f->nnodes, qos_node, &j, sizeof(j), done, arg);
 }

@@ -50,10 +50,12 @@ bool qos_has_sl_map(const struct node *n, unsigned port);
 /*
  * Sends SLtoVLMappingTable (one MAD per switch that has the optimized
  * form, else one per input/output port pair) and VLArbitrationTable Sets.
- * A node that was in prev (this process's last clean sweep, programmed
- * with the same tables) and shows no sign of a reset is skipped.
+ * A node that was in prev (the published sweep's fabric, whose nodes hold
+ * what it programmed, with the same tables) and shows no sign of a reset
+ * gets only what involves ports linked since (or to another peer), none
+ * if there are none; unless its sweep lost a Set to it (lost).
  */
 int qos_program(struct mad_port *mp, struct fabric *f, const struct qos_tables *q, const struct fabric *prev,
-		const struct qos_tables *prev_q, cfg_done_fn done, void *arg);
+		const struct qos_tables *prev_q, const struct lost_set *lost, cfg_done_fn done, void *arg);
 
 #endif

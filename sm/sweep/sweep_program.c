@@ -177,7 +177,7 @@ static void on_programmed(void *arg, const struct cfg_result *r)
 {
 	struct sweep *s = arg;
 	char detail[96];
-	s->cfg_failed += r->failed;
+	sweep_sets_failed(s, r);
 	s->programmed.lft_blocks_sent += r->lft_blocks_sent;
 	s->programmed.lft_blocks_skipped += r->lft_blocks_skipped;
 	if (s->stage < s->plan.nstages) {	/* the next stage only once this one is answered */
@@ -217,7 +217,7 @@ void sweep_start_program(struct sweep *s)
 static void sets_answered(struct sweep *s, const struct cfg_result *r, const char *sets, const char *nodes)
 {
 	char detail[96];
-	s->cfg_failed += r->failed;
+	sweep_sets_failed(s, r);
 	snprintf(detail, sizeof(detail), "%u %s Sets, %u %s unchanged and skipped", r->sent, sets, r->skipped_nodes,
 		 nodes);
 	sweep_phase_done(s, detail);
@@ -228,12 +228,22 @@ static void on_vls(void *arg, const struct cfg_result *r)
 	sets_answered(arg, r, "SL2VL/VLArb", "nodes");
 }
 
+/*
+ * The published sweep, when its nodes hold what it programmed (but those
+ * it lost a Set to): no sweep since sent any, and no other master ran the
+ * subnet. Its VL and P_Key tables need not be written again there.
+ */
+static const struct sm_snapshot *published_held(const struct sm *sm)
+{
+	return sm->pub_held ? sm_published(sm) : NULL;
+}
+
 void sweep_start_vls(struct sweep *s)
 {
 	struct sm *sm = s->sm;
-	bool clean = sweep_switches_hold_published(sm);
-	const struct sm_snapshot *pub = clean ? sm_published(sm) : NULL;
-	if (qos_program(sm->mp, &s->f, &s->qos, pub ? &pub->fabric : NULL, pub ? &pub->qos : NULL, on_vls, s) < 0)
+	const struct sm_snapshot *pub = published_held(sm);
+	if (qos_program(sm->mp, &s->f, &s->qos, pub ? &pub->fabric : NULL, pub ? &pub->qos : NULL,
+			pub ? &pub->lost : NULL, on_vls, s) < 0)
 		sweep_end(s, "out of memory", false);
 }
 
@@ -246,10 +256,9 @@ void sweep_start_pkeys(struct sweep *s)
 {
 	struct sm *sm = s->sm;
 	s->parts = sm->cfg.partitions;
-	bool clean = sweep_switches_hold_published(sm);
-	const struct sm_snapshot *pub = clean ? sm_published(sm) : NULL;
-	if (pkeys_program(sm->mp, &s->f, &s->parts, pub ? &pub->fabric : NULL, pub ? &pub->parts : NULL, on_pkeys,
-			  s) < 0)
+	const struct sm_snapshot *pub = published_held(sm);
+	if (pkeys_program(sm->mp, &s->f, &s->parts, pub ? &pub->fabric : NULL, pub ? &pub->parts : NULL,
+			  pub ? &pub->lost : NULL, on_pkeys, s) < 0)
 		sweep_end(s, "out of memory", false);
 }
 
@@ -258,7 +267,7 @@ void sweep_start_pkeys(struct sweep *s)
 static void on_stepped(void *arg, const struct cfg_result *r)
 {
 	struct sweep *s = arg;
-	s->cfg_failed += r->failed;
+	sweep_sets_failed(s, r);
 	sweep_phase_done(s, NULL);
 }
 

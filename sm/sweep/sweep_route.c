@@ -89,6 +89,8 @@ static void on_early_dropped(void *arg, const struct cfg_result *r)
 {
 	struct sweep *s = arg;
 	s->early_pending = false;
+	if (r->lost)
+		lost_set_merge(&s->lost, r->lost);
 	s->early_held = r->failed == 0;	/* else the first stage compares with the published tables */
 	s->early_blocks = r->lft_blocks_sent;
 	route_finish(s);

@@ -45,6 +45,13 @@ void sweep_phase_end(struct sweep *s, const char *detail)
 		 detail ? detail : "");
 }
 
+void sweep_sets_failed(struct sweep *s, const struct cfg_result *r)
+{
+	s->cfg_failed += r->failed;
+	if (r->lost)
+		lost_set_merge(&s->lost, r->lost);
+}
+
 void sweep_free(struct sweep *s)
 {
 	sm_node_detach_all(&s->f);
@@ -54,6 +61,7 @@ void sweep_free(struct sweep *s)
 	routing_tables_free(&s->early);
 	pkeys_membership_free(&s->members);
 	transition_plan_free(&s->plan);
+	lost_set_free(&s->lost);
 	free(s->changes);
 	free(s->repair);
 	free(s);
@@ -68,6 +76,7 @@ void sm_snapshot_free(struct sm_snapshot *snap)
 	fabric_free(&snap->fabric);
 	routing_tables_free(&snap->tables);
 	pkeys_membership_free(&snap->members);
+	lost_set_free(&snap->lost);
 	free(snap);
 }
 
@@ -94,6 +103,9 @@ bool sweep_publish(struct sweep *s)
 	snap->parts = s->parts;
 	snap->members = s->members;
 	memset(&s->members, 0, sizeof(s->members));
+	lost_set_seal(&s->lost);
+	snap->lost = s->lost;
+	s->lost = (struct lost_set){ 0 };
 	memcpy(snap->engine, s->engine, sizeof(snap->engine));
 	snap->stored = s->recorded ? s->rec.id : 0;
 	fabric_move(&snap->fabric, &s->f);
@@ -107,6 +119,7 @@ bool sweep_publish(struct sweep *s)
 	sm->pub = snap;
 	sm->last_sweep_ok = strcmp(s->result, "ok") == 0;
 	sm->pub_answered = true;
+	sm->pub_held = true;
 	if (sm->last_sweep_ok && !sm->once)	/* the next repair's plan starts from the tables' graphs */
 		snap->held = held_graphs_start(&snap->fabric, &snap->tables);
 	return true;
@@ -126,8 +139,10 @@ void sweep_end(struct sweep *s, const char *result, bool published)
 		snprintf(s->result, sizeof(s->result), "%s", result);
 		published = sweep_publish(s);
 	}
-	if (!published && s->touched)	/* the next sweep reads the tables back */
+	if (!published && s->touched) {	/* the next sweep reads the tables back, and writes every node */
 		sm->last_sweep_ok = false;
+		sm->pub_held = false;
+	}
 	if (s->ahead_running) {	/* it reads s: waited for (a sweep that failed while it stored) */
 		offload_abandon(sm->computing);
 		sm->computing = NULL;

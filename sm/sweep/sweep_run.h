@@ -60,6 +60,7 @@ struct sweep {
 	struct db_sweep rec;
 	uint64_t t0, phase_t0, mads0, phase_mads0, retries0;
 	unsigned cfg_failed;
+	struct lost_set lost;		/* the nodes a Set of this sweep failed to */
 	const char *phase;
 	const struct sweep_phase *phases;	/* the sweep's phases, in order (sm/sweep/sweep.c) */
 	size_t nphases;
@@ -85,6 +86,8 @@ bool sweep_switches_hold_published(const struct sm *sm);
 void sweep_begin_phase(struct sweep *s, size_t i);
 /* Where the phase that start starts is in s->phases. */
 size_t sweep_phase_of(const struct sweep *s, void (*start)(struct sweep *s));
+/* The Sets of a batch of s answered: the failed ones counted, the nodes they went to kept (s->lost). */
+void sweep_sets_failed(struct sweep *s, const struct cfg_result *r);
 /* Logs the end of the phase running (detail: for its log line, or NULL). */
 void sweep_phase_end(struct sweep *s, const char *detail);
 /* The phase running is done: logged, then the next one starts, or the sweep ends. */

@@ -17,6 +17,8 @@
  *   stored PortInfo that echoes the bit asks for no later Set.
  * - A batch over nodes issues them in order as the answers come, with a
  *   bounded number of Sets out.
+ * - A batch names the nodes its failed Sets went to (r.lost), each once,
+ *   and no other.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -278,6 +280,49 @@ static void a_node_batch_keeps_its_sets_bounded(void **state)
 	fabric_free(&f);
 }
 
+static uint64_t lost_guids[4];
+static size_t nlost_guids;
+
+static void on_done_lost(void *arg, const struct cfg_result *r)
+{
+	on_done(arg, r);
+	nlost_guids = r->lost->n;
+	for (size_t i = 0; i < r->lost->n && i < 4; i++)
+		lost_guids[i] = r->lost->guid[i];
+}
+
+static void a_batch_names_the_nodes_its_sets_failed_to(void **state)
+{
+	(void)state;
+	reset();
+	struct fabric f;
+	struct node *a = one_switch(&f);
+	struct node *b_sw = fabric_add_node(&f, NODE_SWITCH, 0x100000, 8, "leaf-3");
+	assert_non_null(b_sw);
+	assert_int_equal(sm_node_attach(b_sw), 0);
+	b_sw->hops = 1;
+	b_sw->path[1] = 1;
+	struct batch *b = batch_new(NULL, on_done_lost, NULL);
+	ib_net16_t masks[32] = { 0 };
+	batch_set(b, a, 0, IB_MAD_ATTR_MCAST_FWD_TBL, 0, masks, sizeof(masks));
+	batch_set(b, a, 0, IB_MAD_ATTR_MCAST_FWD_TBL, 1, masks, sizeof(masks));
+	batch_set(b, b_sw, 0, IB_MAD_ATTR_MCAST_FWD_TBL, 0, masks, sizeof(masks));
+	batch_set(b, b_sw, 0, IB_MAD_ATTR_MCAST_FWD_TBL, 1, masks, sizeof(masks));
+	batch_issued(b);
+	assert_int_equal(nsent, 4);
+	ib_smp_t reply = { 0 };
+	sent[0].done(sent[0].ctx, MAD_TIMEOUT, NULL);	/* a's two fail */
+	sent[1].done(sent[1].ctx, MAD_TIMEOUT, NULL);
+	sent[2].done(sent[2].ctx, 0, &reply);
+	sent[3].done(sent[3].ctx, 0, &reply);
+	assert_int_equal(finished, 1);
+	assert_int_equal(result.failed, 2);
+	assert_int_equal(nlost_guids, 1);
+	assert_true(lost_guids[0] == a->guid);
+	sm_node_detach_all(&f);
+	fabric_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +331,7 @@ int main(void)
 		cmocka_unit_test(a_refused_state_set_is_read_back),
 		cmocka_unit_test(reregistration_asks_capable_active_host_ports_only),
 		cmocka_unit_test(a_node_batch_keeps_its_sets_bounded),
+		cmocka_unit_test(a_batch_names_the_nodes_its_sets_failed_to),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

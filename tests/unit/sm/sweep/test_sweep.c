@@ -70,6 +70,7 @@ static struct sent {
 	unsigned stored;	/* sweeps in the database when it went out */
 	bool routing;		/* the routing was running on its thread */
 	bool storing;		/* the tables were being stored ahead on theirs */
+	uint64_t to;		/* the GUID of the node it went to (0: none there) */
 } sent[QUEUE];
 static size_t nsent;
 /* What each switch of the truth holds: the LFT blocks set into it, by truth node index. */
@@ -101,6 +102,7 @@ int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uin
 			    .storing = sm.computing && sm.db_busy };
 	uint8_t at;
 	const struct node *to = follow(path, hops, &at);
+	s->to = to ? to->guid : 0;
 	if (method == IB_MAD_METHOD_SET && attr == lose_set_attr) {
 		lose_set_attr = 0;
 		sim_queue(IB_MAD_METHOD_GET, attr, mod, path, 0, NULL, 0, done, ctx);	/* an answer slot, never given */
@@ -737,6 +739,80 @@ static void a_lost_set_is_planned_from_the_tables_read_back(void **state)
 	unlink(log_path);
 }
 
+/* The last sweep's Sets of attr: how many, and how many went to nodes other than a and b. */
+static size_t sets_of(ib_net16_t attr, uint64_t a, uint64_t b, size_t *elsewhere)
+{
+	size_t n = 0;
+	*elsewhere = 0;
+	for (size_t i = 0; i < nsent; i++)
+		if (sent[i].method == IB_MAD_METHOD_SET && sent[i].attr == attr) {
+			n++;
+			*elsewhere += sent[i].to != a && sent[i].to != b;
+		}
+	return n;
+}
+
+/*
+ * VL tables go where a sweep cannot vouch for them, and nowhere else: a
+ * repair after a link came back writes those of the two ports it joins
+ * (never written since they came up: OpenSM rewrites such a port too),
+ * none elsewhere; after a sweep that lost an SL-to-VL Set to a node, the next
+ * sweep writes that node's whole (and the P_Key tables of the hosts it
+ * faces) and leaves the others (before, any lost Set had every node's VL
+ * and P_Key tables written again: 7 million Sets at 27,648 hosts).
+ */
+static void vl_tables_go_to_ports_linked_since_and_nodes_a_set_was_lost_to(void **state)
+{
+	size_t elsewhere;
+	sweep(NULL, 0);
+	size_t all = sets_of(IB_MAD_ATTR_SLVL_TABLE, 0, 0, &elsewhere);
+	struct node *leaf = fabric_find_desc(&truth, "L1");
+	uint8_t up = leaf->nports;
+	struct node *agg = leaf->ports[up].remote;
+	uint8_t agg_port = leaf->ports[up].remote_port;
+	uint64_t ends[2] = { leaf->guid, agg->guid };
+	fabric_unlink(leaf, up);
+	sweep(ends, 2);
+	assert_true(outcome.ok);
+	assert_int_equal(sets_of(IB_MAD_ATTR_SLVL_TABLE, 0, 0, &elsewhere), 0);
+
+	plug(leaf, up, agg, agg_port);
+	sweep(ends, 2);
+	assert_true(outcome.ok);
+	size_t relinked = sets_of(IB_MAD_ATTR_SLVL_TABLE, leaf->guid, agg->guid, &elsewhere);
+	assert_true(relinked > 0);
+	assert_true(relinked < all / 4);
+	assert_int_equal(elsewhere, 0);
+	assert_int_equal(sets_of(IB_MAD_ATTR_P_KEY_TABLE, 0, 0, &elsewhere), 0);
+
+	fabric_unlink(leaf, up);
+	sweep(ends, 2);
+	plug(leaf, up, agg, agg_port);
+	lose_set_attr = IB_MAD_ATTR_SLVL_TABLE;
+	sweep(ends, 2);
+	assert_false(outcome.ok);
+	size_t lost_to = 0;
+	for (size_t i = 0; i < nsent && !lost_to; i++)	/* the first SL-to-VL Set, the one lost */
+		if (sent[i].method == IB_MAD_METHOD_SET && sent[i].attr == IB_MAD_ATTR_SLVL_TABLE)
+			lost_to = i;
+	uint64_t lost = sent[lost_to].to;
+	assert_true(lost == leaf->guid || lost == agg->guid);
+	sweep(NULL, 0);
+	assert_true(outcome.ok);
+	size_t whole = sets_of(IB_MAD_ATTR_SLVL_TABLE, lost, lost, &elsewhere);
+	assert_int_equal(elsewhere, 0);
+	assert_true(whole > relinked);	/* every port pair of the node, not only the relinked port's */
+	/* P_Key tables: the lost switch's own (enforcement) and its hosts', no other */
+	const struct node *l = fabric_find_guid(&truth, lost);
+	for (size_t i = 0; i < nsent; i++) {
+		const struct node *to = fabric_find_guid(&truth, sent[i].to);
+		if (sent[i].method != IB_MAD_METHOD_SET || sent[i].attr != IB_MAD_ATTR_P_KEY_TABLE || to == l)
+			continue;
+		assert_int_equal(to->type, NODE_CA);
+		assert_ptr_equal(to->ports[1].remote, l);
+	}
+}
+
 static int setup_degraded(void **state)
 {
 	return setup_tree(&(struct fattree_spec){ .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1,
@@ -757,6 +833,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(an_unproven_mend_is_routed_afresh, setup_degraded, teardown),
 		cmocka_unit_test_setup_teardown(a_lost_set_is_planned_from_the_tables_read_back, setup_3_levels,
 						teardown),
+		cmocka_unit_test_setup_teardown(vl_tables_go_to_ports_linked_since_and_nodes_a_set_was_lost_to,
+						setup_3_levels, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
