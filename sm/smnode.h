@@ -47,9 +47,14 @@ struct sm_node {
 	 */
 	ib_port_info_t *pi_sent;
 	bool *pi_taken;
-	/* A switch's LFT as read back from it (sm/sweep/readback.c), LIDs 0..lft_held_top; NULL if not read. */
+	/*
+	 * A switch's LFT as read back from it (sm/sweep/readback.c), LIDs
+	 * 0..lft_held_top, until the sweep's first stage has written it; NULL
+	 * if not read. lft_unknown: a read was wanted and failed.
+	 */
 	uint8_t *lft_held;
 	uint16_t lft_held_top;
+	bool lft_unknown;
 };
 
 static inline struct sm_node *sm_node(const struct node *n)

@@ -109,17 +109,14 @@ static bool sent_before(struct node *n, unsigned port, const ib_port_info_t *pi,
 	return true;
 }
 
-/*
- * The table this process last wrote into n, if n still holds it: a switch
- * that rebooted comes back with LID 0 on port 0 or another LinearFDBTop.
- * Without such a sweep, the table read back from n, if it was.
- */
-static const uint8_t *programmed_table(const struct node *n, const struct fabric *prev,
-				       const struct routing_tables *prev_t, uint16_t *prev_max)
+const uint8_t *cfg_table_held(const struct node *n, const struct fabric *prev, const struct routing_tables *prev_t,
+			      uint16_t *prev_max)
 {
 	const struct sm_node *s = sm_node(n);
 	const struct node *o = prev ? fabric_find_guid(prev, n->guid) : NULL;
-	if (!prev && s->lft_held) {
+	if (s->lft_unknown)
+		return NULL;
+	if (s->lft_held) {
 		*prev_max = s->lft_held_top;
 		return s->lft_held;
 	}
@@ -170,7 +167,7 @@ static void program_switch(struct batch *b, struct node *n, const struct routing
 	}
 	const uint8_t *lft = t->lft[n->index];
 	uint16_t old_max = 0;
-	const uint8_t *old = programmed_table(n, prev, prev_t, &old_max);
+	const uint8_t *old = cfg_table_held(n, prev, prev_t, &old_max);
 	for (unsigned block = 0; block <= t->max_lid / 64u; block++) {
 		uint8_t data[IB_SMP_DATA_SIZE], was[IB_SMP_DATA_SIZE];
 		lft_block(lft, t->max_lid, block, data);

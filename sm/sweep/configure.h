@@ -61,6 +61,16 @@ int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tabl
 		const struct fabric *prev, const struct routing_tables *prev_t, const struct cfg_params *p,
 		bool lfts_only, cfg_done_fn done, void *arg);
 /*
+ * The LFT switch n holds, as far as this process knows (LIDs 0..*max):
+ * none when its read back failed; the one read back from it this sweep,
+ * if it was; else prev_t's (the
+ * published sweep's, when its switches hold it), if n shows no sign of
+ * having lost it (the same LID on port 0, the same LinearFDBTop: a switch
+ * that rebooted comes back with LID 0 or another top); else NULL.
+ */
+const uint8_t *cfg_table_held(const struct node *n, const struct fabric *prev, const struct routing_tables *prev_t,
+			      uint16_t *max);
+/*
  * Fills pi with the PortInfo fabricd wants on (n, port), from what the port
  * last reported; true if it differs, so a Set is needed (a port whose M_Key
  * lease ran out, with its protect bits back at 0, differs).

@@ -5,7 +5,9 @@
  * layer windows them), each answer copied into the switch's lft_held.
  * Used when this process has no clean sweep of its own to compare with,
  * so a restarted fabricd, or a standby taking over, rewrites nothing the
- * switches already hold and traffic keeps its paths.
+ * switches already hold and traffic keeps its paths. After a sweep that
+ * lost some Sets, only the switches it lost one to (or that show a reset)
+ * are read: the others hold the published tables.
  */
 #include "sm/sweep/readback.h"
 
@@ -36,14 +38,21 @@ static void finish(struct readback *rb)
 	free(rb);
 }
 
+/* s's table unknown: its read failed, or could not be made. */
+static void unknown(struct sm_node *s)
+{
+	free(s->lft_held);
+	s->lft_held = NULL;
+	s->lft_unknown = true;
+}
+
 static void on_block(void *ctx, int status, const ib_smp_t *reply)
 {
 	struct block_req *q = ctx;
 	struct sm_node *s = sm_node(q->n);
 	if (status != 0) {
 		q->rb->r.failed++;
-		free(s->lft_held);	/* one unknown block: treat the whole table as unknown */
-		s->lft_held = NULL;
+		unknown(s);	/* one unknown block: treat the whole table as unknown */
 	} else if (s->lft_held) {
 		unsigned first = q->block * 64u, count = s->lft_held_top + 1u - first;
 		memcpy(s->lft_held + first, reply->data, count < 64 ? count : 64);
@@ -53,7 +62,29 @@ static void on_block(void *ctx, int status, const ib_smp_t *reply)
 	finish(rb);
 }
 
-int readback_lfts(struct mad_port *mp, struct fabric *f, cfg_done_fn done, void *arg)
+/* Sends the Gets of n's blocks 0..top; false when one could not go (n's table then unknown). */
+static bool read_switch(struct readback *rb, struct mad_port *mp, struct node *n, uint16_t top)
+{
+	struct dr_path r = sm_node_route(n, 0);
+	for (unsigned block = 0; block <= top / 64u; block++) {
+		struct block_req *q = malloc(sizeof(*q));
+		if (!q)
+			return false;
+		*q = (struct block_req){ rb, n, block };
+		rb->in_flight++;
+		if (mad_send_dr(mp, IB_MAD_METHOD_GET, IB_MAD_ATTR_LIN_FWD_TBL, block, r.path, r.hops,
+				sm_node_mkey(n, 0), NULL, 0, on_block, q) < 0) {
+			rb->in_flight--;
+			free(q);
+			return false;
+		}
+		rb->r.sent++;
+	}
+	return true;
+}
+
+int readback_lfts(struct mad_port *mp, struct fabric *f, const struct fabric *prev, const struct routing_tables *prev_t,
+		  const struct lost_set *lost, cfg_done_fn done, void *arg)
 {
 	struct readback *rb = calloc(1, sizeof(*rb));
 	if (!rb)
@@ -62,36 +93,40 @@ int readback_lfts(struct mad_port *mp, struct fabric *f, cfg_done_fn done, void 
 	for (size_t i = 0; i < f->nnodes; i++) {
 		struct node *n = f->nodes[i];
 		struct sm_node *s = sm_node(n);
-		uint16_t top = s->have_switch_info ? cl_ntoh16(s->switch_info.lin_top) : 0;
-		if (n->type != NODE_SWITCH || !top || top >= n->lft_cap || !(s->lft_held = malloc(top + 1u)))
+		uint16_t top = s->have_switch_info ? cl_ntoh16(s->switch_info.lin_top) : 0, max;
+		if (n->type != NODE_SWITCH || !top ||
+		    (prev && !lost_set_has(lost, n->guid) && cfg_table_held(n, prev, prev_t, &max)))
+			continue;	/* holds no table, or the published one */
+		if (top >= n->lft_cap || !(s->lft_held = malloc(top + 1u))) {
+			unknown(s);
 			continue;
-		s->lft_held_top = top;
-		struct dr_path r = sm_node_route(n, 0);
-		for (unsigned block = 0; block <= top / 64u; block++) {
-			struct block_req *q = malloc(sizeof(*q));
-			if (!q)
-				break;
-			*q = (struct block_req){ rb, n, block };
-			rb->in_flight++;
-			if (mad_send_dr(mp, IB_MAD_METHOD_GET, IB_MAD_ATTR_LIN_FWD_TBL, block, r.path, r.hops,
-					sm_node_mkey(n, 0), NULL, 0, on_block, q) < 0) {
-				rb->in_flight--;
-				free(q);
-				break;
-			}
-			rb->r.sent++;
 		}
+		s->lft_held_top = top;
+		if (!read_switch(rb, mp, n, top))
+			unknown(s);
 	}
 	finish(rb);
 	return 0;
 }
 
-int readback_tables(const struct fabric *f, const struct routing_tables *like, const struct routing_tables *sls,
-		    struct routing_tables *out)
+void readback_done(struct fabric *f)
 {
-	for (size_t i = 0; i < f->nnodes; i++)
-		if (like->lft[i] && !sm_node(f->nodes[i])->lft_held)
+	for (size_t i = 0; i < f->nnodes; i++) {
+		struct sm_node *s = sm_node(f->nodes[i]);
+		free(s->lft_held);
+		s->lft_held = NULL;
+		s->lft_unknown = false;
+	}
+}
+
+int readback_tables(const struct fabric *f, const struct routing_tables *like, const struct fabric *prev,
+		    const struct routing_tables *prev_t, const struct routing_tables *sls, struct routing_tables *out)
+{
+	for (size_t i = 0; i < f->nnodes; i++) {
+		uint16_t max;
+		if (like->lft[i] && !cfg_table_held(f->nodes[i], prev, prev_t, &max))
 			return 0;
+	}
 	if (routing_tables_alloc(out, f, like->max_lid) < 0)
 		return -1;
 	memcpy(out->sl, like->sl, (size_t)like->max_lid + 1);
@@ -99,10 +134,10 @@ int readback_tables(const struct fabric *f, const struct routing_tables *like, c
 	memcpy(out->vl_by_sl, like->vl_by_sl, sizeof(out->vl_by_sl));
 	out->layers = sls->layers > like->layers ? sls->layers : like->layers;
 	for (size_t i = 0; i < f->nnodes; i++) {
-		const struct sm_node *s = sm_node(f->nodes[i]);
-		if (out->lft[i] && s->lft_held)
-			memcpy(out->lft[i], s->lft_held,
-			       (size_t)(s->lft_held_top < like->max_lid ? s->lft_held_top : like->max_lid) + 1);
+		uint16_t max;
+		const uint8_t *held = out->lft[i] && like->lft[i] ? cfg_table_held(f->nodes[i], prev, prev_t, &max) : NULL;
+		if (held)
+			memcpy(out->lft[i], held, (size_t)(max < like->max_lid ? max : like->max_lid) + 1);
 	}
 	return 1;
 }

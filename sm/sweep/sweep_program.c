@@ -62,6 +62,7 @@ struct plan_run {
 	struct sweep *s;
 	bool known;		/* the switches hold the published tables; after plan_work, or the tables read back */
 	bool read_back;		/* the switches' tables were read back, and the SA answers with the published SLs */
+	bool held;		/* the published tables are held but where its sweep lost Sets (not read back) */
 	uint16_t own_lid;	/* this SM's LID: its SL goes out with the first stage */
 	unsigned vls;		/* the data VLs the changed SLs may move apart onto */
 	size_t apart;		/* LIDs so moved */
@@ -77,7 +78,8 @@ static void plan_work(void *arg)
 	if (run->known) {
 		run->rc = transition_remap_view(&pub->fabric, &pub->tables, &s->f, &s->tables, &old);
 	} else if (run->read_back) {
-		run->rc = readback_tables(&s->f, &s->tables, &pub->tables, &old);
+		run->rc = readback_tables(&s->f, &s->tables, run->held ? &pub->fabric : NULL,
+					  run->held ? &pub->tables : NULL, &pub->tables, &old);
 		run->known = run->rc == 1;
 		run->read_back = run->known;
 		run->rc = run->rc < 0 ? -1 : 0;
@@ -156,9 +158,10 @@ static void program_stage(struct sweep *s)
 {
 	struct sm *sm = s->sm;
 	struct cfg_params p = cfg_params_of_sm(sm, &s->f, &s->tables);
-	/* the first stage against what the switches hold, each later one against the stage before */
-	const struct fabric *prev = sweep_switches_hold_published(sm) ? &sm->pub->fabric : NULL;
-	const struct routing_tables *prev_t = prev ? &sm->pub->tables : NULL;
+	/* the first stage against what the switches hold (read back, or published), each later one against the last */
+	const struct sm_snapshot *held = sweep_published_held(sm);
+	const struct fabric *prev = held ? &held->fabric : NULL;
+	const struct routing_tables *prev_t = held ? &held->tables : NULL;
 	if (s->stage == 0 && prev && s->early_held) {	/* the gone LIDs' entries dropped while routing */
 		prev = &s->f;
 		prev_t = &s->early;
@@ -180,6 +183,8 @@ static void on_programmed(void *arg, const struct cfg_result *r)
 	sweep_sets_failed(s, r);
 	s->programmed.lft_blocks_sent += r->lft_blocks_sent;
 	s->programmed.lft_blocks_skipped += r->lft_blocks_skipped;
+	if (s->stage == 1)
+		readback_done(&s->f);	/* the first stage is written: what was read back is spent */
 	if (s->stage < s->plan.nstages) {	/* the next stage only once this one is answered */
 		program_stage(s);
 		return;
@@ -205,6 +210,7 @@ void sweep_start_program(struct sweep *s)
 	bool clean = sweep_switches_hold_published(sm);
 	*run = (struct plan_run){ .s = s, .known = clean && pub->tables.lft,
 				  .read_back = !clean && pub && pub->tables.lft && sm->pub_answered,
+				  .held = sweep_published_held(sm) != NULL,
 				  .own_lid = sm_node_own_lid(&s->f), .vls = s->vls };
 	if (!(sm->computing = offload_start(sm->loop, plan_work, plan_back, run))) {
 		plan_work(run);	/* no thread to be had: here */
@@ -228,20 +234,10 @@ static void on_vls(void *arg, const struct cfg_result *r)
 	sets_answered(arg, r, "SL2VL/VLArb", "nodes");
 }
 
-/*
- * The published sweep, when its nodes hold what it programmed (but those
- * it lost a Set to): no sweep since sent any, and no other master ran the
- * subnet. Its VL and P_Key tables need not be written again there.
- */
-static const struct sm_snapshot *published_held(const struct sm *sm)
-{
-	return sm->pub_held ? sm_published(sm) : NULL;
-}
-
 void sweep_start_vls(struct sweep *s)
 {
 	struct sm *sm = s->sm;
-	const struct sm_snapshot *pub = published_held(sm);
+	const struct sm_snapshot *pub = sweep_published_held(sm);
 	if (qos_program(sm->mp, &s->f, &s->qos, pub ? &pub->fabric : NULL, pub ? &pub->qos : NULL,
 			pub ? &pub->lost : NULL, on_vls, s) < 0)
 		sweep_end(s, "out of memory", false);
@@ -256,7 +252,7 @@ void sweep_start_pkeys(struct sweep *s)
 {
 	struct sm *sm = s->sm;
 	s->parts = sm->cfg.partitions;
-	const struct sm_snapshot *pub = published_held(sm);
+	const struct sm_snapshot *pub = sweep_published_held(sm);
 	if (pkeys_program(sm->mp, &s->f, &s->parts, pub ? &pub->fabric : NULL, pub ? &pub->parts : NULL,
 			  pub ? &pub->lost : NULL, on_pkeys, s) < 0)
 		sweep_end(s, "out of memory", false);

@@ -251,8 +251,10 @@ static void on_read_back(void *arg, const struct cfg_result *r)
 void sweep_start_readback(struct sweep *s)
 {
 	struct sm *sm = s->sm;
+	const struct sm_snapshot *held = sweep_published_held(sm);
 	if (sweep_switches_hold_published(sm))
 		sweep_phase_skip(s);
-	else if (readback_lfts(sm->mp, &s->f, on_read_back, s) < 0)
+	else if (readback_lfts(sm->mp, &s->f, held ? &held->fabric : NULL, held ? &held->tables : NULL,
+			       held ? &held->lost : NULL, on_read_back, s) < 0)
 		sweep_end(s, "out of memory", false);
 }

@@ -173,6 +173,11 @@ bool sweep_switches_hold_published(const struct sm *sm)
 	return sm->pub && sm->last_sweep_ok;
 }
 
+const struct sm_snapshot *sweep_published_held(const struct sm *sm)
+{
+	return sm->pub_held && sm->pub && sm->pub->tables.lft ? sm->pub : NULL;
+}
+
 size_t sweep_phase_of(const struct sweep *s, void (*start)(struct sweep *s))
 {
 	size_t i = 0;

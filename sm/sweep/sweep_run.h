@@ -82,6 +82,13 @@ uint64_t sweep_mads_sent(const struct sweep *s);
  * write only what differs from it then, and read back or rewrite all else.
  */
 bool sweep_switches_hold_published(const struct sm *sm);
+/*
+ * The published sweep, when its nodes hold what it programmed but those
+ * it lost a Set to (pub->lost): no sweep since sent any, and no other
+ * master ran the subnet; else NULL. What it wrote need not be written or
+ * read back again there.
+ */
+const struct sm_snapshot *sweep_published_held(const struct sm *sm);
 /* Starts phase i of s->phases. */
 void sweep_begin_phase(struct sweep *s, size_t i);
 /* Where the phase that start starts is in s->phases. */

@@ -134,11 +134,19 @@ osm_start() {
 	fail "opensm did not bring the subnet up: $(tail -3 "$WORK/opensm.log")"
 }
 
-# fd_start [ARGS]: starts fabricd in the foreground, in the background.
+# fd_start [ARGS]: starts fabricd in the foreground, in the background;
+# again, as fd_once does, while it could not open its port (umad2sim
+# found no ibsim client slot: once in a full suite on a loaded machine).
 fd_start() {
 	UP_SEEN=$(ups)
-	LD_PRELOAD=${FD_PRELOAD:-$UMAD2SIM} "$FABRICD" -f -d "$DB" -S "$SOCK" --log-file "$WORK/fabricd.log" "$@" &
-	FD_PID=$!
+	for _ in 1 2 3 4 5; do
+		LD_PRELOAD=${FD_PRELOAD:-$UMAD2SIM} "$FABRICD" -f -d "$DB" -S "$SOCK" --log-file "$WORK/fabricd.log" "$@" &
+		FD_PID=$!
+		sleep 0.2
+		kill -0 "$FD_PID" 2>/dev/null ||
+			! tail -1 "$WORK/fabricd.log" 2>/dev/null | grep -q "cannot open ibsim0 port 0: No such file" && return 0
+		sleep 0.5
+	done
 }
 
 # fd_wait_ups N: waits (10 s at most) until the log holds N SUBNET UP lines.
