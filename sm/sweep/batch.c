@@ -107,6 +107,7 @@ static void on_set(void *ctx, int status, const ib_smp_t *reply)
 		return;
 	if (status != 0) {
 		b->r.failed++;
+		b->r.lft_failed += c->attr == IB_MAD_ATTR_LIN_FWD_TBL;
 		lost_set_add(&b->lost, c->guid);
 		log_warn("configure: Set attribute 0x%04x mod 0x%x on %s failed (%s)", cl_ntoh16(c->attr), c->mod,
 			 c->desc, status == MAD_TIMEOUT ? "timeout" : "refused");
@@ -130,6 +131,7 @@ static void send_set(struct batch *b, const struct node *n, struct node *store, 
 	struct set_ctx *c = malloc(sizeof(*c));
 	if (!c) {
 		b->r.failed++;
+		b->r.lft_failed += attr == IB_MAD_ATTR_LIN_FWD_TBL;
 		lost_set_add(&b->lost, n->guid);
 		return;
 	}
@@ -145,6 +147,7 @@ static void send_set(struct batch *b, const struct node *n, struct node *store, 
 		free(c);
 		b->in_flight--;
 		b->r.failed++;
+		b->r.lft_failed += attr == IB_MAD_ATTR_LIN_FWD_TBL;
 		lost_set_add(&b->lost, n->guid);
 		return;
 	}

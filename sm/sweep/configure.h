@@ -31,6 +31,7 @@ struct cfg_result {
 	unsigned sent;		/* Set MADs issued */
 	unsigned failed;	/* Sets that failed or were refused */
 	unsigned lft_blocks_sent, lft_blocks_skipped;
+	unsigned lft_failed;	/* LFT block Sets among the failed */
 	unsigned skipped_nodes;	/* VL programming: nodes already holding the tables */
 	const struct lost_set *lost;	/* the nodes a Set failed to, while done runs (a batch's); or NULL */
 };

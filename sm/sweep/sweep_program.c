@@ -176,6 +176,26 @@ static void program_stage(struct sweep *s)
 		sweep_end(s, "out of memory", false);
 }
 
+/*
+ * Some LFT Sets of the stage just answered were lost: the switches hold a
+ * mixture of it and the stage before, which its step's proof covers, but
+ * the next stage's proof assumed this one in whole (going on once left a
+ * forwarding loop on ibsim), and once published, hosts would take the new
+ * SLs onto a state the last check did not prove. So the transition stops
+ * there, the sweep ends unpublished (the SA keeps answering the old SLs,
+ * which every step held), and a full sweep follows at once, which reads
+ * back what the switches hold and plans from it.
+ */
+static void stop_transition(struct sweep *s, unsigned lost)
+{
+	char why[160];
+	snprintf(why, sizeof(why), "%u LFT Sets of stage %zu of %zu lost: the transition stops there, in a state its "
+		 "proof covers; a full sweep starts from what the switches hold", lost, s->stage, s->plan.nstages);
+	log_warn("transition: %s", why);
+	s->sm->sched.want_sweep(s->sm);
+	sweep_end(s, why, false);
+}
+
 static void on_programmed(void *arg, const struct cfg_result *r)
 {
 	struct sweep *s = arg;
@@ -185,6 +205,10 @@ static void on_programmed(void *arg, const struct cfg_result *r)
 	s->programmed.lft_blocks_skipped += r->lft_blocks_skipped;
 	if (s->stage == 1)
 		readback_done(&s->f);	/* the first stage is written: what was read back is spent */
+	if (r->lft_failed && (s->stage < s->plan.nstages || s->sl_changed)) {
+		stop_transition(s, r->lft_failed);
+		return;
+	}
 	if (s->stage < s->plan.nstages) {	/* the next stage only once this one is answered */
 		program_stage(s);
 		return;
