@@ -80,6 +80,7 @@ struct sm {
 	bool last_sweep_ok;	/* every Set of the published sweep landed: the switches hold it */
 	bool pub_answered;	/* the SA has answered from pub since: hosts' PathRecords carry its SLs */
 	bool pub_held;		/* no Set went out since pub but its own: its nodes (but pub->lost) hold it */
+	unsigned transition_stops;	/* sweeps in a row whose transition stopped for lost LFT Sets */
 	bool clients_registered;	/* the hosts were asked to reregister since this SM became master */
 	struct budget trap_budget;	/* traps each source LID may send a minute */
 	/* when sweeps run (sm/sched.c) */

@@ -184,8 +184,13 @@ static void program_stage(struct sweep *s)
  * SLs onto a state the last check did not prove. So the transition stops
  * there, the sweep ends unpublished (the SA keeps answering the old SLs,
  * which every step held), and a full sweep follows at once, which reads
- * back what the switches hold and plans from it.
+ * back what the switches hold and plans from it. Not more than
+ * MAX_TRANSITION_STOPS sweeps in a row: a switch that refuses every Set
+ * (another SM's M_Key) would stop them all, and the fabric never get its
+ * tables; the sweep then goes on, as it did before, and says so.
  */
+#define MAX_TRANSITION_STOPS 3
+
 static void stop_transition(struct sweep *s, unsigned lost)
 {
 	char why[160];
@@ -206,8 +211,13 @@ static void on_programmed(void *arg, const struct cfg_result *r)
 	if (s->stage == 1)
 		readback_done(&s->f);	/* the first stage is written: what was read back is spent */
 	if (r->lft_failed && (s->stage < s->plan.nstages || s->sl_changed)) {
-		stop_transition(s, r->lft_failed);
-		return;
+		if (s->sm->transition_stops++ < MAX_TRANSITION_STOPS) {
+			stop_transition(s, r->lft_failed);
+			return;
+		}
+		log_warn("transition: %u LFT Sets of stage %zu of %zu lost, %u sweeps in a row: going on (the "
+			 "switches may hold states no step proved)", r->lft_failed, s->stage, s->plan.nstages,
+			 s->sm->transition_stops);
 	}
 	if (s->stage < s->plan.nstages) {	/* the next stage only once this one is answered */
 		program_stage(s);

@@ -120,6 +120,7 @@ bool sweep_publish(struct sweep *s)
 	sm->last_sweep_ok = strcmp(s->result, "ok") == 0;
 	sm->pub_answered = true;
 	sm->pub_held = true;
+	sm->transition_stops = 0;
 	if (sm->last_sweep_ok && !sm->once)	/* the next repair's plan starts from the tables' graphs */
 		snap->held = held_graphs_start(&snap->fabric, &snap->tables);
 	return true;

@@ -840,6 +840,33 @@ static void vl_tables_go_to_ports_linked_since_and_nodes_a_set_was_lost_to(void 
 	}
 }
 
+/*
+ * A switch whose LFT Sets keep failing (another SM's M_Key) would stop
+ * every transition: after three stopped in a row, the sweep goes on and
+ * publishes, degraded, and the count starts again.
+ */
+static void a_transition_stops_three_times_in_a_row_at_most(void **state)
+{
+	char log_path[64];
+	snprintf(log_path, sizeof(log_path), "/tmp/fabricd-test-sweep.%d.log", (int)getpid());
+	unlink(log_path);
+	assert_int_equal(log_set_file(log_path), 0);
+	sweep(NULL, 0);
+	struct node *leaf = fabric_find_desc(&truth, "L1");
+	uint8_t up = leaf->nports;
+	uint64_t ends[2] = { leaf->guid, leaf->ports[up].remote->guid };
+	fabric_unlink(leaf, up);
+	sm.transition_stops = 3;
+	lose_set_attr = IB_MAD_ATTR_LIN_FWD_TBL;
+	sweep_to_end(ends, 2);
+	assert_true(outcome.published);
+	assert_false(outcome.ok);
+	assert_int_equal(sweeps_wanted, 0);
+	assert_true(file_has(log_path, "1 LFT Sets of stage 1 of 3 lost, 4 sweeps in a row: going on"));
+	assert_int_equal(sm.transition_stops, 0);
+	unlink(log_path);
+}
+
 static int setup_degraded(void **state)
 {
 	return setup_tree(&(struct fattree_spec){ .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1,
@@ -862,6 +889,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(vl_tables_go_to_ports_linked_since_and_nodes_a_set_was_lost_to,
 						setup_3_levels, teardown),
+		cmocka_unit_test_setup_teardown(a_transition_stops_three_times_in_a_row_at_most, setup_3_levels,
+						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
