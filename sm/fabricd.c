@@ -402,6 +402,7 @@ int main(int argc, char **argv)
 	rmpp_receiver_free(sm.rmpp_in);
 	mad_close(sm.mp);
 	sm_snapshot_free(sm.pub);
+	lost_set_free(&sm.lft_unsure);
 	routing_memo_free(&sm.route_memo);
 	mkeys_free(&sm.mkeys);
 	namemap_free(&sm.names);

@@ -191,9 +191,33 @@ static void program_stage(struct sweep *s)
  */
 #define MAX_TRANSITION_STOPS 3
 
+/*
+ * The switches whose new table differs from the published one (or that
+ * have none there): a stopped transition may have left any of them
+ * holding something between the two, so the next sweep reads them back
+ * (sm->lft_unsure); the others, and every VL and P_Key table, are as the
+ * published sweep left them.
+ */
+static void note_unsure(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	const struct sm_snapshot *pub = sm_published(sm);
+	for (size_t i = 0; i < s->f.nnodes; i++) {
+		const struct node *n = s->f.nodes[i];
+		const struct node *o = pub && pub->tables.lft ? fabric_find_guid(&pub->fabric, n->guid) : NULL;
+		const uint8_t *was = o ? pub->tables.lft[o->index] : NULL;
+		if (s->tables.lft[i] && (!was || pub->tables.max_lid != s->tables.max_lid ||
+					 memcmp(was, s->tables.lft[i], (size_t)s->tables.max_lid + 1)))
+			lost_set_add(&sm->lft_unsure, n->guid);
+	}
+	lost_set_seal(&sm->lft_unsure);
+	s->stopped = true;
+}
+
 static void stop_transition(struct sweep *s, unsigned lost)
 {
 	char why[160];
+	note_unsure(s);
 	snprintf(why, sizeof(why), "%u LFT Sets of stage %zu of %zu lost: the transition stops there, in a state its "
 		 "proof covers; a full sweep starts from what the switches hold", lost, s->stage, s->plan.nstages);
 	log_warn("transition: %s", why);

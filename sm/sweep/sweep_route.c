@@ -252,9 +252,19 @@ void sweep_start_readback(struct sweep *s)
 {
 	struct sm *sm = s->sm;
 	const struct sm_snapshot *held = sweep_published_held(sm);
-	if (sweep_switches_hold_published(sm))
+	struct lost_set read = { 0 };	/* the switches held cannot vouch for: lost a Set, or a stop left unsure */
+	if (sweep_switches_hold_published(sm)) {
 		sweep_phase_skip(s);
-	else if (readback_lfts(sm->mp, &s->f, held ? &held->fabric : NULL, held ? &held->tables : NULL,
-			       held ? &held->lost : NULL, on_read_back, s) < 0)
+		return;
+	}
+	if (held) {
+		lost_set_merge(&read, &held->lost);
+		lost_set_merge(&read, &sm->lft_unsure);
+		lost_set_seal(&read);
+	}
+	int rc = readback_lfts(sm->mp, &s->f, held ? &held->fabric : NULL, held ? &held->tables : NULL, &read,
+			       on_read_back, s);
+	lost_set_free(&read);
+	if (rc < 0)
 		sweep_end(s, "out of memory", false);
 }

@@ -121,6 +121,7 @@ bool sweep_publish(struct sweep *s)
 	sm->pub_answered = true;
 	sm->pub_held = true;
 	sm->transition_stops = 0;
+	lost_set_free(&sm->lft_unsure);
 	if (sm->last_sweep_ok && !sm->once)	/* the next repair's plan starts from the tables' graphs */
 		snap->held = held_graphs_start(&snap->fabric, &snap->tables);
 	return true;
@@ -142,7 +143,7 @@ void sweep_end(struct sweep *s, const char *result, bool published)
 	}
 	if (!published && s->touched) {	/* the next sweep reads the tables back, and writes every node */
 		sm->last_sweep_ok = false;
-		sm->pub_held = false;
+		sm->pub_held = s->stopped && sm->pub_held;	/* a stop names the switches it may have changed */
 	}
 	if (s->ahead_running) {	/* it reads s: waited for (a sweep that failed while it stored) */
 		offload_abandon(sm->computing);

@@ -41,6 +41,7 @@ struct sweep {
 	bool early_pending;		/* its Sets are not all answered */
 	bool early_held;		/* every one landed: the switches hold early */
 	bool touched;			/* Sets went out (early drops, stages): unpublished, the switches hold neither */
+	bool stopped;			/* the transition stopped for lost LFT Sets (sm->lft_unsure names where) */
 	unsigned early_blocks;		/* LFT blocks it sent */
 	/* the tables stored ahead, on another thread while the switches are programmed (sweep_store_ahead) */
 	bool ahead_running;		/* its thread has not come back */
