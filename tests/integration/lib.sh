@@ -48,8 +48,9 @@ trap cleanup EXIT
 # attach_failed FILE: the output in FILE says a tool could not attach to
 # ibsim (umad2sim, not the SM): no free client slot, or one a client that
 # just left still holds.
+ATTACH_FAILED_RE="can't open UMAD port|sim_init: connect failed|on port \(null\)|cannot open a port"
 attach_failed() {
-	grep -qE "can't open UMAD port|sim_init: connect failed|on port \(null\)|cannot open a port" "$1"
+	grep -qE "$ATTACH_FAILED_RE" "$1"
 }
 
 # refused CMD...: runs CMD (a request the SM is meant to refuse) with its
