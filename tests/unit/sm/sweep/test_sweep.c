@@ -672,6 +672,14 @@ static void last_transition(void *arg, const struct db_event *ev)
 		*(bool *)arg = strstr(ev->detail, "proven deadlock-free") != NULL;
 }
 
+/* The log goes to a file of this test's own, empty: what a sweep logs can be looked for there. */
+static void log_to_fresh_file(char *path, size_t len)
+{
+	snprintf(path, len, "/tmp/fabricd-test-sweep.%d.log", (int)getpid());
+	unlink(path);
+	assert_int_equal(log_set_file(path), 0);
+}
+
 static bool file_has(const char *path, const char *text)
 {
 	char line[1024];
@@ -687,9 +695,7 @@ static bool file_has(const char *path, const char *text)
 static void an_unproven_mend_is_routed_afresh(void **state)
 {
 	char log_path[64];
-	snprintf(log_path, sizeof(log_path), "/tmp/fabricd-test-sweep.%d.log", (int)getpid());
-	unlink(log_path);
-	assert_int_equal(log_set_file(log_path), 0);
+	log_to_fresh_file(log_path, sizeof(log_path));
 	sweep(NULL, 0);
 	struct node *leaf = fabric_find_desc(&truth, "L1");
 	uint8_t up = 1;
@@ -735,9 +741,7 @@ static size_t sets_of(ib_net16_t attr, uint64_t a, uint64_t b, size_t *elsewhere
 static void a_lost_set_is_planned_from_the_tables_read_back(void **state)
 {
 	char log_path[64];
-	snprintf(log_path, sizeof(log_path), "/tmp/fabricd-test-sweep.%d.log", (int)getpid());
-	unlink(log_path);
-	assert_int_equal(log_set_file(log_path), 0);
+	log_to_fresh_file(log_path, sizeof(log_path));
 	lose_set_attr = IB_MAD_ATTR_LIN_FWD_TBL;
 	sweep(NULL, 0);
 	assert_false(outcome.ok);
@@ -858,9 +862,7 @@ static void vl_tables_go_to_ports_linked_since_and_nodes_a_set_was_lost_to(void 
 static void a_transition_stops_three_times_in_a_row_at_most(void **state)
 {
 	char log_path[64];
-	snprintf(log_path, sizeof(log_path), "/tmp/fabricd-test-sweep.%d.log", (int)getpid());
-	unlink(log_path);
-	assert_int_equal(log_set_file(log_path), 0);
+	log_to_fresh_file(log_path, sizeof(log_path));
 	sweep(NULL, 0);
 	struct node *leaf = fabric_find_desc(&truth, "L1");
 	uint8_t up = leaf->nports;
