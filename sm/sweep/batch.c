@@ -73,6 +73,14 @@ static void feed(struct batch *b)
 
 static void on_set(void *ctx, int status, const ib_smp_t *reply);
 
+/* A Set of attr to the node guid failed, or could not go out: counted, the node kept as lost. */
+static void set_failed(struct batch *b, ib_net16_t attr, uint64_t guid)
+{
+	b->r.failed++;
+	b->r.lft_failed += attr == IB_MAD_ATTR_LIN_FWD_TBL;
+	lost_set_add(&b->lost, guid);
+}
+
 /* The answer to a lost state Set's re-read: done if the port got there. */
 static void on_verify(void *ctx, int status, const ib_smp_t *reply)
 {
@@ -106,9 +114,7 @@ static void on_set(void *ctx, int status, const ib_smp_t *reply)
 	if (verify_refused_state(c, status))
 		return;
 	if (status != 0) {
-		b->r.failed++;
-		b->r.lft_failed += c->attr == IB_MAD_ATTR_LIN_FWD_TBL;
-		lost_set_add(&b->lost, c->guid);
+		set_failed(b, c->attr, c->guid);
 		log_warn("configure: Set attribute 0x%04x mod 0x%x on %s failed (%s)", cl_ntoh16(c->attr), c->mod,
 			 c->desc, status == MAD_TIMEOUT ? "timeout" : "refused");
 	} else if (c->store && c->attr == IB_MAD_ATTR_PORT_INFO) {
@@ -130,9 +136,7 @@ static void send_set(struct batch *b, const struct node *n, struct node *store, 
 {
 	struct set_ctx *c = malloc(sizeof(*c));
 	if (!c) {
-		b->r.failed++;
-		b->r.lft_failed += attr == IB_MAD_ATTR_LIN_FWD_TBL;
-		lost_set_add(&b->lost, n->guid);
+		set_failed(b, attr, n->guid);
 		return;
 	}
 	*c = (struct set_ctx){ .b = b, .store = store, .route = sm_node_route(n, port),
@@ -146,9 +150,7 @@ static void send_set(struct batch *b, const struct node *n, struct node *store, 
 			c) < 0) {
 		free(c);
 		b->in_flight--;
-		b->r.failed++;
-		b->r.lft_failed += attr == IB_MAD_ATTR_LIN_FWD_TBL;
-		lost_set_add(&b->lost, n->guid);
+		set_failed(b, attr, n->guid);
 		return;
 	}
 	b->r.sent++;
