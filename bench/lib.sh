@@ -1,9 +1,12 @@
-# bench/lib.sh: what the benchmark scripts share. Only defines functions.
+# bench/lib.sh: what the benchmark scripts share. Defines functions, and
+# KEEP_WORK: a run's WORK lives in the benchmark's $out, removed at its end.
 #
 # Outside a run: bench_setup (needs $top) sets BUILD (building if needed)
 # and out (a scratch directory). Inside a run, after
 # tests/integration/lib.sh: sm_start, sm_run, sm_ups, sm_wait_ups, ms_of,
 # sm_smps.
+
+KEEP_WORK=1
 
 bench_setup() {
 	BUILD=${BUILD:-$top/build}

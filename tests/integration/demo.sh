@@ -4,6 +4,7 @@
 # confirm it, fabricctl shows it; then everything is stopped.
 set -euo pipefail
 BUILD=$1 NET=$2 WORK=$3
+KEEP_WORK=1	# its database is the demo's to look at afterwards
 # attach fabricd at host H0_0 when the fabric has one (generated fat trees),
 # else where ibsim puts it: the first node of the file
 if [[ -z ${SIM_HOST:-} ]] && grep -q '"H0_0"' "$NET"; then export SIM_HOST=H0_0; fi

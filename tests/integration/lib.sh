@@ -30,11 +30,21 @@ stop() {
 	wait "$1" 2>/dev/null || true
 }
 
-# Ends what the test started; keeps the test's own exit status.
+# Ends what the test started; keeps the test's own exit status. WORK
+# goes once the test passed (unless KEEP_WORK is set: the demo keeps its
+# database, a benchmark removes its runs itself); a failed test's stays,
+# named on stderr, to be looked into.
 cleanup() {
 	local rc=$?
 	[[ -n $FD_PID ]] && stop "$FD_PID"
 	[[ -n $SIM_PID ]] && stop "$SIM_PID"
+	if [[ -n ${WORK:-} && -d $WORK && -z ${KEEP_WORK:-} ]]; then
+		if ((rc == 0)); then
+			rm -rf "$WORK"
+		else
+			echo "the test's files are kept in $WORK" >&2
+		fi
+	fi
 	exit "$rc"
 }
 trap cleanup EXIT

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# storm.sh BUILD NETFILE
+# storm.sh BUILD NETFILE   (STORM_SEED: the storm drawn, 7 unless set)
 #
 # A storm of link and switch failures: 40 ibsim commands (a link down, one
 # back, a whole switch down, drawn from a fixed seed) 0-390 ms apart, with
@@ -31,7 +31,7 @@ mapfile -t links < <(awk '/^Switch/ {sw = $NF; gsub(/"/, "", sw); next} /^$/ {sw
 	sw != "" && $2 ~ /^"[LAC][0-9]+"/ {p = $1; gsub(/[][]/, "", p); print sw, p}' "$NET")
 mapfile -t upper < <(awk '/^Switch/ {sw = $NF; gsub(/"/, "", sw); if (sw ~ /^[AC]/) print sw}' "$NET")
 ((${#links[@]} > 0 && ${#upper[@]} > 0)) || fail "no switch links in $NET"
-RANDOM=7
+RANDOM=${STORM_SEED:-7}	# another seed, another storm
 down=()
 echo 'Error "L0" 3' >&7
 for _ in $(seq 40); do

@@ -559,7 +559,7 @@ static void test_db_stores_only_what_changed(void **state)
 	free(changed);
 	free(expected);
 	free(again);
-	unlink(whole);
+	test_remove_db(whole);
 	routing_tables_free(&t);
 	routing_tables_free(&u);
 	fabric_free(&f);
@@ -634,8 +634,8 @@ static void test_db_tables_stored_ahead(void **state)
 	free(meanwhile);
 	free(after);
 	free(abandoned);
-	unlink(whole);
-	unlink(before);
+	test_remove_db(whole);
+	test_remove_db(before);
 	routing_tables_free(&t);
 	routing_tables_free(&u);
 	fabric_free(&f);
