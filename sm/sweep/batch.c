@@ -81,6 +81,13 @@ static void set_failed(struct batch *b, ib_net16_t attr, uint64_t guid)
 	lost_set_add(&b->lost, guid);
 }
 
+void batch_node_failed(struct batch *b, const struct node *n, unsigned lft_blocks)
+{
+	b->r.failed++;
+	b->r.lft_failed += lft_blocks;
+	lost_set_add(&b->lost, n->guid);
+}
+
 /* The answer to a lost state Set's re-read: done if the port got there. */
 static void on_verify(void *ctx, int status, const ib_smp_t *reply)
 {

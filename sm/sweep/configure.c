@@ -122,8 +122,9 @@ const uint8_t *cfg_table_held(const struct node *n, const struct fabric *prev, c
 	}
 	if (!o || !prev_t->lft[o->index] || !s->have_port_info[0])
 		return NULL;
+	/* without SwitchInfo (its Get lost) the LID on port 0 is the only sign of a reset there is */
 	if (cl_ntoh16(s->port_info[0].base_lid) != o->ports[0].lid ||
-	    cl_ntoh16(s->switch_info.lin_top) != prev_t->max_lid)
+	    (s->have_switch_info && cl_ntoh16(s->switch_info.lin_top) != prev_t->max_lid))
 		return NULL;
 	*prev_max = prev_t->max_lid;
 	return prev_t->lft[o->index];
@@ -137,19 +138,62 @@ static void lft_block(const uint8_t *lft, uint16_t max, unsigned block, uint8_t 
 	memcpy(out, lft + first, count < 64 ? count : 64);
 }
 
+/*
+ * The LFT blocks of n's row in t that differ from what n holds (every
+ * block where that is not known), each Set into b unless b is NULL; how
+ * many, and *skipped those that need no Set.
+ */
+static unsigned lft_blocks(struct batch *b, const struct node *n, const struct routing_tables *t,
+			   const struct fabric *prev, const struct routing_tables *prev_t, unsigned *skipped)
+{
+	const uint8_t *lft = t->lft[n->index];
+	uint16_t old_max = 0;
+	const uint8_t *old = cfg_table_held(n, prev, prev_t, &old_max);
+	unsigned differ = 0;
+	*skipped = 0;
+	for (unsigned block = 0; block <= t->max_lid / 64u; block++) {
+		uint8_t data[IB_SMP_DATA_SIZE], was[IB_SMP_DATA_SIZE];
+		lft_block(lft, t->max_lid, block, data);
+		if (old && block * 64u <= old_max) {
+			lft_block(old, old_max, block, was);
+			if (memcmp(was, data, sizeof(data)) == 0) {
+				(*skipped)++;
+				continue;
+			}
+		}
+		if (b)
+			batch_set(b, n, 0, IB_MAD_ATTR_LIN_FWD_TBL, block, data, sizeof(data));
+		differ++;
+	}
+	return differ;
+}
+
+/*
+ * A switch that cannot take its table (its SwitchInfo was not read, or
+ * its table is too short) is left out, a failure, as many LFT blocks as
+ * it lacks counted as lost: a transition stops at such a stage as at one
+ * whose Sets were lost, and the next sweep reads the switch back.
+ */
+static void leave_out(struct batch *b, const struct node *n, const struct routing_tables *t,
+		      const struct fabric *prev, const struct routing_tables *prev_t)
+{
+	unsigned skipped;
+	batch_node_failed(b, n, lft_blocks(NULL, n, t, prev, prev_t, &skipped));
+}
+
 static void program_switch(struct batch *b, struct node *n, const struct routing_tables *t,
 			   const struct fabric *prev, const struct routing_tables *prev_t, uint8_t life_time, bool lfts_only)
 {
 	struct sm_node *s = sm_node(n);
 	if (!s->have_switch_info) {
-		b->r.failed++;
 		log_warn("configure: %s has no SwitchInfo; not programmed", n->desc);
+		leave_out(b, n, t, prev, prev_t);
 		return;
 	}
 	if (t->max_lid >= n->lft_cap) {
-		b->r.failed++;
 		log_warn("configure: %s holds LIDs up to %u, fabric needs %u", n->desc, n->lft_cap,
 			 t->max_lid);
+		leave_out(b, n, t, prev, prev_t);
 		return;
 	}
 	/*
@@ -165,22 +209,9 @@ static void program_switch(struct batch *b, struct node *n, const struct routing
 		si.life_state |= IB_SWITCH_PSC;
 		batch_set_stored(b, n, 0, IB_MAD_ATTR_SWITCH_INFO, 0, &si, sizeof(si));
 	}
-	const uint8_t *lft = t->lft[n->index];
-	uint16_t old_max = 0;
-	const uint8_t *old = cfg_table_held(n, prev, prev_t, &old_max);
-	for (unsigned block = 0; block <= t->max_lid / 64u; block++) {
-		uint8_t data[IB_SMP_DATA_SIZE], was[IB_SMP_DATA_SIZE];
-		lft_block(lft, t->max_lid, block, data);
-		if (old && block * 64u <= old_max) {
-			lft_block(old, old_max, block, was);
-			if (memcmp(was, data, sizeof(data)) == 0) {
-				b->r.lft_blocks_skipped++;
-				continue;
-			}
-		}
-		batch_set(b, n, 0, IB_MAD_ATTR_LIN_FWD_TBL, block, data, sizeof(data));
-		b->r.lft_blocks_sent++;
-	}
+	unsigned skipped;
+	b->r.lft_blocks_sent += lft_blocks(b, n, t, prev, prev_t, &skipped);
+	b->r.lft_blocks_skipped += skipped;
 }
 
 /* What cfg_program's nodes read, for as long as its batch issues them. */

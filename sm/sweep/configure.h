@@ -31,9 +31,9 @@ struct cfg_result {
 	unsigned sent;		/* Set MADs issued */
 	unsigned failed;	/* Sets that failed or were refused */
 	unsigned lft_blocks_sent, lft_blocks_skipped;
-	unsigned lft_failed;	/* LFT block Sets among the failed */
+	unsigned lft_failed;	/* LFT block Sets among the failed (or not sent: a switch left out) */
 	unsigned skipped_nodes;	/* VL programming: nodes already holding the tables */
-	const struct lost_set *lost;	/* the nodes a Set failed to, while done runs (a batch's); or NULL */
+	const struct lost_set *lost;	/* the nodes a Set failed to (or left out), while done runs (a batch's); or NULL */
 };
 
 typedef void (*cfg_done_fn)(void *arg, const struct cfg_result *r);
@@ -66,8 +66,9 @@ int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tabl
  * none when its read back failed; the one read back from it this sweep,
  * if it was; else prev_t's (the
  * published sweep's, when its switches hold it), if n shows no sign of
- * having lost it (the same LID on port 0, the same LinearFDBTop: a switch
- * that rebooted comes back with LID 0 or another top); else NULL.
+ * having lost it (the same LID on port 0, the same LinearFDBTop if its
+ * SwitchInfo was read: a switch that rebooted comes back with LID 0 or
+ * another top); else NULL.
  */
 const uint8_t *cfg_table_held(const struct node *n, const struct fabric *prev, const struct routing_tables *prev_t,
 			      uint16_t *max);

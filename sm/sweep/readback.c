@@ -94,15 +94,17 @@ int readback_lfts(struct mad_port *mp, struct fabric *f, const struct fabric *pr
 		struct node *n = f->nodes[i];
 		struct sm_node *s = sm_node(n);
 		uint16_t top = s->have_switch_info ? cl_ntoh16(s->switch_info.lin_top) : 0, max;
-		if (n->type != NODE_SWITCH || !top ||
+		if (n->type != NODE_SWITCH ||
 		    (prev && !lost_set_has(lost, n->guid) && cfg_table_held(n, prev, prev_t, &max)))
-			continue;	/* holds no table, or the published one */
-		if (top >= n->lft_cap || !(s->lft_held = malloc(top + 1u))) {
+			continue;	/* the published table */
+		/* without SwitchInfo, how far its table goes is not known */
+		if (!s->have_switch_info || top >= n->lft_cap || !(s->lft_held = malloc(top + 1u))) {
 			unknown(s);
 			continue;
 		}
 		s->lft_held_top = top;
-		if (!read_switch(rb, mp, n, top))
+		s->lft_held[0] = LFT_NO_PATH;	/* LinearFDBTop 0: no table, every LID drops */
+		if (top && !read_switch(rb, mp, n, top))
 			unknown(s);
 	}
 	finish(rb);
@@ -120,12 +122,15 @@ void readback_done(struct fabric *f)
 }
 
 int readback_tables(const struct fabric *f, const struct routing_tables *like, const struct fabric *prev,
-		    const struct routing_tables *prev_t, const struct routing_tables *sls, struct routing_tables *out)
+		    const struct routing_tables *prev_t, const struct routing_tables *sls, struct routing_tables *out,
+		    const struct node **unknown_at)
 {
 	for (size_t i = 0; i < f->nnodes; i++) {
 		uint16_t max;
-		if (like->lft[i] && !cfg_table_held(f->nodes[i], prev, prev_t, &max))
+		if (like->lft[i] && !cfg_table_held(f->nodes[i], prev, prev_t, &max)) {
+			*unknown_at = f->nodes[i];
 			return 0;
+		}
 	}
 	if (routing_tables_alloc(out, f, like->max_lid) < 0)
 		return -1;

@@ -14,8 +14,10 @@
  * (lft_held, lft_held_top): of every switch, or with prev (the published
  * sweep's fabric and tables, held by its switches but those in lost),
  * only of those cfg_table_held cannot vouch for. A block that cannot be
- * read leaves the switch's table unknown (lft_unknown: it is then written
- * whole). r->sent counts the Gets.
+ * read, or a switch whose SwitchInfo was not (how far its table goes is
+ * not known), leaves the switch's table unknown (lft_unknown: it is then
+ * written whole). LinearFDBTop 0 is a table known without a Get: every
+ * LID drops. r->sent counts the Gets.
  */
 int readback_lfts(struct mad_port *mp, struct fabric *f, const struct fabric *prev, const struct routing_tables *prev_t,
 		  const struct lost_set *lost, cfg_done_fn done, void *arg);
@@ -28,10 +30,11 @@ void readback_done(struct fabric *f);
  * `like` (entries past a switch's LinearFDBTop drop, as the switch drops
  * them), each LID on the SL `sls` gives it (the published tables, whose
  * SLs the SA answered with; like's past them). 1 when built, 0 when a
- * switch like has a row for holds a table not known (out untouched), -1
- * on allocation failure.
+ * switch like has a row for holds a table not known (*unknown_at: the
+ * first such; out untouched), -1 on allocation failure.
  */
 int readback_tables(const struct fabric *f, const struct routing_tables *like, const struct fabric *prev,
-		    const struct routing_tables *prev_t, const struct routing_tables *sls, struct routing_tables *out);
+		    const struct routing_tables *prev_t, const struct routing_tables *sls, struct routing_tables *out,
+		    const struct node **unknown_at);
 
 #endif

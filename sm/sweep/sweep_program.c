@@ -66,6 +66,7 @@ struct plan_run {
 	uint16_t own_lid;	/* this SM's LID: its SL goes out with the first stage */
 	unsigned vls;		/* the data VLs the changed SLs may move apart onto */
 	size_t apart;		/* LIDs so moved */
+	const struct node *unknown;	/* read back, a switch whose table is not known: the first */
 	int rc;
 };
 
@@ -79,7 +80,7 @@ static void plan_work(void *arg)
 		run->rc = transition_remap_view(&pub->fabric, &pub->tables, &s->f, &s->tables, &old);
 	} else if (run->read_back) {
 		run->rc = readback_tables(&s->f, &s->tables, run->held ? &pub->fabric : NULL,
-					  run->held ? &pub->tables : NULL, &pub->tables, &old);
+					  run->held ? &pub->tables : NULL, &pub->tables, &old, &run->unknown);
 		run->known = run->rc == 1;
 		run->read_back = run->known;
 		run->rc = run->rc < 0 ? -1 : 0;
@@ -102,6 +103,7 @@ static void plan_back(void *arg)
 	struct plan_run *run = arg;
 	struct sweep *s = run->s;
 	bool known = run->known, read_back = run->read_back;
+	const struct node *unknown = run->unknown;
 	size_t apart = run->apart;
 	int rc = run->rc;
 	free(run);
@@ -127,7 +129,10 @@ static void plan_back(void *arg)
 		sweep_begin_phase(s, sweep_phase_of(s, sweep_start_route));
 		return;
 	}
-	if (!known) {
+	if (!known && unknown) {
+		snprintf(s->transition, sizeof(s->transition), "the table %s holds is not known (not read, or not "
+			 "readable): programmed in one stage", unknown->desc);
+	} else if (!known) {
 		snprintf(s->transition, sizeof(s->transition), "no tables known in the switches: programmed in one "
 			 "stage");
 	} else if (p->proven) {

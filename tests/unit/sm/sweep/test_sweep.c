@@ -879,6 +879,79 @@ static void a_transition_stops_three_times_in_a_row_at_most(void **state)
 	unlink(log_path);
 }
 
+/*
+ * A switch whose SwitchInfo answer a sweep lost cannot take its table
+ * there (LinearFDBTop unknown): it is left out and counted with the nodes
+ * a Set was lost to, so the next sweep reads it back and writes it
+ * (before, a published sweep vouched for the table it never got, and no
+ * later sweep wrote it while its table stayed the same). A sweep after a
+ * degraded one plans from the tables read back even when a switch's
+ * SwitchInfo is lost there: that switch holds the published table (its
+ * LID on port 0 says it was not reset), where the plan used to give up
+ * on the whole fabric ("no tables known").
+ */
+static void a_switch_whose_switchinfo_was_lost_is_written_by_the_next_sweep(void **state)
+{
+	char log_path[64];
+	log_to_fresh_file(log_path, sizeof(log_path));
+	lose_set_attr = IB_MAD_ATTR_LIN_FWD_TBL;
+	sweep(NULL, 0);		/* degraded, published: a lost Set's switch is read back next */
+	assert_false(outcome.ok);
+	log_to_fresh_file(log_path, sizeof(log_path));	/* the first sweep knew no tables, rightly */
+	struct node *leaf = fabric_find_desc(&truth, "L1");
+	if (leaf->guid == lost_set_to)
+		leaf = fabric_find_desc(&truth, "L2");
+	uint8_t up = leaf->nports;
+	fabric_unlink(leaf, up);
+	lose_guid = leaf->guid;
+	lose_attr = IB_MAD_ATTR_SWITCH_INFO;
+	sm.transition_stops = 3;	/* no stop at the stage it misses: published, degraded */
+	sweep(NULL, 0);
+	assert_int_equal(lose_guid, 0);
+	assert_false(outcome.ok);
+	assert_true(file_has(log_path, "has no SwitchInfo; not programmed"));
+	assert_true(file_has(log_path, "(from the tables read back from the switches)"));
+	assert_false(file_has(log_path, "no tables known"));
+	assert_true(lost_set_has(&sm_published(&sm)->lost, leaf->guid));
+
+	sweep(NULL, 0);
+	assert_true(outcome.ok);
+	size_t read = 0;
+	for (size_t i = 0; i < nsent; i++)
+		if (sent[i].method == IB_MAD_METHOD_GET && sent[i].attr == IB_MAD_ATTR_LIN_FWD_TBL) {
+			read++;
+			assert_true(sent[i].to == leaf->guid);
+		}
+	assert_true(read > 0);
+	switches_hold_published();
+	unlink(log_path);
+}
+
+/*
+ * The same loss without the stops spent: the stage that leaves the
+ * switch out has not landed whole, so the transition stops there, as at
+ * a lost LFT Set, and a full sweep follows that writes the switch.
+ */
+static void a_switch_left_out_stops_the_transition(void **state)
+{
+	char log_path[64];
+	sweep(NULL, 0);
+	log_to_fresh_file(log_path, sizeof(log_path));
+	struct node *leaf = fabric_find_desc(&truth, "L1");
+	fabric_unlink(leaf, leaf->nports);
+	lose_guid = leaf->guid;
+	lose_attr = IB_MAD_ATTR_SWITCH_INFO;
+	sweep_to_end(NULL, 0);
+	assert_false(outcome.published);
+	assert_int_equal(sweeps_wanted, 1);
+	assert_true(file_has(log_path, "has no SwitchInfo; not programmed"));
+	assert_true(file_has(log_path, "the transition stops there"));
+	sweep(NULL, 0);
+	assert_true(outcome.ok);
+	switches_hold_published();
+	unlink(log_path);
+}
+
 static int setup_degraded(void **state)
 {
 	return setup_tree(&(struct fattree_spec){ .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1,
@@ -901,6 +974,9 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(vl_tables_go_to_ports_linked_since_and_nodes_a_set_was_lost_to,
 						setup_3_levels, teardown),
+		cmocka_unit_test_setup_teardown(a_switch_whose_switchinfo_was_lost_is_written_by_the_next_sweep,
+						setup_3_levels, teardown),
+		cmocka_unit_test_setup_teardown(a_switch_left_out_stops_the_transition, setup_3_levels, teardown),
 		cmocka_unit_test_setup_teardown(a_transition_stops_three_times_in_a_row_at_most, setup_3_levels,
 						teardown),
 	};
