@@ -81,6 +81,26 @@ void sm_snapshot_free(struct sm_snapshot *snap)
 }
 
 /*
+ * The nodes whose SwitchInfo, or PortInfo of a linked port (a switch's
+ * port 0 too), discovery could not read: the programming left out what it
+ * needed them for (a VLArbitration table, a whole switch), so the
+ * published sweep cannot vouch for what they hold, and the next sweep
+ * writes them as if a Set to them had been lost.
+ */
+static void note_unread(struct sweep *s)
+{
+	for (size_t i = 0; i < s->f.nnodes; i++) {
+		const struct node *n = s->f.nodes[i];
+		const struct sm_node *sn = sm_node(n);
+		bool unread = n->type == NODE_SWITCH && (!sn->have_switch_info || !sn->have_port_info[0]);
+		for (unsigned p = 1; p <= n->nports && !unread; p++)
+			unread = n->ports[p].remote && !sn->have_port_info[p];
+		if (unread)
+			lost_set_add(&s->lost, n->guid);
+	}
+}
+
+/*
  * The sweep (one that programmed the switches) replaces the published
  * snapshot, what the SA answers from. False when there is no memory for
  * it: the old one stays, and the switches are known not to hold it.
@@ -103,6 +123,7 @@ bool sweep_publish(struct sweep *s)
 	snap->parts = s->parts;
 	snap->members = s->members;
 	memset(&s->members, 0, sizeof(s->members));
+	note_unread(s);
 	lost_set_seal(&s->lost);
 	snap->lost = s->lost;
 	s->lost = (struct lost_set){ 0 };

@@ -952,6 +952,34 @@ static void a_switch_left_out_stops_the_transition(void **state)
 	unlink(log_path);
 }
 
+/*
+ * A host port whose PortInfo answer discovery lost gets no SL-to-VL
+ * table in that sweep (its VL capacity is not known); the published sweep
+ * then counts the host with the nodes a Set was lost to, and the next
+ * sweep writes its tables (before, no later sweep did: its link was not
+ * new to it).
+ */
+static void a_port_whose_portinfo_was_lost_gets_its_tables_next_sweep(void **state)
+{
+	sweep(NULL, 0);
+	struct node *host = fabric_find_desc(&truth, "L1")->ports[1].remote;
+	assert_int_equal(host->type, NODE_CA);
+	fabric_unlink(host, 1);
+	sweep(NULL, 0);
+	plug(host, 1, fabric_find_desc(&truth, "L1"), 1);
+	lose_guid = host->guid;
+	lose_attr = IB_MAD_ATTR_PORT_INFO;
+	sweep(NULL, 0);
+	assert_int_equal(lose_guid, 0);
+	assert_true(lost_set_has(&sm_published(&sm)->lost, host->guid));
+	size_t elsewhere;
+	assert_int_equal(sets_of(IB_MAD_ATTR_SLVL_TABLE, host->guid, host->guid, &elsewhere) - elsewhere, 0);
+	sweep(NULL, 0);
+	assert_true(sets_of(IB_MAD_ATTR_SLVL_TABLE, host->guid, host->guid, &elsewhere) - elsewhere > 0);
+	sweep(NULL, 0);
+	assert_int_equal(sets_of(IB_MAD_ATTR_SLVL_TABLE, host->guid, host->guid, &elsewhere) - elsewhere, 0);
+}
+
 static int setup_degraded(void **state)
 {
 	return setup_tree(&(struct fattree_spec){ .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1,
@@ -977,6 +1005,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_switch_whose_switchinfo_was_lost_is_written_by_the_next_sweep,
 						setup_3_levels, teardown),
 		cmocka_unit_test_setup_teardown(a_switch_left_out_stops_the_transition, setup_3_levels, teardown),
+		cmocka_unit_test_setup_teardown(a_port_whose_portinfo_was_lost_gets_its_tables_next_sweep,
+						setup_3_levels, teardown),
 		cmocka_unit_test_setup_teardown(a_transition_stops_three_times_in_a_row_at_most, setup_3_levels,
 						teardown),
 	};
