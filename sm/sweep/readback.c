@@ -26,9 +26,19 @@ struct readback {
 
 struct block_req {
 	struct readback *rb;
+	struct mad_port *mp;
 	struct node *n;
 	unsigned block;
+	unsigned asked;		/* times the block was asked for (each with the MAD layer's own tries) */
 };
+
+/*
+ * One unreadable block leaves the whole transition unplanned, so a block
+ * whose Get ran out of tries is asked for again, up to this many times in
+ * all: a few Gets more under MAD loss, where a table read back is worth
+ * far more than one Get.
+ */
+#define BLOCK_ASKS 3
 
 static void finish(struct readback *rb)
 {
@@ -46,10 +56,14 @@ static void unknown(struct sm_node *s)
 	s->lft_unknown = true;
 }
 
+static bool ask_block(struct block_req *q);
+
 static void on_block(void *ctx, int status, const ib_smp_t *reply)
 {
 	struct block_req *q = ctx;
 	struct sm_node *s = sm_node(q->n);
+	if (status != 0 && q->asked < BLOCK_ASKS && s->lft_held && ask_block(q))
+		return;	/* asked again: this answer will come */
 	if (status != 0) {
 		q->rb->r.failed++;
 		unknown(s);	/* one unknown block: treat the whole table as unknown */
@@ -62,23 +76,32 @@ static void on_block(void *ctx, int status, const ib_smp_t *reply)
 	finish(rb);
 }
 
+/* Sends q's Get (counted in r.sent); false when it could not go. */
+static bool ask_block(struct block_req *q)
+{
+	struct dr_path r = sm_node_route(q->n, 0);
+	if (mad_send_dr(q->mp, IB_MAD_METHOD_GET, IB_MAD_ATTR_LIN_FWD_TBL, q->block, r.path, r.hops,
+			sm_node_mkey(q->n, 0), NULL, 0, on_block, q) < 0)
+		return false;
+	q->asked++;
+	q->rb->r.sent++;
+	return true;
+}
+
 /* Sends the Gets of n's blocks 0..top; false when one could not go (n's table then unknown). */
 static bool read_switch(struct readback *rb, struct mad_port *mp, struct node *n, uint16_t top)
 {
-	struct dr_path r = sm_node_route(n, 0);
 	for (unsigned block = 0; block <= top / 64u; block++) {
 		struct block_req *q = malloc(sizeof(*q));
 		if (!q)
 			return false;
-		*q = (struct block_req){ rb, n, block };
+		*q = (struct block_req){ .rb = rb, .mp = mp, .n = n, .block = block };
 		rb->in_flight++;
-		if (mad_send_dr(mp, IB_MAD_METHOD_GET, IB_MAD_ATTR_LIN_FWD_TBL, block, r.path, r.hops,
-				sm_node_mkey(n, 0), NULL, 0, on_block, q) < 0) {
+		if (!ask_block(q)) {
 			rb->in_flight--;
 			free(q);
 			return false;
 		}
-		rb->r.sent++;
 	}
 	return true;
 }

@@ -732,7 +732,8 @@ static size_t sets_of(ib_net16_t attr, uint64_t a, uint64_t b, size_t *elsewhere
  * it back (that switch's, no other) and plans its transition from what
  * the switches hold (every mixture
  * proven, on the SLs the SA published), and leaves them holding its
- * tables; before, such a sweep programmed in one stage. A repair that
+ * tables (a read that lost its answer is asked again); before, such a
+ * sweep programmed in one stage. A repair that
  * loses an LFT Set of its first stage (of three) stops there, unpublished,
  * and asks for a full sweep: the switches hold a mixture the first step's
  * proof covers, and the full sweep's plan from what they hold proves out.
@@ -747,7 +748,10 @@ static void a_lost_set_is_planned_from_the_tables_read_back(void **state)
 	assert_false(outcome.ok);
 	assert_int_equal(lose_set_attr, 0);
 	assert_false(sm.last_sweep_ok);
+	lose_guid = lost_set_to;	/* the first Get of its table loses its answer: asked again */
+	lose_attr = IB_MAD_ATTR_LIN_FWD_TBL;
 	sweep(NULL, 0);
+	assert_int_equal(lose_guid, 0);
 	assert_true(outcome.ok);
 	size_t read = 0;	/* only the switch the Set was lost to: the others hold the published tables */
 	for (size_t i = 0; i < nsent; i++)
