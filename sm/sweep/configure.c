@@ -169,16 +169,17 @@ static unsigned lft_blocks(struct batch *b, const struct node *n, const struct r
 }
 
 /*
- * A switch that cannot take its table (its SwitchInfo was not read, or
- * its table is too short) is left out, a failure, as many LFT blocks as
- * it lacks counted as lost: a transition stops at such a stage as at one
- * whose Sets were lost, and the next sweep reads the switch back.
+ * A switch that cannot take its table is left out, a failure, and the
+ * next sweep reads it back. When that may pass (its SwitchInfo answer was
+ * lost), as many LFT blocks as it lacks count as lost, so a transition
+ * stops at its stage as at one whose Sets were lost; a table too short
+ * for the fabric stays so, and stopping would only repeat.
  */
 static void leave_out(struct batch *b, const struct node *n, const struct routing_tables *t,
-		      const struct fabric *prev, const struct routing_tables *prev_t)
+		      const struct fabric *prev, const struct routing_tables *prev_t, bool may_pass)
 {
 	unsigned skipped;
-	batch_node_failed(b, n, lft_blocks(NULL, n, t, prev, prev_t, &skipped));
+	batch_node_failed(b, n, may_pass ? lft_blocks(NULL, n, t, prev, prev_t, &skipped) : 0);
 }
 
 static void program_switch(struct batch *b, struct node *n, const struct routing_tables *t,
@@ -187,13 +188,13 @@ static void program_switch(struct batch *b, struct node *n, const struct routing
 	struct sm_node *s = sm_node(n);
 	if (!s->have_switch_info) {
 		log_warn("configure: %s has no SwitchInfo; not programmed", n->desc);
-		leave_out(b, n, t, prev, prev_t);
+		leave_out(b, n, t, prev, prev_t, true);
 		return;
 	}
 	if (t->max_lid >= n->lft_cap) {
 		log_warn("configure: %s holds LIDs up to %u, fabric needs %u", n->desc, n->lft_cap,
 			 t->max_lid);
-		leave_out(b, n, t, prev, prev_t);
+		leave_out(b, n, t, prev, prev_t, false);
 		return;
 	}
 	/*
