@@ -60,7 +60,7 @@ struct probe {
 	uint8_t port;		/* NodeInfo: parent's output port; others: the port read */
 	uint8_t path[FABRIC_MAX_HOPS + 1];
 	uint8_t hops;
-	bool reread, retried;	/* a repair's read of a known node, and whether it is the second */
+	bool reread, retried;	/* a repair's read of a known node; whether a read is the second */
 };
 
 /* The repair cannot stand in for a full discovery: why (the first reason is kept). */
@@ -340,6 +340,12 @@ static void on_switch_info(void *ctx, int status, const ib_smp_t *reply)
 		 */
 		if (!ib_switch_info_is_enhanced_port0(&s->switch_info) && !s->have_port0_sl2vl)
 			send_probe(p->d, IB_MAD_ATTR_SLVL_TABLE, 0, p, on_port0_sl2vl);
+	} else if (!p->d->repair && !p->retried) {
+		/* without it the switch is left out of programming, and a transition stops there: asked once more */
+		struct probe again = *p;
+		again.retried = true;
+		if (send_probe(p->d, IB_MAD_ATTR_SWITCH_INFO, 0, &again, on_switch_info) < 0)
+			read_failed(p->d, p, -1, "SwitchInfo failed");
 	} else {
 		read_failed(p->d, p, -1, "SwitchInfo failed");
 	}

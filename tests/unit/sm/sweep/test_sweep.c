@@ -78,8 +78,13 @@ static size_t nsent;
 static uint8_t held_lft[SIM_MAX_NODES][HELD_LIDS];
 /* Each switch's LinearFDBTop, as its last SwitchInfo Set left it (by truth node index): Gets answer it. */
 static uint16_t held_top[SIM_MAX_NODES];
-/* The next answer lost: the first to a Get of lose_attr (modifier lose_mod, if not -1) about the node with this GUID (0: none). */
+/*
+ * The next answers lost: the first lose_times (1 unless set) to a Get of
+ * lose_attr (modifier lose_mod, if not -1) about the node with this GUID
+ * (0: none).
+ */
 static uint64_t lose_guid;
+static unsigned lose_times = 1;
 static ib_net16_t lose_attr;
 static int64_t lose_mod = -1;
 /* The next Set of this attribute (0: none) lost on its way: the node never takes it, no answer comes. */
@@ -135,7 +140,10 @@ int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uin
 											       : NULL;
 	if (n && n->guid == lose_guid && (lose_mod < 0 || lose_mod == mod)) {	/* the answer is lost on its way */
 		queue[queued - 1].status = MAD_TIMEOUT;
-		lose_guid = 0;
+		if (--lose_times == 0) {
+			lose_guid = 0;
+			lose_times = 1;
+		}
 	}
 	return 0;
 }
@@ -909,6 +917,7 @@ static void a_switch_whose_switchinfo_was_lost_is_written_by_the_next_sweep(void
 	fabric_unlink(leaf, up);
 	lose_guid = leaf->guid;
 	lose_attr = IB_MAD_ATTR_SWITCH_INFO;
+	lose_times = 2;		/* the read and the one asking again */
 	sm.transition_stops = 3;	/* no stop at the stage it misses: published, degraded */
 	sweep(NULL, 0);
 	assert_int_equal(lose_guid, 0);
@@ -945,6 +954,7 @@ static void a_switch_left_out_stops_the_transition(void **state)
 	fabric_unlink(leaf, leaf->nports);
 	lose_guid = leaf->guid;
 	lose_attr = IB_MAD_ATTR_SWITCH_INFO;
+	lose_times = 2;
 	sweep_to_end(NULL, 0);
 	assert_false(outcome.published);
 	assert_int_equal(sweeps_wanted, 1);
@@ -952,6 +962,24 @@ static void a_switch_left_out_stops_the_transition(void **state)
 	assert_true(file_has(log_path, "the transition stops there"));
 	sweep(NULL, 0);
 	assert_true(outcome.ok);
+	switches_hold_published();
+	unlink(log_path);
+}
+
+/* A full sweep asks again for a SwitchInfo whose answer was lost: the switch is programmed all the same. */
+static void a_lost_switchinfo_answer_is_asked_again(void **state)
+{
+	char log_path[64];
+	sweep(NULL, 0);
+	log_to_fresh_file(log_path, sizeof(log_path));
+	struct node *leaf = fabric_find_desc(&truth, "L1");
+	fabric_unlink(leaf, leaf->nports);
+	lose_guid = leaf->guid;
+	lose_attr = IB_MAD_ATTR_SWITCH_INFO;
+	sweep(NULL, 0);
+	assert_int_equal(lose_guid, 0);
+	assert_true(outcome.ok);
+	assert_false(file_has(log_path, "not programmed"));
 	switches_hold_published();
 	unlink(log_path);
 }
@@ -1009,6 +1037,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_switch_whose_switchinfo_was_lost_is_written_by_the_next_sweep,
 						setup_3_levels, teardown),
 		cmocka_unit_test_setup_teardown(a_switch_left_out_stops_the_transition, setup_3_levels, teardown),
+		cmocka_unit_test_setup_teardown(a_lost_switchinfo_answer_is_asked_again, setup_3_levels, teardown),
 		cmocka_unit_test_setup_teardown(a_port_whose_portinfo_was_lost_gets_its_tables_next_sweep,
 						setup_3_levels, teardown),
 		cmocka_unit_test_setup_teardown(a_transition_stops_three_times_in_a_row_at_most, setup_3_levels,
