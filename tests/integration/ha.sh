@@ -18,7 +18,7 @@ WORK=$(mktemp -d /tmp/fabricd-ha.XXXXXX)
 here=$(dirname "$0")
 . "$here/lib.sh"
 PIDS=()
-trap 'rc=$?; for p in "${PIDS[@]}"; do stop "$p"; done; (exit $rc); cleanup' EXIT
+trap 'rc=$?; for p in "${PIDS[@]}"; do stop "$p"; done; cleanup "$rc"' EXIT
 
 # sm_run NAME HOST PRIORITY: fabricd NAME attached at HOST, polling its master every 300 ms
 sm_run() {

@@ -30,12 +30,14 @@ stop() {
 	wait "$1" 2>/dev/null || true
 }
 
-# Ends what the test started; keeps the test's own exit status. WORK
-# goes once the test passed (unless KEEP_WORK is set: the demo keeps its
-# database, a benchmark removes its runs itself); a failed test's stays,
-# named on stderr, to be looked into.
+# cleanup [STATUS]: ends what the test started; exits with the test's own
+# status (STATUS, from a trap of the test's own that ran first: a trap
+# that fails a command under set -e ends right there). WORK goes once the
+# test passed (unless KEEP_WORK is set: the demo keeps its database, a
+# benchmark removes its runs itself); a failed test's stays, named on
+# stderr, to be looked into.
 cleanup() {
-	local rc=$?
+	local rc=${1:-$?}
 	[[ -n $FD_PID ]] && stop "$FD_PID"
 	[[ -n $SIM_PID ]] && stop "$SIM_PID"
 	if [[ -n ${WORK:-} && -d $WORK && -z ${KEEP_WORK:-} ]]; then

@@ -16,7 +16,6 @@ set -euo pipefail
 BUILD=$1
 FABRICS=$2
 WORK=$(mktemp -d /tmp/fabricd-roce.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
 here=$(dirname "$0")
 . "$here/lib.sh"
 GEN="$BUILD/topology/fabric-gen"

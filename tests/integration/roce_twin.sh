@@ -19,7 +19,6 @@ BUILD=$1
 FABRICS=$2
 WORK=$(mktemp -d /tmp/fabricd-twintest.XXXXXX)
 chmod 755 "$WORK"
-trap 'rm -rf "$WORK"' EXIT
 here=$(dirname "$0")
 . "$here/lib.sh"
 GEN="$BUILD/topology/fabric-gen"

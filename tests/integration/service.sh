@@ -15,8 +15,8 @@ here=$(dirname "$0")
 . "$here/lib.sh"
 
 LISTEN_PID=
-listen_stop() { [[ -n $LISTEN_PID ]] && kill "$LISTEN_PID" 2>/dev/null; LISTEN_PID=; }
-trap 'rc=$?; listen_stop; (exit $rc); cleanup' EXIT
+listen_stop() { [[ -z $LISTEN_PID ]] || kill "$LISTEN_PID" 2>/dev/null || true; LISTEN_PID=; }
+trap 'rc=$?; listen_stop; cleanup "$rc"' EXIT
 
 sim_start "$here/../fabrics/fattree-2l-r8.net"
 "$BUILD/tests/notify_listen" "$WORK/notify.sock" >"$WORK/notify.txt" &
