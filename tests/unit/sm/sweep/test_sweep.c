@@ -721,17 +721,23 @@ static void an_unproven_mend_is_routed_afresh(void **state)
 	unlink(log_path);
 }
 
-/* The last sweep's Sets of attr: how many, and how many went to nodes other than a and b. */
-static size_t sets_of(ib_net16_t attr, uint64_t a, uint64_t b, size_t *elsewhere)
+/* The last sweep's SMPs of method and attr: how many, and how many went to nodes other than a and b. */
+static size_t sent_of(uint8_t method, ib_net16_t attr, uint64_t a, uint64_t b, size_t *elsewhere)
 {
 	size_t n = 0;
 	*elsewhere = 0;
 	for (size_t i = 0; i < nsent; i++)
-		if (sent[i].method == IB_MAD_METHOD_SET && sent[i].attr == attr) {
+		if (sent[i].method == method && sent[i].attr == attr) {
 			n++;
 			*elsewhere += sent[i].to != a && sent[i].to != b;
 		}
 	return n;
+}
+
+/* The last sweep's Sets of attr, as sent_of counts them. */
+static size_t sets_of(ib_net16_t attr, uint64_t a, uint64_t b, size_t *elsewhere)
+{
+	return sent_of(IB_MAD_METHOD_SET, attr, a, b, elsewhere);
 }
 
 /*
@@ -761,13 +767,9 @@ static void a_lost_set_is_planned_from_the_tables_read_back(void **state)
 	sweep(NULL, 0);
 	assert_int_equal(lose_guid, 0);
 	assert_true(outcome.ok);
-	size_t read = 0;	/* only the switch the Set was lost to: the others hold the published tables */
-	for (size_t i = 0; i < nsent; i++)
-		if (sent[i].method == IB_MAD_METHOD_GET && sent[i].attr == IB_MAD_ATTR_LIN_FWD_TBL) {
-			read++;
-			assert_true(sent[i].to == lost_set_to);
-		}
-	assert_true(read > 0);
+	size_t elsewhere;	/* read back: only the switch the Set was lost to; the others hold the published tables */
+	assert_true(sent_of(IB_MAD_METHOD_GET, IB_MAD_ATTR_LIN_FWD_TBL, lost_set_to, lost_set_to, &elsewhere) > 0);
+	assert_int_equal(elsewhere, 0);
 	assert_int_equal(lft_sets(ANY_TIME), 1);	/* the lost block, no other */
 	assert_true(file_has(log_path, "1 switches change; every mixture of old and new tables (on the old SLs, then "
 				       "the new tables on old and new SLs) proven deadlock-free in 1 stage (from the "
@@ -795,9 +797,7 @@ static void a_lost_set_is_planned_from_the_tables_read_back(void **state)
 	assert_false(file_has(log_path, "NOT proven"));
 	switches_hold_published();
 	/* it read back only the switches the repair meant to change, and wrote no VL table */
-	size_t elsewhere, read_from = 0;
-	for (size_t i = 0; i < nsent; i++)
-		read_from += sent[i].method == IB_MAD_METHOD_GET && sent[i].attr == IB_MAD_ATTR_LIN_FWD_TBL;
+	size_t read_from = sent_of(IB_MAD_METHOD_GET, IB_MAD_ATTR_LIN_FWD_TBL, 0, 0, &elsewhere);
 	assert_int_equal(read_from, unsure);	/* one block each (36 LIDs) */
 	assert_true(unsure < 20);		/* of the 20 switches */
 	assert_int_equal(sets_of(IB_MAD_ATTR_SLVL_TABLE, 0, 0, &elsewhere), 0);
@@ -929,15 +929,26 @@ static void a_switch_whose_switchinfo_was_lost_is_written_by_the_next_sweep(void
 
 	sweep(NULL, 0);
 	assert_true(outcome.ok);
-	size_t read = 0;
-	for (size_t i = 0; i < nsent; i++)
-		if (sent[i].method == IB_MAD_METHOD_GET && sent[i].attr == IB_MAD_ATTR_LIN_FWD_TBL) {
-			read++;
-			assert_true(sent[i].to == leaf->guid);
-		}
-	assert_true(read > 0);
+	size_t elsewhere;
+	assert_true(sent_of(IB_MAD_METHOD_GET, IB_MAD_ATTR_LIN_FWD_TBL, leaf->guid, leaf->guid, &elsewhere) > 0);
+	assert_int_equal(elsewhere, 0);
 	switches_hold_published();
 	unlink(log_path);
+}
+
+/*
+ * After a full sweep, with the log in a fresh file: L1's last up-link is
+ * gone, and the next `times` answers to a Get of its SwitchInfo are lost.
+ */
+static void l1_up_link_gone_switchinfo_lost(char *log_path, size_t len, unsigned times)
+{
+	sweep(NULL, 0);
+	log_to_fresh_file(log_path, len);
+	struct node *leaf = fabric_find_desc(&truth, "L1");
+	fabric_unlink(leaf, leaf->nports);
+	lose_guid = leaf->guid;
+	lose_attr = IB_MAD_ATTR_SWITCH_INFO;
+	lose_times = times;
 }
 
 /*
@@ -948,13 +959,7 @@ static void a_switch_whose_switchinfo_was_lost_is_written_by_the_next_sweep(void
 static void a_switch_left_out_stops_the_transition(void **state)
 {
 	char log_path[64];
-	sweep(NULL, 0);
-	log_to_fresh_file(log_path, sizeof(log_path));
-	struct node *leaf = fabric_find_desc(&truth, "L1");
-	fabric_unlink(leaf, leaf->nports);
-	lose_guid = leaf->guid;
-	lose_attr = IB_MAD_ATTR_SWITCH_INFO;
-	lose_times = 2;
+	l1_up_link_gone_switchinfo_lost(log_path, sizeof(log_path), 2);
 	sweep_to_end(NULL, 0);
 	assert_false(outcome.published);
 	assert_int_equal(sweeps_wanted, 1);
@@ -970,12 +975,7 @@ static void a_switch_left_out_stops_the_transition(void **state)
 static void a_lost_switchinfo_answer_is_asked_again(void **state)
 {
 	char log_path[64];
-	sweep(NULL, 0);
-	log_to_fresh_file(log_path, sizeof(log_path));
-	struct node *leaf = fabric_find_desc(&truth, "L1");
-	fabric_unlink(leaf, leaf->nports);
-	lose_guid = leaf->guid;
-	lose_attr = IB_MAD_ATTR_SWITCH_INFO;
+	l1_up_link_gone_switchinfo_lost(log_path, sizeof(log_path), 1);
 	sweep(NULL, 0);
 	assert_int_equal(lose_guid, 0);
 	assert_true(outcome.ok);
