@@ -81,6 +81,7 @@ RUN
 fmt='%-18s %-8s %8s %8s %10s %10s %9s %10s %10s %11s %7s\n'
 printf "$fmt" fabric SM "up (ms)" SMPs "route (ms)" unbalanced "shift max" "shift mean" "random max" "random mean" broken
 for net in "$@"; do
+	net=$(realpath "$net")	# a run works in its own directory
 	name=$(basename "$net" .net)
 	for sm in fabricd opensm opensm-Q; do
 		read -r up smps route unbalanced smax smean rmax rmean broken < <(one_run "$sm" "$net")

@@ -9,7 +9,7 @@
 KEEP_WORK=1
 
 bench_setup() {
-	BUILD=${BUILD:-$top/build}
+	BUILD=$(realpath "${BUILD:-$top/build}")
 	[[ -x $BUILD/sm/fabricd ]] || bash "$top/scripts/build.sh" >/dev/null
 	out=$(mktemp -d /tmp/fabricd-bench.XXXXXX)
 }

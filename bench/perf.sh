@@ -83,6 +83,7 @@ RUN
 fmt='%-12s %-8s %7s %8s %9s %10s %10s %10s %11s %8s\n'
 printf "$fmt" fabric SM ports MADs MADs/port "sweep (s)" "logged (s)" "scrape ms" "scrape KiB" series
 for net in "$@"; do
+	net=$(realpath "$net")	# a run works in its own directory
 	for sm in fabricd opensm; do
 		read -r ports mads secs logged scrape kb series < <(one_run "$sm" "$net")
 		per=$(awk -v m="$mads" -v p="$ports" 'BEGIN { if (p + 0 && m + 0) printf "%.2f", m / p; else print "-" }')

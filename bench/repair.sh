@@ -72,7 +72,7 @@ fmt='%-14s %-8s %9s %9s | %9s %8s | %9s %8s | %9s %8s | %7s\n'
 printf "$fmt" "" "" "bring-up" "" "link down" "" "relink" "" "switch down" "" ""
 printf "$fmt" fabric SM ms SMPs ms SMPs ms SMPs ms SMPs broken
 while (($# >= 3)); do
-	net=$1 leaf=$2 port=$3
+	net=$(realpath "$1") leaf=$2 port=$3	# a run works in its own directory
 	shift 3
 	for sm in fabricd opensm; do
 		read -r fms fsmps dms dsmps ums usmps sms ssmps broken < <(one_run "$sm" "$net" "$leaf" "$port")

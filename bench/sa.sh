@@ -38,6 +38,7 @@ RUN
 fmt='%-16s %-8s %16s %17s\n'
 printf "$fmt" fabric SA "answers/s (w=1)" "answers/s (w=16)"
 for net in "$@"; do
+	net=$(realpath "$net")	# a run works in its own directory
 	for sm in fabricd opensm; do
 		read -r w1 w16 < <(one_run "$sm" "$net")
 		printf "$fmt" "$(basename "$net" .net)" "$sm" "$w1" "$w16"

@@ -72,6 +72,7 @@ RUN
 fmt='%-16s %-8s %14s %10s %10s\n'
 printf "$fmt" fabric standby "takeover (ms)" SMPs "LIDs kept"
 for net in "$@"; do
+	net=$(realpath "$net")	# a run works in its own directory
 	for standby in fabricd opensm; do
 		read -r ms smps kept < <(one_run "$standby" "$net")
 		printf "$fmt" "$(basename "$net" .net)" "$standby" "$ms" "$smps" "$kept"

@@ -5,7 +5,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bash "$top/scripts/build.sh"
-net=${1:-$top/tests/fabrics/fattree-2l-r8.net}
+net=$(realpath "${1:-$top/tests/fabrics/fattree-2l-r8.net}")
 work=$(mktemp -d /tmp/fabricd-demo.XXXXXX)
 echo "demo: fabric $net, work directory $work"
 exec unshare -n bash "$top/tests/integration/demo.sh" "$top/build" "$net" "$work"

@@ -20,7 +20,7 @@
 set -euo pipefail
 BUILD=$1 NET=$2
 WORK=$(mktemp -d /tmp/fabricd-audit.XXXXXX)
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 printf 'sweep_interval: 0\ntrap_holddown_ms: 300\n' >"$WORK/fabricd.yaml"

@@ -13,7 +13,7 @@ set -euo pipefail
 BUILD=$1 NET=$2 SAMPLES=${3:-200}
 [[ -n ${4:-} ]] && export SIM_HOST=$4
 WORK=$(mktemp -d /tmp/fabricd-it.XXXXXX)
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/checks.sh"
 

@@ -9,7 +9,7 @@
 set -euo pipefail
 BUILD=$1 NET=$2
 WORK=$(mktemp -d /tmp/fabricd-daemon.XXXXXX)
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/checks.sh"
 ctl() { "$FABRICCTL" -d "$DB" -S "$SOCK" "$@"; }

@@ -8,7 +8,7 @@ KEEP_WORK=1	# its database is the demo's to look at afterwards
 # attach fabricd at host H0_0 when the fabric has one (generated fat trees),
 # else where ibsim puts it: the first node of the file
 if [[ -z ${SIM_HOST:-} ]] && grep -q '"H0_0"' "$NET"; then export SIM_HOST=H0_0; fi
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 sim_start "$NET"

@@ -13,7 +13,7 @@
 set -euo pipefail
 BUILD=$1 FABRICS=$2
 WORK=$(mktemp -d /tmp/fabricd-diff.XXXXXX)
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 NET=$FABRICS/same-names.net

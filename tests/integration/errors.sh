@@ -7,7 +7,7 @@
 set -euo pipefail
 BUILD=$1
 WORK=$(mktemp -d /tmp/fabricd-err.XXXXXX)
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 # expect CODE PATTERN CMD...: CMD exits with CODE and its stderr matches PATTERN.

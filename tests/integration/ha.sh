@@ -15,7 +15,7 @@
 set -euo pipefail
 BUILD=$1 NET=$2
 WORK=$(mktemp -d /tmp/fabricd-ha.XXXXXX)
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 PIDS=()
 trap 'rc=$?; for p in "${PIDS[@]}"; do stop "$p"; done; cleanup "$rc"' EXIT

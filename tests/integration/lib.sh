@@ -50,6 +50,10 @@ cleanup() {
 	exit "$rc"
 }
 trap cleanup EXIT
+# umad2sim gives each client a fake sysfs, sys-PID/, in its working
+# directory, and leaves it there when the client is killed: the clients
+# run in WORK (so paths given to a test must be absolute).
+cd "$WORK"
 
 # diag CMD...: runs a libibumad program against the simulator (preloading
 # $DIAG_PRELOAD if set, else umad2sim), again when the simulator had no

@@ -10,7 +10,7 @@
 set -euo pipefail
 BUILD=$1 NET=$2
 WORK=$(mktemp -d /tmp/fabricd-light.XXXXXX)
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 printf 'sweep_interval: 1\nreact_to_traps: 0\nlog_level: debug\n' >"$WORK/fabricd.yaml"

@@ -10,7 +10,7 @@
 set -euo pipefail
 BUILD=$1
 WORK=$(mktemp -d /tmp/fabricd-names.XXXXXX)
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 evil=$'H\e[2J\e]0;pwned\a\xff\xc2\x9b'

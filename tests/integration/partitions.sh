@@ -14,7 +14,7 @@
 set -euo pipefail
 BUILD=$1 NET=$2
 WORK=$(mktemp -d /tmp/fabricd-part.XXXXXX)
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 cat >"$WORK/fabricd.yaml" <<'YAML'

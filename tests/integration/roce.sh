@@ -16,7 +16,7 @@ set -euo pipefail
 BUILD=$1
 FABRICS=$2
 WORK=$(mktemp -d /tmp/fabricd-roce.XXXXXX)
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 GEN="$BUILD/topology/fabric-gen"
 

@@ -19,7 +19,7 @@ BUILD=$1
 FABRICS=$2
 WORK=$(mktemp -d /tmp/fabricd-twintest.XXXXXX)
 chmod 755 "$WORK"
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 GEN="$BUILD/topology/fabric-gen"
 TWIN=$here/../../scripts/roce-twin.sh

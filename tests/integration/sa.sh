@@ -22,7 +22,7 @@
 set -euo pipefail
 BUILD=$1 NET=$2
 WORK=$(mktemp -d /tmp/fabricd-sa.XXXXXX)
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 export SIM_HOST=H0_0	# fabricd's port; saquery asks from H5_0

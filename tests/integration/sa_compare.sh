@@ -15,7 +15,7 @@
 set -euo pipefail
 BUILD=$1 NET=$2
 WORK=$(mktemp -d /tmp/fabricd-sacompare.XXXXXX)
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 CLIENT="$BUILD/tests/sa-client"
 export SIM_HOST=H0_0

@@ -11,7 +11,7 @@
 set -euo pipefail
 BUILD=$1
 WORK=$(mktemp -d /tmp/fabricd-service.XXXXXX)
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 LISTEN_PID=

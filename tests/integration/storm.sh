@@ -16,7 +16,7 @@
 set -euo pipefail
 BUILD=$1 NET=$2
 WORK=$(mktemp -d /tmp/fabricd-storm.XXXXXX)
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 export SIM_HOST=H0_0
 ctl() { "$FABRICCTL" -d "$DB" -S "$SOCK" "$@"; }
