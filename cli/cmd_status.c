@@ -53,7 +53,7 @@ static void print_database(struct ctl *c, const char *daemon, bool running)
 	printf("\n");
 }
 
-/* The daemon's status line in words: pid, SM state, priority, the other SMs. */
+/* The daemon's status line in words: pid, SM state, priority, the other SMs, the table audit's figures. */
 static void print_daemon(const char *daemon)
 {
 	int pid;
@@ -69,6 +69,11 @@ static void print_daemon(const char *daemon)
 	printf("daemon:     running, pid %d, %s (priority %u)%s, fabricd %s\n", pid, state, priority,
 	       strcmp(sweeping, "true") == 0 ? ", sweeping now" : "", version);
 	printf("other SMs:  %s\n", others[0] ? others : "none seen");
+	unsigned long long audit[3];
+	const char *at = strstr(daemon, "\"lft_audit\": [");
+	if (at && sscanf(at, "\"lft_audit\": [%llu, %llu, %llu]", &audit[0], &audit[1], &audit[2]) == 3)
+		printf("LFT audit:  %llu blocks read back, %llu unlike the published tables; %llu rotations done\n",
+		       audit[0], audit[1], audit[2]);
 }
 
 int cmd_status(struct ctl *c, int argc, char **argv)

@@ -9,6 +9,7 @@
 #include "sm/control.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,9 +75,11 @@ static void answer(struct client *cl, const char *line)
 		peers_text(sm, peers, sizeof(peers));
 		snprintf(out, sizeof(out),
 			 "{\"version\": \"%s\", \"pid\": %d, \"state\": \"%s\", \"sweeping\": %s, \"sweeps\": %u, "
-			 "\"priority\": %u, \"other_sms\": \"%s\", \"keep\": [%u, %u, %u]}\n",
+			 "\"priority\": %u, \"other_sms\": \"%s\", \"keep\": [%u, %u, %u], "
+			 "\"lft_audit\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]}\n",
 			 FABRICD_VERSION, (int)getpid(), ha_state_name(sm->state), sm->sched.sweeping ? "true" : "false", sm->act_count,
-			 sm->cfg.sm_priority, peers, sm->cfg.keep_sweeps, sm->cfg.keep_events, sm->cfg.keep_days);
+			 sm->cfg.sm_priority, peers, sm->cfg.keep_sweeps, sm->cfg.keep_events, sm->cfg.keep_days,
+			 sm->audit.read, sm->audit.differed, sm->audit.rotations);
 	} else if (strcmp(line, "resweep") == 0 || strcmp(line, "resweep rebalance") == 0) {
 		bool rebalance = line[7] != '\0';
 		log_info("control: re-sweep requested%s", rebalance ? ", every route re-balanced" : "");

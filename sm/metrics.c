@@ -109,6 +109,16 @@ static void sm_metrics(struct http_body *b, const struct sm *sm)
 	http_printf(b, "fabricd_sweeps_total %u\n", sm->act_count);
 	family(b, "fabricd_subnet_clean", "gauge", "1 if every Set of the published sweep landed.");
 	http_printf(b, "fabricd_subnet_clean %d\n", sm->last_sweep_ok ? 1 : 0);
+	family(b, "fabricd_lft_audit_blocks_total", "counter",
+	       "LFT blocks the table audit asked switches for, by what they held: the published entries, others, "
+	       "no answer.");
+	http_printf(b, "fabricd_lft_audit_blocks_total{held=\"published\"} %" PRIu64 "\n"
+		    "fabricd_lft_audit_blocks_total{held=\"other\"} %" PRIu64 "\n"
+		    "fabricd_lft_audit_blocks_total{held=\"unanswered\"} %" PRIu64 "\n",
+		    sm->audit.read - sm->audit.differed, sm->audit.differed, sm->audit.unanswered);
+	family(b, "fabricd_lft_audit_rotations_total", "counter",
+	       "Times the table audit went round every published switch's LFT blocks.");
+	http_printf(b, "fabricd_lft_audit_rotations_total %" PRIu64 "\n", sm->audit.rotations);
 	family(b, "fabricd_subnet_nodes", "gauge", "Nodes of the published sweep, by type.");
 	http_printf(b, "fabricd_subnet_nodes{type=\"switch\"} %zu\nfabricd_subnet_nodes{type=\"ca\"} %zu\n",
 		    pub ? fabric_count(&pub->fabric, NODE_SWITCH) : 0, pub ? fabric_count(&pub->fabric, NODE_CA) : 0);

@@ -5,6 +5,9 @@
  * runs follows it (resweep_wanted). After each sweep, heavy or light, a
  * master arms the next light sweep sweep_interval seconds on (or a full
  * heavy sweep, when full_sweep_interval has passed since the last one).
+ * After a light sweep that found nothing, the table audit reads a few of
+ * the switches' LFT blocks back (sm/sweep/audit.c); one unlike the
+ * published tables asks for a full sweep.
  * A heavy sweep is a repair when all it was asked for is switches that
  * reported a port change (Trap 128, or PortStateChange in a light sweep)
  * and the switches hold the published sweep; else it is full: on
@@ -33,6 +36,7 @@
 
 #include "sm/ha/ha.h"
 #include "sm/sa/mcast.h"
+#include "sm/sweep/audit.h"
 #include "sm/sweep/light.h"
 #include "sm/log.h"
 #include "sm/sm.h"
@@ -100,6 +104,15 @@ static void add_repair(struct sm *sm, uint64_t guid)
 	c->repair[c->nrepair++] = guid;
 }
 
+/* A switch holding a table unlike the published one: the full sweep that reads it back and rewrites it. */
+static void on_audit_done(struct sm *sm, const struct audit_report *r)
+{
+	if (r->switches)
+		sm_sweep_request(sm);
+	else
+		next(sm);
+}
+
 static void on_light_done(struct sm *sm, const struct light_report *r)
 {
 	if (r->silent && !r->nchanged)	/* silence it cannot name (no memory): only a full sweep tells */
@@ -108,6 +121,8 @@ static void on_light_done(struct sm *sm, const struct light_report *r)
 		add_repair(sm, r->changed[i]);
 	if (r->nchanged || r->silent)
 		kick(sm);
+	else if (sm->cfg.lft_audit_blocks && !sm->sched.resweep_wanted)
+		audit_lfts(sm, on_audit_done);
 	else
 		next(sm);
 }

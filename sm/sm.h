@@ -81,7 +81,13 @@ struct sm {
 	bool pub_answered;	/* the SA has answered from pub since: hosts' PathRecords carry its SLs */
 	bool pub_held;		/* no Set went out since pub but its own: its nodes (but pub->lost) hold it */
 	unsigned transition_stops;	/* sweeps in a row whose transition stopped for lost LFT Sets */
-	struct lost_set lft_unsure;	/* switches such a stop may have left with tables other than pub's */
+	struct lost_set lft_unsure;	/* switches such a stop (or the table audit) may have left with tables other than pub's */
+	/* the table audit's rotation over the published switches' LFT blocks, and its figures (sm/sweep/audit.c) */
+	struct sm_audit {
+		size_t node;		/* the published fabric's node whose block is read next */
+		unsigned block;
+		uint64_t read, differed, unanswered, rotations;
+	} audit;
 	bool clients_registered;	/* the hosts were asked to reregister since this SM became master */
 	struct budget trap_budget;	/* traps each source LID may send a minute */
 	/* when sweeps run (sm/sched.c) */

@@ -130,8 +130,7 @@ const uint8_t *cfg_table_held(const struct node *n, const struct fabric *prev, c
 	return prev_t->lft[o->index];
 }
 
-/* LFT block `block` of a table holding LIDs 0..max; LIDs past max drop. */
-static void lft_block(const uint8_t *lft, uint16_t max, unsigned block, uint8_t out[IB_SMP_DATA_SIZE])
+void cfg_lft_block(const uint8_t *lft, uint16_t max, unsigned block, uint8_t out[IB_SMP_DATA_SIZE])
 {
 	unsigned first = block * 64u, count = max + 1u - first;
 	memset(out, LFT_NO_PATH, IB_SMP_DATA_SIZE);
@@ -153,9 +152,9 @@ static unsigned lft_blocks(struct batch *b, const struct node *n, const struct r
 	*skipped = 0;
 	for (unsigned block = 0; block <= t->max_lid / 64u; block++) {
 		uint8_t data[IB_SMP_DATA_SIZE], was[IB_SMP_DATA_SIZE];
-		lft_block(lft, t->max_lid, block, data);
+		cfg_lft_block(lft, t->max_lid, block, data);
 		if (old && block * 64u <= old_max) {
-			lft_block(old, old_max, block, was);
+			cfg_lft_block(old, old_max, block, was);
 			if (memcmp(was, data, sizeof(data)) == 0) {
 				(*skipped)++;
 				continue;

@@ -70,6 +70,8 @@ int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tabl
  * SwitchInfo was read: a switch that rebooted comes back with LID 0 or
  * another top); else NULL.
  */
+/* LFT block `block` of a table holding LIDs 0..max, as it is written: LIDs past max drop. */
+void cfg_lft_block(const uint8_t *lft, uint16_t max, unsigned block, uint8_t out[IB_SMP_DATA_SIZE]);
 const uint8_t *cfg_table_held(const struct node *n, const struct fabric *prev, const struct routing_tables *prev_t,
 			      uint16_t *max);
 /*

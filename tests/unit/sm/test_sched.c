@@ -1,6 +1,6 @@
 /*
  * When sweeps run (sm/sched.c), with the sweeps themselves replaced at link
- * time (-Wl,--wrap=sweep_start,light_sweep): the test sees each start and
+ * time (-Wl,--wrap=sweep_start,light_sweep,audit_lfts): the test sees each start and
  * ends it when it likes, on a real event loop run for a few milliseconds.
  *
  * - A storm of traps becomes one heavy sweep per hold-down.
@@ -16,6 +16,10 @@
  *   the switches a light sweep finds changed or silent; a full sweep asked
  *   for meanwhile makes it a full one; full_sweep_interval brings a full
  *   sweep in place of a light one.
+ * - A light sweep that found nothing is followed by the table audit
+ *   (unless lft_audit_blocks is 0, or a sweep was asked for meanwhile); an
+ *   audit that found a switch unlike the published tables brings a full
+ *   sweep, one that found none the next light sweep.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,12 +30,14 @@
 
 #include "harness.h"
 #include "sm/sm.h"
+#include "sm/sweep/audit.h"
 #include "sm/sweep/light.h"
 #include "sm/sweep/sweep.h"
 
-static unsigned heavy, light;
+static unsigned heavy, light, audits;
 static sweep_done_fn heavy_done;
 static light_done_fn light_done;
+static audit_done_fn audit_done;
 static uint64_t repaired[8];	/* the last heavy sweep's switches to repair; none: it was full */
 static size_t nrepaired;
 
@@ -51,6 +57,13 @@ void __wrap_light_sweep(struct sm *sm, light_done_fn done)
 	sm->sched.sweeping = true;
 	light++;
 	light_done = done;
+}
+
+void __wrap_audit_lfts(struct sm *sm, audit_done_fn done)
+{
+	sm->sched.sweeping = true;
+	audits++;
+	audit_done = done;
 }
 
 /* Runs the loop for ms milliseconds. */
@@ -73,7 +86,7 @@ static void master(struct sm *sm, unsigned interval_s)
 	sm->pub = calloc(1, sizeof(*sm->pub));	/* an empty published sweep: the sweeps are the test's */
 	assert_non_null(sm->pub);
 	sm->last_sweep_ok = true;
-	heavy = light = 0;
+	heavy = light = audits = 0;
 }
 
 static void done(struct sm *sm)
@@ -231,6 +244,55 @@ static void the_light_sweep_runs_on_its_timer(void **state)
 	done(&sm);
 }
 
+/* Ends the light sweep running, with nothing found. */
+static void quiet_light(struct sm *sm)
+{
+	assert_true(sm->sched.sweeping);
+	sm->sched.sweeping = false;
+	light_done(sm, &(struct light_report){ 0 });
+}
+
+static void a_quiet_light_sweep_is_followed_by_the_table_audit(void **state)
+{
+	(void)state;
+	struct sm sm;
+	master(&sm, 1);
+	sm_sweep_request(&sm);
+	end_heavy(&sm);
+	run_for(&sm, 1500);
+	assert_int_equal(light, 1);
+	quiet_light(&sm);
+	assert_int_equal(audits, 1);
+	assert_int_equal(heavy, 1);
+	sm.sched.sweeping = false;
+	audit_done(&sm, &(struct audit_report){ .read = 256 });	/* all as published: the next light sweep */
+	assert_int_equal(heavy, 1);
+	run_for(&sm, 1500);
+	assert_int_equal(light, 2);
+	quiet_light(&sm);
+	assert_int_equal(audits, 2);
+	sm.sched.sweeping = false;
+	audit_done(&sm, &(struct audit_report){ .read = 256, .differed = 2, .switches = 1 });
+	assert_int_equal(heavy, 2);	/* a switch unlike the published tables: a full sweep at once */
+	assert_int_equal(nrepaired, 0);
+	end_heavy(&sm);
+	run_for(&sm, 1500);
+	assert_int_equal(light, 3);
+	sm_sweep_request(&sm);	/* asked for during the light sweep: it comes next, no audit first */
+	quiet_light(&sm);
+	assert_int_equal(audits, 2);
+	assert_int_equal(heavy, 3);
+	end_heavy(&sm);
+	sm.cfg.lft_audit_blocks = 0;	/* no audit */
+	run_for(&sm, 1500);
+	assert_int_equal(light, 4);
+	quiet_light(&sm);
+	assert_int_equal(audits, 2);
+	run_for(&sm, 1500);
+	assert_int_equal(light, 5);
+	done(&sm);
+}
+
 static void traps_from_switches_are_one_repair_unless_a_full_sweep_is_asked_for(void **state)
 {
 	(void)state;
@@ -280,8 +342,9 @@ static void a_full_sweep_takes_a_light_sweeps_turn_once_due(void **state)
 	run_for(&sm, 1200);	/* 1 s on: a light sweep */
 	assert_int_equal(light, 1);
 	assert_int_equal(heavy, 1);
+	quiet_light(&sm);
 	sm.sched.sweeping = false;
-	light_done(&sm, &(struct light_report){ 0 });
+	audit_done(&sm, &(struct audit_report){ 0 });
 	run_for(&sm, 1200);	/* 2 s since the full one: full again */
 	assert_int_equal(light, 1);
 	assert_int_equal(heavy, 2);
@@ -299,6 +362,7 @@ int main(void)
 		cmocka_unit_test(a_request_during_a_sweep_follows_it_once),
 		cmocka_unit_test(standby_and_notactive_do_not_sweep),
 		cmocka_unit_test(the_light_sweep_runs_on_its_timer),
+		cmocka_unit_test(a_quiet_light_sweep_is_followed_by_the_table_audit),
 		cmocka_unit_test(traps_from_switches_are_one_repair_unless_a_full_sweep_is_asked_for),
 		cmocka_unit_test(a_full_sweep_takes_a_light_sweeps_turn_once_due),
 	};

@@ -53,6 +53,7 @@
 #include "sm/log.h"
 #include "sm/sm.h"
 #include "sm/smnode.h"
+#include "sm/sweep/audit.h"
 #include "sm/sweep/sweep.h"
 #include "topology/fattree_gen.h"
 #include "smp_sim.h"
@@ -1012,6 +1013,100 @@ static void a_port_whose_portinfo_was_lost_gets_its_tables_next_sweep(void **sta
 	assert_int_equal(sets_of(IB_MAD_ATTR_SLVL_TABLE, host->guid, host->guid, &elsewhere) - elsewhere, 0);
 }
 
+static struct audit_report audited;
+static unsigned audits_done;
+
+static void on_audited(struct sm *s, const struct audit_report *r)
+{
+	(void)s;
+	audited = *r;
+	audits_done++;
+}
+
+/* Runs a table audit to its end, answers in order; its report. */
+static struct audit_report audit_to_end(void)
+{
+	unsigned before = audits_done;
+	queued = 0;
+	nsent = 0;
+	audit_lfts(&sm, on_audited);
+	for (size_t next = 0; audits_done == before; next++) {
+		assert_true(next < queued);
+		queue[next].done(queue[next].ctx, queue[next].status, queue[next].status ? NULL : &queue[next].reply);
+	}
+	assert_int_equal(audits_done, before + 1);
+	assert_false(sm.sched.sweeping);
+	return audited;
+}
+
+/*
+ * The table audit reads the published switches' LFT blocks a few at a
+ * time, each switch once a rotation, and finds nothing while they hold the
+ * published tables. An entry changed behind fabricd's back is found (a
+ * Get that lost its answer says nothing either way): the switch joins
+ * lft_unsure, the switches no longer count as holding the published
+ * sweep, and the full sweep after it reads that switch back alone, plans
+ * from what it holds and writes that one block again.
+ */
+static void the_table_audit_finds_an_entry_changed_behind_our_back(void **state)
+{
+	sweep(NULL, 0);
+	assert_true(outcome.ok);
+	const struct sm_snapshot *pub = sm_published(&sm);
+	size_t nsw = fabric_count(&pub->fabric, NODE_SWITCH), read = 0, elsewhere;
+	assert_true(pub->tables.max_lid < 64);	/* one block a switch */
+	sm.cfg.lft_audit_blocks = 3;
+	bool seen[SIM_MAX_NODES] = { false };
+	while (read < nsw) {	/* the first rotation */
+		struct audit_report r = audit_to_end();
+		assert_int_equal(r.read, 3);
+		assert_int_equal(r.differed + r.unanswered + r.switches, 0);
+		for (size_t i = 0; i < nsent; i++, read++) {
+			const struct node *n = fabric_find_guid(&truth, sent[i].to);
+			assert_int_equal(sent[i].attr, IB_MAD_ATTR_LIN_FWD_TBL);
+			assert_true(n->type == NODE_SWITCH);
+			assert_true(read >= nsw || !seen[n->index]);	/* each switch once a rotation */
+			seen[n->index] = true;
+		}
+	}
+	assert_int_equal(sm.audit.rotations, read > nsw);	/* round again once the last switch was read */
+	assert_true(sm.last_sweep_ok);
+
+	const struct node *leaf = fabric_find_desc(&truth, "L1");
+	uint16_t lid = 1;
+	while (!held_lft[leaf->index][lid])
+		lid++;
+	uint8_t was = held_lft[leaf->index][lid];
+	held_lft[leaf->index][lid] = (uint8_t)(was % leaf->nports + 1);	/* another port */
+	sm.cfg.lft_audit_blocks = 256;
+	lose_guid = leaf->guid;
+	lose_attr = IB_MAD_ATTR_LIN_FWD_TBL;
+	struct audit_report r = audit_to_end();
+	assert_int_equal(r.unanswered, 1);
+	assert_int_equal(r.read, nsw - 1);
+	assert_int_equal(r.differed + r.switches, 0);
+	assert_true(sm.last_sweep_ok);
+	r = audit_to_end();
+	assert_int_equal(r.read, nsw);
+	assert_int_equal(r.differed, 1);
+	assert_int_equal(r.switches, 1);
+	assert_false(sm.last_sweep_ok);
+	assert_true(lost_set_has(&sm.lft_unsure, leaf->guid));
+	assert_int_equal(sm.lft_unsure.n, 1);
+
+	sweep(NULL, 0);
+	assert_true(outcome.ok);
+	assert_int_equal(held_lft[leaf->index][lid], was);
+	assert_true(sent_of(IB_MAD_METHOD_GET, IB_MAD_ATTR_LIN_FWD_TBL, leaf->guid, leaf->guid, &elsewhere) > 0);
+	assert_int_equal(elsewhere, 0);	/* read back: that switch alone */
+	assert_int_equal(lft_sets(ANY_TIME), 1);
+	assert_int_equal(sets_of(IB_MAD_ATTR_SLVL_TABLE, 0, 0, &elsewhere), 0);
+	switches_hold_published();
+	assert_int_equal(sm.lft_unsure.n, 0);
+	assert_int_equal(audit_to_end().differed, 0);
+	assert_int_equal(sm.audit.differed, 1);
+}
+
 static int setup_degraded(void **state)
 {
 	return setup_tree(&(struct fattree_spec){ .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1,
@@ -1041,6 +1136,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_port_whose_portinfo_was_lost_gets_its_tables_next_sweep,
 						setup_3_levels, teardown),
 		cmocka_unit_test_setup_teardown(a_transition_stops_three_times_in_a_row_at_most, setup_3_levels,
+						teardown),
+		cmocka_unit_test_setup_teardown(the_table_audit_finds_an_entry_changed_behind_our_back, setup_3_levels,
 						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,183 @@
+/*
+ * DOC: table audit
+ *
+ * A clean sweep's tables are vouched for by the answers to its Sets, and
+ * no later sweep reads them again: it compares its new tables with the
+ * published ones and writes only what differs. A block that changed on a
+ * switch afterwards would stay wrong for as long as its LIDs' routes do,
+ * and the deadlock proof be of tables the fabric does not hold: a Set that
+ * timed out yet landed after a later write of its block (a lossy link,
+ * the MAD layer's own retries), another SM or tool writing the switch, a
+ * switch's firmware losing part of its table. So after each light sweep
+ * that found nothing, lft_audit_blocks LFT blocks are read back, all in
+ * flight, in a rotation over the published switches (block by block,
+ * switch after switch, round again when all were read), and compared
+ * with the published tables up to their max LID. A switch holding a block
+ * unlike them is named in the log and the event store, joins
+ * sm->lft_unsure, and the switches no longer count as holding the
+ * published sweep: the full sweep the scheduler then asks for reads that
+ * switch back, plans its transition from what it holds (proven like any
+ * other) and rewrites what differs. A Get without an answer proves
+ * nothing either way: its block comes round again next rotation.
+ */
+#include "sm/sweep/audit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm/log.h"
+#include "sm/smnode.h"
+#include "sm/sweep/configure.h"
+
+struct audit {
+	struct sm *sm;
+	const struct sm_snapshot *pub;	/* stays: no sweep publishes while this holds sm->sched.sweeping */
+	audit_done_fn done;
+	struct audit_report r;
+	unsigned in_flight;
+	bool *unlike;		/* per node of pub: found holding a block unlike pub's */
+	uint64_t t0;
+};
+
+struct block_get {
+	struct audit *a;
+	const struct node *n;
+	unsigned block;
+};
+
+static void finish(struct audit *a)
+{
+	if (--a->in_flight)
+		return;
+	struct sm *sm = a->sm;
+	struct audit_report r = a->r;
+	audit_done_fn done = a->done;
+	sm->audit.read += r.read;
+	sm->audit.differed += r.differed;
+	sm->audit.unanswered += r.unanswered;
+	if (r.switches) {
+		lost_set_seal(&sm->lft_unsure);
+		sm->last_sweep_ok = false;	/* the next sweep reads them back */
+		log_warn("table audit: %u of %u LFT blocks read differ from the published tables, on %u switch%s: a "
+			 "full sweep reads %s back and rewrites them", r.differed, r.read, r.switches,
+			 r.switches == 1 ? "" : "es", r.switches == 1 ? "it" : "them");
+	} else {
+		log_debug("table audit: %u LFT blocks as published, %u unanswered (%llu ms)", r.read, r.unanswered,
+			  (unsigned long long)(evl_now_ms() - a->t0));
+	}
+	sm->sched.sweeping = false;
+	free(a->unlike);
+	free(a);
+	done(sm, &r);
+}
+
+/* Names the first of a switch's blocks found unlike the published tables: its entries, the first that differs. */
+static void note_unlike(struct audit *a, const struct node *n, unsigned block, const uint8_t *held,
+			const uint8_t *want, unsigned count)
+{
+	unsigned differ = 0, at = 0;
+	for (unsigned k = count; k-- > 0;)
+		if (held[k] != want[k]) {
+			differ++;
+			at = k;
+		}
+	a->r.differed++;
+	if (a->unlike[n->index])
+		return;
+	a->unlike[n->index] = true;
+	a->r.switches++;
+	lost_set_add(&a->sm->lft_unsure, n->guid);
+	char detail[256];
+	snprintf(detail, sizeof(detail), "%s (0x%016llx) holds LFT block %u unlike the published tables: %u of its %u "
+		 "entries differ (LID %u: port %u, published %u)", n->desc, (unsigned long long)n->guid, block, differ,
+		 count, block * 64u + at, held[at], want[at]);
+	log_warn("table audit: %s", detail);
+	sm_event(a->sm, "audit", detail);
+}
+
+static void on_block(void *ctx, int status, const ib_smp_t *reply)
+{
+	struct block_get *q = ctx;
+	struct audit *a = q->a;
+	if (status) {
+		a->r.unanswered++;
+	} else {
+		const struct routing_tables *t = &a->pub->tables;
+		uint8_t want[IB_SMP_DATA_SIZE];
+		unsigned first = q->block * 64u, count = t->max_lid + 1u - first;
+		count = count < 64 ? count : 64;	/* the switch ignores what lies past its LinearFDBTop */
+		cfg_lft_block(t->lft[q->n->index], t->max_lid, q->block, want);
+		a->r.read++;
+		if (memcmp(reply->data, want, count))
+			note_unlike(a, q->n, q->block, reply->data, want, count);
+	}
+	free(q);
+	finish(a);
+}
+
+static void ask_block(struct audit *a, const struct node *n, unsigned block)
+{
+	struct block_get *q = malloc(sizeof(*q));
+	struct dr_path r = sm_node_route(n, 0);
+	if (q) {
+		*q = (struct block_get){ a, n, block };
+		a->in_flight++;
+		if (mad_send_dr(a->sm->mp, IB_MAD_METHOD_GET, IB_MAD_ATTR_LIN_FWD_TBL, block, r.path, r.hops,
+				sm_node_mkey(n, 0), NULL, 0, on_block, q) == 0)
+			return;
+		a->in_flight--;
+		free(q);
+	}
+	a->r.unanswered++;
+}
+
+/* The LFT blocks the published switches hold: how many blocks a rotation reads. */
+static size_t blocks_published(const struct sm_snapshot *pub)
+{
+	size_t n = 0, per_switch = pub->tables.max_lid / 64u + 1u;
+	for (size_t i = 0; i < pub->fabric.nnodes; i++)
+		n += pub->tables.lft[i] ? per_switch : 0;
+	return n;
+}
+
+/* Sends the Gets of the rotation's next budget blocks (at most one rotation: no block twice). */
+static void ask_next(struct audit *a, size_t budget)
+{
+	struct sm_audit *c = &a->sm->audit;
+	const struct fabric *f = &a->pub->fabric;
+	unsigned per_switch = a->pub->tables.max_lid / 64u + 1u;
+	size_t all = blocks_published(a->pub);
+	for (budget = budget < all ? budget : all; budget;) {
+		if (c->node >= f->nnodes) {	/* round again */
+			c->node = 0;
+			c->block = 0;
+			c->rotations++;
+		}
+		if (!a->pub->tables.lft[c->node] || c->block >= per_switch) {
+			c->node++;
+			c->block = 0;
+			continue;
+		}
+		ask_block(a, f->nodes[c->node], c->block++);
+		budget--;
+	}
+}
+
+void audit_lfts(struct sm *sm, audit_done_fn done)
+{
+	const struct sm_snapshot *pub = sm_published(sm);
+	struct audit *a = calloc(1, sizeof(*a));
+	bool *unlike = a && pub ? calloc(pub->fabric.nnodes + 1, sizeof(*unlike)) : NULL;
+	if (!unlike) {
+		free(a);
+		log_error("table audit: %s", pub ? "out of memory" : "no published sweep");
+		done(sm, &(struct audit_report){ 0 });
+		return;
+	}
+	*a = (struct audit){ .sm = sm, .pub = pub, .done = done, .unlike = unlike, .t0 = evl_now_ms(), .in_flight = 1 };
+	sm->sched.sweeping = true;	/* a heavy sweep asked for meanwhile waits for us */
+	if (pub->tables.lft)
+		ask_next(a, sm->cfg.lft_audit_blocks);
+	finish(a);	/* the hold on in_flight, now every Get is out */
+}
