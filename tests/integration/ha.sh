@@ -63,7 +63,6 @@ wait_state() {
 	fail "the SM at LID $1 is $(state_of "$1" 2>/dev/null || echo silent), not $2 after $3 s"
 }
 lids() { SIM_HOST=H5_0 diag ibnetdiscover | grep -o '"[^"]*".*lid [0-9]*' | sed 's/".*# *//' | sort; }
-lid_of() { SIM_HOST=H5_0 diag ibnetdiscover | grep "\"$1\"" | grep -o 'lid [0-9]*' | head -1 | cut -d' ' -f2; }
 
 sim_start "$NET"
 sm_run a H0_0 5

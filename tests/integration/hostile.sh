@@ -31,7 +31,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 HOSTILE=$BUILD/tests/hostile
 
 attack() { SIM_HOST=H3_1 diag "$HOSTILE" "$@"; }
-lid_of() { SIM_HOST=H5_0 diag ibnetdiscover | grep "\"$1\"" | grep -o 'lid [0-9]*' | head -1 | cut -d' ' -f2; }
 still_master() {
 	local out
 	out=$(SIM_HOST=H5_0 diag sminfo) || fail "sminfo after $1: $(cat "$WORK/diag.err")"

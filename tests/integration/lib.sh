@@ -92,6 +92,10 @@ diag() {
 	return 1
 }
 
+# lid_of NAME: the LID of the node NAME as ibnetdiscover, run from H5_0 (a
+# host of the bundled 2-level r8 tree), finds it.
+lid_of() { SIM_HOST=H5_0 diag ibnetdiscover | grep "\"$1\"" | grep -o 'lid [0-9]*' | head -1 | cut -d' ' -f2; }
+
 # sim_start NETFILE: starts ibsim with its console on a fifo (fd 7), or
 # with no console (-n) when SIM_NO_CONSOLE is set. SIM_LIMITS: ibsim's
 # node, switch and port limits (larger for the 27,648-host tree);

@@ -6,6 +6,7 @@
 # costs one SwitchInfo Get per switch and no heavy sweep; ibsim's Unlink
 # sets PortStateChange on the switches at both ends, the next light sweep
 # sees it and a heavy sweep reroutes and logs link_down; ReLink likewise.
+# Then the table audit finds an LFT entry changed behind fabricd's back.
 # Run it under unshare -n.
 set -euo pipefail
 BUILD=$1 NET=$2
@@ -37,5 +38,34 @@ sim_cmd 'ReLink "L1"[5]'
 fd_wait_ups 3
 "$FABRICCTL" -d "$DB" events | grep -q 'link_up.*L1\[5\]' || fail "no link_up at L1[5]"
 note "ReLink: found by a light sweep, link_up recorded"
+
+# The table audit: an LFT entry of L0 changed behind fabricd's back (as a
+# Set that landed late, or another SM, would leave it), by an SMP from a
+# host (tests/tools/hostile.c, no M_Key set here). The audit after the
+# next quiet light sweep reads L0's block back, names the entry, and a full
+# sweep reads L0 back and writes that block again: ibroute, the judge,
+# shows the entry as it was.
+sw=$(lid_of L0) dst=$(lid_of H7_0)
+entry() { diag ibroute "$sw" | awk -v l="$(printf '0x%04x' "$dst")" '$1 == l {print $2 + 0}'; }
+was=$(entry)
+[[ $was =~ ^[5-8]$ ]] || fail "L0 routes H7_0 (LID $dst) by port '$was', not an up-link"
+other=$(( was == 5 ? 6 : 5 ))
+SIM_HOST=H3_1 diag "$BUILD/tests/hostile" lft-set "$sw" $((dst / 64)) $((dst % 64)) "$other" >"$WORK/lft-set.out" ||
+	fail "hostile lft-set: $(cat "$WORK/lft-set.out" "$WORK/diag.err")"
+[[ $(entry) == "$other" ]] || fail "the Set did not land: L0 routes LID $dst by port $(entry)"
+fd_wait_ups 4
+grep -q "table audit: L0 (0x[0-9a-f]*) holds LFT block $((dst / 64)) unlike the published tables: 1 of its [0-9]* entries differ (LID $dst: port $other, published $was)" \
+	"$WORK/fabricd.log" || fail "the audit did not name L0's entry: $(grep 'table audit' "$WORK/fabricd.log" | head -3)"
+[[ $(entry) == "$was" ]] || fail "after the audit's sweep L0 routes LID $dst by port $(entry), not $was"
+grep -q "sweep: readback .* 1 LFT blocks read, 0 unreadable" "$WORK/fabricd.log" ||
+	fail "the sweep after the audit did not read L0 back alone: $(grep 'readback' "$WORK/fabricd.log" | tail -1)"
+grep -q "sweep: program .* 1 LFT blocks sent, 11 unchanged and skipped" "$WORK/fabricd.log" ||
+	fail "the sweep after the audit wrote more than L0's block: $(grep 'sweep: program' "$WORK/fabricd.log" | tail -1)"
+"$FABRICCTL" -d "$DB" events | grep -q 'audit.*L0.*LFT block' || fail "no audit event"
+"$FABRICCTL" -d "$DB" -S "$SOCK" status | grep -q 'LFT audit: .* 1 unlike the published tables' ||
+	fail "fabricctl status: $("$FABRICCTL" -d "$DB" -S "$SOCK" status | grep 'LFT audit')"
+sleep 2.5	# the audits after the next light sweeps find the tables as published: no heavy sweep
+(( $(ups) == 4 )) || fail "the audits went on finding tables unlike the published ones: $(ups) sweeps"
+note "LFT entry changed on L0 (LID $dst: port $was -> $other): $(grep -m1 -o 'table audit: [0-9]* of.*' "$WORK/fabricd.log")"
 fd_stop
 echo PASS

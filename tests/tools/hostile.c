@@ -13,13 +13,17 @@
  *                                      (default: our own port), one per ServiceID
  *   hostile service-delete ID          deletes ServiceRecord ID naming only its ServiceID
  *   hostile subscribe COUNT            COUNT InformInfo subscriptions, each with a different GID
+ *   hostile lft-set LID BLOCK INDEX PORT  reads LFT block BLOCK of the switch at LID (an SMP routed by
+ *                                      LID, no M_Key), sets entry INDEX (0..63) to PORT, writes it
+ *                                      back: prints "was P" and the Set's answer
  *   hostile fuzz COUNT SEED            COUNT MADs of random bytes on a valid header (SA: any method
  *                                      and attribute; LID-routed SMPs: SMInfo and Notice, the ones the
  *                                      simulator hands the SM rather than answering itself, and whose
  *                                      SMA crashes on some others), then one SMInfo Get: prints
  *                                      "answered" if the SM still answers
  *
- * Everything goes LID-routed to the SM LID our port knows. Each command
+ * Everything goes LID-routed to the SM LID our port knows (lft-set: to
+ * the switch it names). Each command
  * prints one line per answer the SM gave ("status 0x.. ..."), or
  * "no answer" after a second; the tests judge what the SM did, not this.
  */
@@ -64,11 +68,16 @@ static void *new_mad(struct host *h, uint8_t mclass, uint8_t method, ib_net16_t 
 	return m;
 }
 
-static int send_to_sm(struct host *h, bool sa, int timeout_ms)
+static int send_to(struct host *h, uint16_t lid, bool sa, int timeout_ms)
 {
 	struct ib_user_mad *u = (struct ib_user_mad *)h->buf;
-	umad_set_addr(u, (int)h->port.sm_lid, sa ? 1 : 0, 0, sa ? QKEY : 0);
+	umad_set_addr(u, lid, sa ? 1 : 0, 0, sa ? QKEY : 0);
 	return umad_send(h->fd, sa ? h->sa : h->smi, u, 256, timeout_ms, 0);
+}
+
+static int send_to_sm(struct host *h, bool sa, int timeout_ms)
+{
+	return send_to(h, (uint16_t)h->port.sm_lid, sa, timeout_ms);
 }
 
 /* Waits up to a second for one answer; returns it (in h->buf) or NULL. */
@@ -286,6 +295,26 @@ static int fuzz(struct host *h, unsigned count, uint64_t seed)
 	return 1;
 }
 
+static int lft_set(struct host *h, uint16_t lid, uint32_t block, unsigned index, uint8_t port)
+{
+	new_mad(h, IB_MCLASS_SUBN_LID, IB_MAD_METHOD_GET, IB_MAD_ATTR_LIN_FWD_TBL, block, 0x4803);
+	if (index > 63 || send_to(h, lid, false, 1000) < 0)
+		return 1;
+	const ib_smp_t *r = (const ib_smp_t *)answer(h);
+	if (!r || r->status)
+		return 1;
+	uint8_t block_data[IB_SMP_DATA_SIZE];
+	memcpy(block_data, r->data, sizeof(block_data));
+	printf("was %u\n", block_data[index]);
+	block_data[index] = port;
+	ib_smp_t *smp = new_mad(h, IB_MCLASS_SUBN_LID, IB_MAD_METHOD_SET, IB_MAD_ATTR_LIN_FWD_TBL, block, 0x4804);
+	memcpy(smp->data, block_data, sizeof(block_data));
+	if (send_to(h, lid, false, 1000) < 0)
+		return 1;
+	r = (const ib_smp_t *)answer(h);
+	return r && !r->status ? 0 : 1;
+}
+
 static uint64_t num(const char *s)
 {
 	return strtoull(s, NULL, 0);
@@ -298,6 +327,7 @@ int main(int argc, char **argv)
 	static const struct { const char *name; int args; } cmds[] = {
 		{ "sminfo-get", 0 }, { "sminfo-set", 3 }, { "replies", 3 }, { "traps", 3 }, { "mcast-leave", 1 },
 		{ "mcast-join", 1 }, { "services", 1 }, { "service-delete", 1 }, { "subscribe", 1 }, { "fuzz", 2 },
+		{ "lft-set", 4 },
 	};
 	bool known = false;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
@@ -306,7 +336,8 @@ int main(int argc, char **argv)
 	if (!known) {
 		fprintf(stderr, "usage: hostile sminfo-get | sminfo-set MOD GUID KEY | replies FIRST COUNT ROUNDS | "
 				"traps COUNT GAP_MS ISSUER | mcast-leave GUID | mcast-join GUID | "
-				"services COUNT [GUID] | service-delete ID | subscribe COUNT | fuzz COUNT SEED\n");
+				"services COUNT [GUID] | service-delete ID | subscribe COUNT | fuzz COUNT SEED | "
+				"lft-set LID BLOCK INDEX PORT\n");
 		return 2;
 	}
 	long smp_methods[16 / sizeof(long)] = { 1L << IB_MAD_METHOD_TRAP_REPRESS };
@@ -332,6 +363,9 @@ int main(int argc, char **argv)
 		return finish(&h, services(&h, (unsigned)num(argv[2]), argc == 4 ? num(argv[3]) : own));
 	if (!strcmp(cmd, "service-delete"))
 		return finish(&h, service_delete(&h, num(argv[2])));
+	if (!strcmp(cmd, "lft-set"))
+		return finish(&h, lft_set(&h, (uint16_t)num(argv[2]), (uint32_t)num(argv[3]), (unsigned)num(argv[4]),
+					  (uint8_t)num(argv[5])));
 	if (!strcmp(cmd, "fuzz"))
 		return finish(&h, fuzz(&h, (unsigned)num(argv[2]), num(argv[3])));
 	return finish(&h, subscribe(&h, (unsigned)num(argv[2])));
