@@ -10,7 +10,8 @@
 # follow. Then every link back and no loss:
 # once the sweeps settle, a full sweep (fabricctl resweep) changes no
 # forwarding table and writes no VL or P_Key table, fabricctl check finds
-# the tables the switches hold connected, loop-free and deadlock-free, and
+# the tables connected, loop-free and deadlock-free, a rotation of the
+# table audit finds the switches holding them, and
 # every sweep that followed a degraded one read back only some switches
 # and planned its transition from what they hold. Run it under unshare -n.
 set -euo pipefail
@@ -21,7 +22,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 export SIM_HOST=H0_0
 ctl() { "$FABRICCTL" -d "$DB" -S "$SOCK" "$@"; }
 
-printf 'sweep_interval: 1\nfull_sweep_interval: 0\nmad: { retries: 1, timeout_ms: 50 }\n' >"$WORK/fabricd.yaml"
+printf 'sweep_interval: 1\nfull_sweep_interval: 0\nlft_audit_blocks: 4096\nmad: { retries: 1, timeout_ms: 50 }\n' \
+	>"$WORK/fabricd.yaml"
 sim_start "$NET"
 fd_start -c "$WORK/fabricd.yaml"
 fd_wait_up 60
@@ -75,6 +77,19 @@ pkeys=$(grep "sweep: pkeys" "$WORK/fabricd.log" | tail -1)
 [[ $pkeys == *" 0 PKeyTable/enforcement Sets"* ]] || fail "the full sweep after the storm wrote P_Keys: $pkeys"
 ctl check >"$WORK/check.out" || fail "fabricctl check after the storm: $(grep -v ': *ok' "$WORK/check.out" | head -3)"
 
+# and the switches hold those tables: the table audit (every block, each
+# light sweep) goes round them whole after that sweep and finds none unlike
+audit() { ctl status | awk '/^LFT audit:/ {print $3, $7, $(NF - 2)}'; }	# read, unlike, rotations
+read -r _ unlike0 rotations0 < <(audit)
+for _ in $(seq 50); do
+	read -r read unlike rotations < <(audit)
+	((rotations < rotations0 + 2)) || break
+	sleep 0.2
+done
+((rotations >= rotations0 + 2)) || fail "the table audit did not go round the switches: $(ctl status | grep 'LFT audit')"
+((unlike == unlike0)) || fail "after the storm switches hold tables other than the published: $(grep 'holds LFT block' "$WORK/fabricd.log" | tail -2)"
+(($(ups) == n + 1)) || fail "a sweep followed the audit"
+
 # after each degraded sweep: a partial read back, a plan from what the switches hold
 read_all=$(grep -c "sweep: readback" "$WORK/fabricd.log" || true)
 planned=$(grep -c "(from the tables read back from the switches)" "$WORK/fabricd.log" || true)
@@ -85,4 +100,5 @@ stopped=$(grep -c "the transition stops there" "$WORK/fabricd.log" || true)
 note "$repairs repairs, $degraded degraded sweeps, $stopped transitions stopped at a stage that lost LFT Sets," \
 	"$read_all read backs, $planned transitions planned from what the switches hold;" \
 	"$(grep -c 'SUBNET UP' "$WORK/fabricd.log") sweeps published in all"
-note "then a full sweep: ${program##*MADs  }; ${vls##*MADs  }"
+note "then a full sweep: ${program##*MADs  }; ${vls##*MADs  }; the table audit read $read LFT blocks, $unlike0 unlike" \
+	"the published tables during the storm, none after it"
