@@ -221,6 +221,7 @@ struct program_job {
 	const struct fabric *prev;
 	struct cfg_params p;
 	bool lfts_only;
+	const struct lost_set *only;	/* the switches to program (LFT blocks alone); NULL: every node */
 };
 
 static void program_node(void *ctx, struct batch *b, size_t i)
@@ -228,6 +229,8 @@ static void program_node(void *ctx, struct batch *b, size_t i)
 	const struct program_job *j = ctx;
 	struct node *n = j->f->nodes[i];
 	struct sm_node *s = sm_node(n);
+	if (j->only && !lost_set_has(j->only, n->guid))
+		return;
 	if (n->type == NODE_SWITCH && j->t->lft[i])
 		program_switch(b, n, j->t, j->prev, j->prev_t, j->p.life_time, j->lfts_only);
 	for (unsigned port = 0; port <= n->nports && !j->lfts_only; port++) {
@@ -246,7 +249,15 @@ int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tabl
 		const struct fabric *prev, const struct routing_tables *prev_t, const struct cfg_params *p,
 		bool lfts_only, cfg_done_fn done, void *arg)
 {
-	struct program_job j = { f, t, prev_t, prev, *p, lfts_only };
+	struct program_job j = { f, t, prev_t, prev, *p, lfts_only, NULL };
+	return batch_over_nodes(mp, f->nnodes, program_node, &j, sizeof(j), done, arg);
+}
+
+int cfg_program_lfts_of(struct mad_port *mp, struct fabric *f, const struct routing_tables *t,
+			const struct fabric *prev, const struct routing_tables *prev_t, const struct lost_set *only,
+			cfg_done_fn done, void *arg)
+{
+	struct program_job j = { f, t, prev_t, prev, { 0 }, true, only };
 	return batch_over_nodes(mp, f->nnodes, program_node, &j, sizeof(j), done, arg);
 }
 

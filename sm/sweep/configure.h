@@ -62,6 +62,14 @@ int cfg_program(struct mad_port *mp, struct fabric *f, const struct routing_tabl
 		const struct fabric *prev, const struct routing_tables *prev_t, const struct cfg_params *p,
 		bool lfts_only, cfg_done_fn done, void *arg);
 /*
+ * cfg_program's LFT blocks (lfts_only) of only the switches in `only`
+ * (sealed), as against prev/prev_t: a stage's blocks sent again to the
+ * switches some of them were lost to.
+ */
+int cfg_program_lfts_of(struct mad_port *mp, struct fabric *f, const struct routing_tables *t,
+			const struct fabric *prev, const struct routing_tables *prev_t, const struct lost_set *only,
+			cfg_done_fn done, void *arg);
+/*
  * The LFT switch n holds, as far as this process knows (LIDs 0..*max):
  * none when its read back failed; the one read back from it this sweep,
  * if it was; else prev_t's (the

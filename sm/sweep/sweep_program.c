@@ -159,22 +159,33 @@ static void plan_back(void *arg)
 
 static void on_programmed(void *arg, const struct cfg_result *r);
 
+/*
+ * What stage k is written against: the first against what the switches
+ * hold (read back, or published; NULL: not known), each later one
+ * against the stage before (*prev_t NULL: out of memory).
+ */
+static void stage_base(struct sweep *s, size_t k, const struct fabric **prev, const struct routing_tables **prev_t)
+{
+	const struct sm_snapshot *held = sweep_published_held(s->sm);
+	*prev = held ? &held->fabric : NULL;
+	*prev_t = held ? &held->tables : NULL;
+	if (k == 0 && *prev && s->early_held) {	/* the gone LIDs' entries dropped while routing */
+		*prev = &s->f;
+		*prev_t = &s->early;
+	}
+	if (k > 0) {
+		*prev = &s->f;
+		*prev_t = transition_stage(&s->plan, k - 1);	/* before k's: the plan keeps the one made before */
+	}
+}
+
 static void program_stage(struct sweep *s)
 {
 	struct sm *sm = s->sm;
 	struct cfg_params p = cfg_params_of_sm(sm, &s->f, &s->tables);
-	/* the first stage against what the switches hold (read back, or published), each later one against the last */
-	const struct sm_snapshot *held = sweep_published_held(sm);
-	const struct fabric *prev = held ? &held->fabric : NULL;
-	const struct routing_tables *prev_t = held ? &held->tables : NULL;
-	if (s->stage == 0 && prev && s->early_held) {	/* the gone LIDs' entries dropped while routing */
-		prev = &s->f;
-		prev_t = &s->early;
-	}
-	if (s->stage > 0) {
-		prev = &s->f;
-		prev_t = transition_stage(&s->plan, s->stage - 1);
-	}
+	const struct fabric *prev;
+	const struct routing_tables *prev_t;
+	stage_base(s, s->stage, &prev, &prev_t);
 	const struct routing_tables *t = transition_stage(&s->plan, s->stage++);
 	s->touched = true;	/* should the sweep now end unpublished, the next one reads the tables back */
 	if (!t || (prev && !prev_t) || cfg_program(sm->mp, &s->f, t, prev, prev_t, &p, s->stage > 1, on_programmed, s) < 0)
@@ -230,15 +241,49 @@ static void stop_transition(struct sweep *s, unsigned lost)
 	sweep_end(s, why, false);
 }
 
+/*
+ * A stage whose Sets to some switches were lost, all of them LFT blocks,
+ * sends those switches' blocks of the stage again, STAGE_RESENDS times
+ * at most, before the transition stops: the switches hold a mixture of
+ * the stage and the one before, which the stage's proof covers, and each
+ * block sent again only moves one further into the stage. Under MAD loss
+ * that saves a full sweep. (Where other Sets failed too, as the first
+ * stage's SwitchInfo and PortInfo Sets, it stops as before: which nodes
+ * lost which is not told apart.)
+ */
+#define STAGE_RESENDS 2
+
+static int resend_stage(struct sweep *s, const struct cfg_result *r)
+{
+	const struct fabric *prev;
+	const struct routing_tables *prev_t;
+	stage_base(s, s->stage - 1, &prev, &prev_t);
+	const struct routing_tables *t = transition_stage(&s->plan, s->stage - 1);
+	if (!t || (prev && !prev_t))
+		return -1;
+	lost_set_free(&s->resend_to);
+	lost_set_merge(&s->resend_to, r->lost);	/* r->lost is the batch's: gone once this returns */
+	lost_set_seal(&s->resend_to);
+	s->resends++;
+	log_info("transition: %u LFT Sets of stage %zu of %zu lost: the stage's blocks go again to the %zu switches "
+		 "they went to", r->lft_failed, s->stage, s->plan.nstages, s->resend_to.n);
+	return cfg_program_lfts_of(s->sm->mp, &s->f, t, prev, prev_t, &s->resend_to, on_programmed, s);
+}
+
 static void on_programmed(void *arg, const struct cfg_result *r)
 {
 	struct sweep *s = arg;
 	char detail[96];
-	sweep_sets_failed(s, r);
 	s->programmed.lft_blocks_sent += r->lft_blocks_sent;
-	s->programmed.lft_blocks_skipped += r->lft_blocks_skipped;
+	if (!s->resends)	/* a resend's unchanged blocks were counted the first time */
+		s->programmed.lft_blocks_skipped += r->lft_blocks_skipped;
+	if (r->lft_failed && r->failed == r->lft_failed && r->lost && s->resends < STAGE_RESENDS &&
+	    resend_stage(s, r) == 0)
+		return;	/* the failures of this try do not count: the next try's do */
 	if (s->stage == 1)
 		readback_done(&s->f);	/* the first stage is written: what was read back is spent */
+	s->resends = 0;
+	sweep_sets_failed(s, r);
 	if (r->lft_failed && (s->stage < s->plan.nstages || s->sl_changed)) {
 		if (s->sm->transition_stops++ < MAX_TRANSITION_STOPS) {
 			stop_transition(s, r->lft_failed);

@@ -62,6 +62,7 @@ void sweep_free(struct sweep *s)
 	pkeys_membership_free(&s->members);
 	transition_plan_free(&s->plan);
 	lost_set_free(&s->lost);
+	lost_set_free(&s->resend_to);
 	free(s->changes);
 	free(s->repair);
 	free(s);

@@ -42,6 +42,8 @@ struct sweep {
 	bool early_held;		/* every one landed: the switches hold early */
 	bool touched;			/* Sets went out (early drops, stages): unpublished, the switches hold neither */
 	bool stopped;			/* the transition stopped for lost LFT Sets (sm->lft_unsure names where) */
+	unsigned resends;		/* times the stage programming now was sent again */
+	struct lost_set resend_to;	/* the switches it was sent again to */
 	unsigned early_blocks;		/* LFT blocks it sent */
 	/* the tables stored ahead, on another thread while the switches are programmed (sweep_store_ahead) */
 	bool ahead_running;		/* its thread has not come back */

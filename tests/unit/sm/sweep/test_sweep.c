@@ -72,8 +72,9 @@ static struct sent {
 	bool routing;		/* the routing was running on its thread */
 	bool storing;		/* the tables were being stored ahead on theirs */
 	uint64_t to;		/* the GUID of the node it went to (0: none there) */
+	size_t answered;	/* answers the sweep had been given when it went out */
 } sent[QUEUE];
-static size_t nsent;
+static size_t nsent, answered;
 /* What each switch of the truth holds: the LFT blocks set into it, by truth node index. */
 #define HELD_LIDS 512
 static uint8_t held_lft[SIM_MAX_NODES][HELD_LIDS];
@@ -88,8 +89,18 @@ static uint64_t lose_guid;
 static unsigned lose_times = 1;
 static ib_net16_t lose_attr;
 static int64_t lose_mod = -1;
-/* The next Set of this attribute (0: none) lost on its way: the node never takes it, no answer comes. */
+/*
+ * The next Set of this attribute (0: none) lost on its way, to the node
+ * with GUID lose_set_guid if not 0: the node never takes it, no answer comes.
+ */
 static ib_net16_t lose_set_attr;
+static uint64_t lose_set_guid;
+/*
+ * With lose_set_all_sweep, every such Set to that node (the first lost's)
+ * is lost until the sweep ends: a stage's LFT blocks are sent again to
+ * the switch they were lost to, and those are lost too.
+ */
+static bool lose_set_all_sweep;
 static uint64_t lost_set_to;	/* the GUID of the node it went to */
 
 static unsigned stored_sweeps(void)
@@ -104,14 +115,15 @@ int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uin
 		       uint8_t hops, uint64_t mkey, const void *data, size_t len, mad_done_fn done, void *ctx)
 {
 	struct sent *s = &sent[nsent++];
-	*s = (struct sent){ .method = method, .attr = attr, .published = sm_published(&sm) != NULL,
+	*s = (struct sent){ .method = method, .attr = attr, .answered = answered, .published = sm_published(&sm) != NULL,
 			    .stored = stored_sweeps(), .routing = sm.computing && !sm.db_busy,	/* not the store's thread */
 			    .storing = sm.computing && sm.db_busy };
 	uint8_t at;
 	const struct node *to = follow(path, hops, &at);
 	s->to = to ? to->guid : 0;
-	if (method == IB_MAD_METHOD_SET && attr == lose_set_attr) {
-		lose_set_attr = 0;
+	if (method == IB_MAD_METHOD_SET && attr == lose_set_attr && (!lose_set_guid || lose_set_guid == s->to)) {
+		lose_set_guid = lose_set_all_sweep ? s->to : 0;
+		lose_set_attr = lose_set_all_sweep ? attr : 0;
 		lost_set_to = s->to;
 		sim_queue(IB_MAD_METHOD_GET, attr, mod, path, 0, NULL, 0, done, ctx);	/* an answer slot, never given */
 		queue[queued - 1].status = MAD_TIMEOUT;
@@ -270,6 +282,7 @@ static void phases_go_in_order_and_hosts_reregister_after_the_sweep_is_published
 			continue;
 		}
 		struct answer a = queue[next++];
+		answered++;
 		a.done(a.ctx, a.status, a.status ? NULL : &a.reply);
 	}
 	assert_int_equal(outcomes, 1);
@@ -311,6 +324,7 @@ static void sweep_to_end(const uint64_t *repair, size_t n)
 	unsigned before = outcomes;
 	queued = 0;
 	nsent = 0;
+	answered = 0;
 	sweep_start(&sm, repair, n, on_swept);
 	for (size_t next = 0; outcomes == before;) {
 		if (next == queued) {	/* nothing asked: the routing's thread is to be back */
@@ -318,9 +332,15 @@ static void sweep_to_end(const uint64_t *repair, size_t n)
 			continue;
 		}
 		struct answer a = queue[next++];
+		answered++;
 		a.done(a.ctx, a.status, a.status ? NULL : &a.reply);
 	}
 	assert_int_equal(outcomes, before + 1);
+	if (lose_set_all_sweep && lose_set_guid) {	/* the loss lasted this sweep */
+		lose_set_attr = 0;
+		lose_set_guid = 0;
+		lose_set_all_sweep = false;
+	}
 }
 
 /* Runs a sweep (a repair of the switches named, or full) to its end, answers in order; returns its Gets. */
@@ -759,6 +779,7 @@ static void a_lost_set_is_planned_from_the_tables_read_back(void **state)
 	char log_path[64];
 	log_to_fresh_file(log_path, sizeof(log_path));
 	lose_set_attr = IB_MAD_ATTR_LIN_FWD_TBL;
+	lose_set_all_sweep = true;	/* and both sendings again */
 	sweep(NULL, 0);
 	assert_false(outcome.ok);
 	assert_int_equal(lose_set_attr, 0);
@@ -786,6 +807,7 @@ static void a_lost_set_is_planned_from_the_tables_read_back(void **state)
 	uint64_t ends[2] = { leaf->guid, agg->guid };
 	fabric_unlink(leaf, up);
 	lose_set_attr = IB_MAD_ATTR_LIN_FWD_TBL;
+	lose_set_all_sweep = true;	/* and both sendings again */
 	sweep_to_end(ends, 2);
 	assert_false(outcome.ok);
 	assert_false(outcome.published);
@@ -883,6 +905,7 @@ static void a_transition_stops_three_times_in_a_row_at_most(void **state)
 	fabric_unlink(leaf, up);
 	sm.transition_stops = 3;
 	lose_set_attr = IB_MAD_ATTR_LIN_FWD_TBL;
+	lose_set_all_sweep = true;	/* and both sendings again */
 	sweep_to_end(ends, 2);
 	assert_true(outcome.published);
 	assert_false(outcome.ok);
@@ -908,6 +931,7 @@ static void a_switch_whose_switchinfo_was_lost_is_written_by_the_next_sweep(void
 	char log_path[64];
 	log_to_fresh_file(log_path, sizeof(log_path));
 	lose_set_attr = IB_MAD_ATTR_LIN_FWD_TBL;
+	lose_set_all_sweep = true;	/* and both sendings again */
 	sweep(NULL, 0);		/* degraded, published: a lost Set's switch is read back next */
 	assert_false(outcome.ok);
 	log_to_fresh_file(log_path, sizeof(log_path));	/* the first sweep knew no tables, rightly */
@@ -968,6 +992,101 @@ static void a_switch_left_out_stops_the_transition(void **state)
 	assert_true(file_has(log_path, "the transition stops there"));
 	sweep(NULL, 0);
 	assert_true(outcome.ok);
+	switches_hold_published();
+	unlink(log_path);
+}
+
+/* L1 loses its last up-link after a full sweep, and a repair follows (lose: the Set to lose first). */
+static void repair_l1_up_link(ib_net16_t lose_attr_set, uint64_t lose_to)
+{
+	sweep(NULL, 0);
+	struct node *leaf = fabric_find_desc(&truth, "L1");
+	uint8_t up = leaf->nports;
+	uint64_t ends[2] = { leaf->guid, leaf->ports[up].remote->guid };
+	fabric_unlink(leaf, up);
+	lose_set_attr = lose_attr_set;
+	lose_set_guid = lose_to;
+	sweep_to_end(ends, 2);
+}
+
+/*
+ * A switch the last repair sent LFT blocks in a later stage only: its
+ * Sets all went out after answers to the first stage's had come (a stage
+ * goes out whole before any of its answers is given).
+ */
+static uint64_t later_stage_switch(void)
+{
+	size_t first = SIZE_MAX;
+	for (size_t i = 0; i < nsent; i++)
+		if (sent[i].method == IB_MAD_METHOD_SET && sent[i].attr == IB_MAD_ATTR_LIN_FWD_TBL &&
+		    sent[i].answered < first)
+			first = sent[i].answered;
+	for (size_t i = nsent; i-- > 0;) {
+		if (sent[i].method != IB_MAD_METHOD_SET || sent[i].attr != IB_MAD_ATTR_LIN_FWD_TBL)
+			continue;
+		bool later_only = true;
+		for (size_t k = 0; k < nsent && later_only; k++)
+			later_only = !(sent[k].method == IB_MAD_METHOD_SET && sent[k].attr == IB_MAD_ATTR_LIN_FWD_TBL &&
+				       sent[k].to == sent[i].to && sent[k].answered == first);
+		if (later_only)
+			return sent[i].to;
+	}
+	return 0;
+}
+
+/*
+ * A repair whose later stage loses an LFT Set sends that switch's blocks
+ * of the stage again and goes on: published, clean, no full sweep asked
+ * for. (The same repair is first run without loss, on a tree of its own,
+ * to find a switch only a later stage writes.)
+ */
+static void a_later_stage_sends_its_lost_blocks_again(void **state)
+{
+	char log_path[64];
+	repair_l1_up_link(0, 0);
+	assert_true(outcome.ok);
+	uint64_t later = later_stage_switch();
+	assert_true(later != 0);
+	teardown(state);
+	setup_3_levels(state);
+	log_to_fresh_file(log_path, sizeof(log_path));
+	repair_l1_up_link(IB_MAD_ATTR_LIN_FWD_TBL, later);
+	assert_int_equal(lose_set_attr, 0);
+	assert_true(outcome.ok);
+	assert_int_equal(sweeps_wanted, 0);
+	assert_true(file_has(log_path, "the stage's blocks go again to the 1 switches they went to"));
+	assert_false(file_has(log_path, "the transition stops there"));
+	assert_int_equal(sm_published(&sm)->lost.n, 0);
+	switches_hold_published();
+	unlink(log_path);
+}
+
+/*
+ * The first stage too, where no other Set failed: after a bring-up that
+ * lost a switch's LFT Set (its tries too), the next sweep reads that
+ * switch back, and its one Set lost once goes again, compared with what
+ * was read back (the published table has that block already); then a
+ * repair's first-stage Set lost once goes again, and it ends clean.
+ */
+static void a_first_stage_sends_its_lost_blocks_again(void **state)
+{
+	char log_path[64];
+	lose_set_attr = IB_MAD_ATTR_LIN_FWD_TBL;
+	lose_set_all_sweep = true;
+	sweep(NULL, 0);
+	assert_false(outcome.ok);
+	log_to_fresh_file(log_path, sizeof(log_path));
+	lose_set_attr = IB_MAD_ATTR_LIN_FWD_TBL;
+	sweep(NULL, 0);
+	assert_int_equal(lose_set_attr, 0);
+	assert_true(outcome.ok);
+	assert_true(file_has(log_path, "1 LFT Sets of stage 1 of 1 lost: the stage's blocks go again to the 1 switches"));
+	switches_hold_published();
+
+	repair_l1_up_link(IB_MAD_ATTR_LIN_FWD_TBL, 0);
+	assert_int_equal(lose_set_attr, 0);
+	assert_true(outcome.ok);
+	assert_true(file_has(log_path, "of stage 1 of 3 lost: the stage's blocks go again"));
 	switches_hold_published();
 	unlink(log_path);
 }
@@ -1133,6 +1252,8 @@ int main(void)
 						setup_3_levels, teardown),
 		cmocka_unit_test_setup_teardown(a_switch_left_out_stops_the_transition, setup_3_levels, teardown),
 		cmocka_unit_test_setup_teardown(a_lost_switchinfo_answer_is_asked_again, setup_3_levels, teardown),
+		cmocka_unit_test_setup_teardown(a_later_stage_sends_its_lost_blocks_again, setup_3_levels, teardown),
+		cmocka_unit_test_setup_teardown(a_first_stage_sends_its_lost_blocks_again, setup_3_levels, teardown),
 		cmocka_unit_test_setup_teardown(a_port_whose_portinfo_was_lost_gets_its_tables_next_sweep,
 						setup_3_levels, teardown),
 		cmocka_unit_test_setup_teardown(a_transition_stops_three_times_in_a_row_at_most, setup_3_levels,
