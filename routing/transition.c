@@ -30,8 +30,10 @@
  * step's graph, which holds its state's and is acyclic, instead of
  * walking the changing LIDs again; only when it refuses an entry
  * outright are the state's exact graphs built. When no entry left can
- * move, the rest goes as one stage and the plan says it is not proven
- * (and which cycle).
+ * move, the rest drops for a stage and then takes its new entries, both
+ * steps checked (break before make); when that is not proven either, the
+ * rest goes as one stage and the plan says it is not proven (and which
+ * cycle).
  */
 #include "routing/transition.h"
 #include "routing/transition_step.h"
@@ -39,40 +41,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An entry a stage changes, and what it was. */
+/* An entry a stage changes: what it was, what it becomes (an entry dropped for a stage changes twice). */
 struct transition_change {
 	uint32_t node;
 	uint16_t lid;
-	uint8_t old;
+	uint8_t old, to;
 };
 
-/* Adds the entries item[0..k) (old: what they were) to the stage p->nstages - 1. */
-static int add_changes(struct transition_plan *p, const struct routing_tables *old, const struct plan_entry *item,
-		       size_t k)
+/* Adds the entries item[0..k) (from: what they were, to: what they become) to the stage p->nstages - 1. */
+static int add_changes(struct transition_plan *p, const struct routing_tables *from, const struct routing_tables *to,
+		       const struct plan_entry *item, size_t k)
 {
 	struct transition_change *more = realloc(p->change, (p->nchange + k + 1) * sizeof(*more));
 	if (!more)
 		return -1;
 	p->change = more;
-	for (size_t i = 0; i < k; i++)
-		p->change[p->nchange++] = (struct transition_change){ item[i].node, item[i].lid,
-								      old->lft[item[i].node][item[i].lid] };
+	for (size_t i = 0; i < k; i++) {
+		uint32_t n = item[i].node;
+		uint16_t lid = item[i].lid;
+		p->change[p->nchange++] = (struct transition_change){ n, lid, from->lft[n][lid], to->lft[n][lid] };
+	}
 	return 0;
 }
 
 /*
- * Ends stage p->nstages - 1 with the entries item[0..k) too, and opens
- * the next unless it is the last (new itself, whose changes are kept too:
- * a stage is made from a copy of new).
+ * Ends stage p->nstages - 1 with the entries item[0..k) too (from, to:
+ * as add_changes), and opens the next unless it is the last (new itself,
+ * whose changes are kept too: a stage is made from a copy of new).
  */
-static int add_stage(struct transition_plan *p, const struct routing_tables *old, const struct plan_entry *item,
-		     size_t k, bool last)
+static int add_stage(struct transition_plan *p, const struct routing_tables *from, const struct routing_tables *to,
+		     const struct plan_entry *item, size_t k, bool last)
 {
 	size_t *upto = realloc(p->upto, p->nstages * sizeof(*upto));
 	if (!upto)
 		return -1;
 	p->upto = upto;
-	if (add_changes(p, old, item, k) < 0)
+	if (add_changes(p, from, to, item, k) < 0)
 		return -1;
 	p->upto[p->nstages - 1] = p->nchange;
 	p->nstages += !last;
@@ -92,10 +96,10 @@ const struct routing_tables *transition_stage(struct transition_plan *p, size_t 
 			p->applied[b] = p->nchange;
 		}
 		struct routing_tables *t = &p->state[b];
-		for (size_t c = want; c < p->applied[b]; c++)	/* back to what they were */
+		for (size_t c = p->applied[b]; c-- > want;)	/* back to what they were, the last change first */
 			t->lft[p->change[c].node][p->change[c].lid] = p->change[c].old;
 		for (size_t c = p->applied[b]; c < want; c++)
-			t->lft[p->change[c].node][p->change[c].lid] = p->last->lft[p->change[c].node][p->change[c].lid];
+			t->lft[p->change[c].node][p->change[c].lid] = p->change[c].to;
 		p->applied[b] = want;
 	}
 	p->made = b;
@@ -248,11 +252,65 @@ static long proven_batch(const struct fabric *f, struct step_base *b, struct sta
 }
 
 /*
+ * Break before make, for the entries item[0..n) that no order of proven
+ * steps moves from cur: they drop for a stage, then take their new
+ * values. A mixture of cur and the drops holds only cur's paths, some
+ * cut short, and one of the drops and new only new's; both steps are
+ * checked all the same, by the same code, on the exact graphs of the
+ * state each starts from. Between the two stages packets to those
+ * entries' LIDs that meet a dropped entry are lost (the transport sends
+ * them again), where a mixture of old and new entries could close a
+ * cycle. 1 when both steps are proven (their two stages added to p, the
+ * second the last), 0 when not (p untouched), -1 on allocation failure.
+ */
+static int drain(const struct fabric *f, struct step_base *b, const struct routing_tables *cur,
+		 const struct routing_tables *new, const struct plan_entry *item, size_t n, const bool *changes,
+		 bool proven, struct transition_plan *p)
+{
+	struct routing_tables dropped = { 0 }, made = { 0 };
+	struct state_graphs sg = { .g = calloc(b->layers, sizeof(*sg.g)) };
+	struct cdg_report r;
+	int rc = -1;
+	if (!sg.g || routing_tables_share(&dropped, cur, changes) < 0 || routing_tables_share(&made, cur, changes) < 0)
+		goto done;
+	for (size_t k = 0; k < n; k++) {
+		dropped.lft[item[k].node][item[k].lid] = LFT_NO_PATH;
+		made.lft[item[k].node][item[k].lid] = new->lft[item[k].node][item[k].lid];
+	}
+	memcpy(dropped.sl, new->sl, (size_t)new->max_lid + 1);	/* as every state a step leads to */
+	memcpy(made.sl, new->sl, (size_t)new->max_lid + 1);
+	if (state_graphs_build(&sg, f, b, cur, item, n, proven) < 0 ||
+	    check_step_delta(f, b, &sg, cur, &dropped, item, n, true, &r) < 0)
+		goto done;
+	state_graphs_drop(&sg, b);
+	rc = 0;
+	if (r.cycle_len)
+		goto done;
+	rc = -1;
+	if (state_graphs_build(&sg, f, b, &dropped, item, n, true) < 0 ||
+	    check_step_delta(f, b, &sg, &dropped, &made, item, n, true, &r) < 0)
+		goto done;
+	rc = 0;
+	if (r.cycle_len)
+		goto done;
+	rc = add_stage(p, cur, &dropped, item, n, false) < 0 || add_stage(p, &dropped, new, item, n, true) < 0 ? -1 : 1;
+	p->drained = n;
+done:
+	state_graphs_drop(&sg, b);
+	free(sg.g);
+	routing_tables_free(&dropped);
+	routing_tables_free(&made);
+	return rc;
+}
+
+/*
  * Batches of entries, each step proven, from old towards new, in the
  * order order_by_hops gave them. An
  * entry that cannot change yet waits at the back of the queue; when a
  * whole round of the queue makes no progress (or after `STAGE_CHECKS`
- * checks), what is left goes as one unproven stage.
+ * checks), what is left drops for a stage before it takes its new
+ * entries (drain), or, when that is not proven either, goes as one
+ * unproven stage.
  */
 #define STAGE_CHECKS 400
 
@@ -295,6 +353,11 @@ static int stage_by_entries(const struct fabric *f, struct step_base *b, const s
 			stuck++;
 			continue;
 		}
+		int drained = k == 0 ? drain(f, b, &cur, new, item, n, changes, proven, p) : 0;
+		if (drained < 0)
+			goto done;
+		if (drained)
+			break;	/* the rest went in two stages: dropped, then new */
 		if (k == 0) {	/* nothing can move alone: the rest in one unproven stage, its cycle named */
 			k = (long)n;
 			set_entries(&next, new, item, n);
@@ -305,7 +368,7 @@ static int stage_by_entries(const struct fabric *f, struct step_base *b, const s
 			p->cycle = r;
 			p->failed_step = p->nstages;
 		}
-		if (add_stage(p, old, item, (size_t)k, n == (size_t)k) < 0 ||
+		if (add_stage(p, old, new, item, (size_t)k, n == (size_t)k) < 0 ||
 		    ((size_t)k < n && state_graphs_advance(&sg, f, b, &cur, &next, item, (size_t)k, item + k,
 							   n - (size_t)k) < 0))
 			goto done;
@@ -446,7 +509,7 @@ int transition_plan_held(const struct fabric *f, const struct routing_tables *ol
 	 * unchecked, and the checks keep their old entries, a superset.
 	 */
 	p->dropped = drop.n;
-	if (add_changes(p, old, drop.v, drop.n) < 0 || step_base_init(&base, old, new, early_lid, item.v, item.n) < 0)
+	if (add_changes(p, old, new, drop.v, drop.n) < 0 || step_base_init(&base, old, new, early_lid, item.v, item.n) < 0)
 		goto done;
 	if (item.n) {	/* the first stage's first check is the whole change */
 		order_by_hops(f, new, item.v, item.n);

@@ -25,15 +25,16 @@ struct transition_plan {
 	const struct routing_tables *last;	/* the new tables (the caller's, not copied) */
 	size_t switches;		/* switches whose tables change */
 	size_t dropped;			/* of their entries, those that now drop: in the first stage, unchecked */
+	size_t drained;			/* those no order moved with a proven step: dropped for a stage first */
 	bool proven;			/* every step's mixture is acyclic */
 	bool from_held;			/* started from the held graphs (transition_plan_held) */
 	struct cdg_report cycle;	/* not proven: the cycle of the step that is not */
 	size_t failed_step;		/* not proven: which step (1 = into stage 0); nstages + 1: the new
 					 * tables on the old and the new SLs, once the SA publishes them */
 	/*
-	 * The stages as the entries they change, in stage order: stage i has
-	 * last's entries for change[0 .. upto[i]) and the old ones for the
-	 * rest. transition_stage makes the tables of a stage, two at a time,
+	 * The stages as the entries they change, in stage order: stage i is
+	 * old with change[0 .. upto[i]) made, in order (an entry drained
+	 * changes twice: to a drop, then to last's). transition_stage makes the tables of a stage, two at a time,
 	 * in state[] (applied: how many changes each holds), not a copy of
 	 * the whole tables per stage.
 	 */

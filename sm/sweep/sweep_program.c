@@ -136,10 +136,14 @@ static void plan_back(void *arg)
 		snprintf(s->transition, sizeof(s->transition), "no tables known in the switches: programmed in one "
 			 "stage");
 	} else if (p->proven) {
+		char drained[96] = "";
+		if (p->drained)	/* break before make: no order of them was proven */
+			snprintf(drained, sizeof(drained), ", the last %zu entries dropped for a stage before they "
+				 "take their new ports", p->drained);
 		snprintf(s->transition, sizeof(s->transition), "%zu switches change; every mixture of old and new "
 			 "tables (on the old SLs, then the new tables on old and new SLs%s) proven deadlock-free in %zu "
-			 "stage%s", p->switches, apart ? ", the changed SLs on VLs of their own" : "", p->nstages,
-			 p->nstages == 1 ? "" : "s");
+			 "stage%s%s", p->switches, apart ? ", the changed SLs on VLs of their own" : "", p->nstages,
+			 p->nstages == 1 ? "" : "s", drained);
 	} else {
 		char failure[320];
 		plan_failure_text(p, failure, sizeof(failure));
