@@ -12,7 +12,11 @@
  * or did not answer: a repair reads them again (a switch silent because
  * its route crossed a link gone is reached over a new one; one that is
  * gone is cut off through its neighbours' ports, or the repair gives way
- * to a full discovery).
+ * to a full discovery). A switch whose LinearFDBTop is not the published
+ * max LID (reset, or written by another SM or tool: the LIDs past it
+ * drop) holds a table the published sweep does not vouch for: it joins
+ * sm->lft_unsure, the switches no longer count as clean, and the sweep
+ * that follows is full and reads it back first.
  */
 #include "sm/sweep/light.h"
 
@@ -29,6 +33,9 @@ struct light {
 	size_t nchanged;
 	uint64_t t0, mads0;
 	const char *first;	/* a switch that reported a change, for the log */
+	unsigned tops;		/* switches whose LinearFDBTop is not the published max LID */
+	const struct node *first_top;
+	uint16_t top;		/* its LinearFDBTop */
 };
 
 static void finish(struct light *l)
@@ -38,6 +45,14 @@ static void finish(struct light *l)
 	light_done_fn done = l->done;
 	struct light_report r = { l->changed, l->nchanged, l->silent };
 	sm->sched.sweeping = false;
+	if (l->tops) {
+		lost_set_seal(&sm->lft_unsure);
+		sm->last_sweep_ok = false;	/* the sweep this asks for is full and reads them back */
+		log_warn("light sweep: %u switch%s hold%s a table top other than the published max LID %u, e.g. %s "
+			 "(LinearFDBTop %u): a full sweep reads %s back", l->tops, l->tops == 1 ? "" : "es",
+			 l->tops == 1 ? "s" : "", sm_published(sm)->tables.max_lid, l->first_top->desc, l->top,
+			 l->tops == 1 ? "it" : "them");
+	}
 	if (r.nchanged)
 		log_info("light sweep: %zu of %u switches report port changes%s%s, %u do not answer "
 			 "(%llu ms, %llu SMPs): repair", r.nchanged - l->silent, l->asked, l->first ? ", e.g. " : "",
@@ -55,14 +70,30 @@ struct probe {
 	const struct node *sw;
 };
 
+/* Whether sw's LinearFDBTop (from its SwitchInfo si) is not the published max LID its table was written for. */
+static bool top_moved(const struct light *l, const struct node *sw, const ib_switch_info_t *si)
+{
+	const struct routing_tables *t = &sm_published(l->sm)->tables;
+	return t->lft && t->lft[sw->index] && cl_ntoh16(si->lin_top) != t->max_lid;
+}
+
 static void on_switch_info(void *ctx, int status, const ib_smp_t *reply)
 {
 	struct probe *p = ctx;
 	struct light *l = p->l;
+	const ib_switch_info_t *si = status ? NULL : (const ib_switch_info_t *)reply->data;
+	bool moved = si && top_moved(l, p->sw, si);
+	if (moved) {
+		lost_set_add(&l->sm->lft_unsure, p->sw->guid);
+		if (!l->tops++) {
+			l->first_top = p->sw;
+			l->top = cl_ntoh16(si->lin_top);
+		}
+	}
 	if (status) {
 		l->silent++;
 		l->changed[l->nchanged++] = p->sw->guid;
-	} else if (ib_switch_info_get_state_change((const ib_switch_info_t *)reply->data)) {
+	} else if (ib_switch_info_get_state_change(si) || moved) {
 		l->changed[l->nchanged++] = p->sw->guid;
 		if (!l->first)
 			l->first = p->sw->desc;

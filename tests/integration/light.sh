@@ -6,7 +6,8 @@
 # costs one SwitchInfo Get per switch and no heavy sweep; ibsim's Unlink
 # sets PortStateChange on the switches at both ends, the next light sweep
 # sees it and a heavy sweep reroutes and logs link_down; ReLink likewise.
-# Then the table audit finds an LFT entry changed behind fabricd's back.
+# Then the table audit finds an LFT entry changed behind fabricd's back,
+# and a light sweep a switch's LinearFDBTop changed.
 # Run it under unshare -n.
 set -euo pipefail
 BUILD=$1 NET=$2
@@ -67,5 +68,22 @@ grep -q "sweep: program .* 1 LFT blocks sent, 11 unchanged and skipped" "$WORK/f
 sleep 2.5	# the audits after the next light sweeps find the tables as published: no heavy sweep
 (( $(ups) == 4 )) || fail "the audits went on finding tables unlike the published ones: $(ups) sweeps"
 note "LFT entry changed on L0 (LID $dst: port $was -> $other): $(grep -m1 -o 'table audit: [0-9]* of.*' "$WORK/fabricd.log")"
+
+# L2's LinearFDBTop lowered behind fabricd's back (the LIDs past it drop):
+# the next light sweep sees it in the SwitchInfo it reads anyway, and a
+# full sweep reads L2 back and sets its top again (smpquery, the judge).
+sw=$(lid_of L2)
+top() { diag smpquery switchinfo "$sw" | awk -F. '/^LinearFdbTop:/ {print $NF}'; }
+max=$(top)
+SIM_HOST=H3_1 diag "$BUILD/tests/hostile" lft-top "$sw" $((max - 8)) >"$WORK/lft-top.out" ||
+	fail "hostile lft-top: $(cat "$WORK/lft-top.out" "$WORK/diag.err")"
+[[ $(top) == $((max - 8)) ]] || fail "the Set did not land: L2's LinearFDBTop is $(top)"
+fd_wait_ups 5
+grep -q "light sweep: 1 switch holds a table top other than the published max LID $max, e.g. L2 (LinearFDBTop $((max - 8)))" \
+	"$WORK/fabricd.log" || fail "the light sweep did not see L2's top: $(grep 'light sweep' "$WORK/fabricd.log" | tail -2)"
+[[ $(top) == "$max" ]] || fail "after the sweep L2's LinearFDBTop is $(top), not $max"
+grep "sweep: readback" "$WORK/fabricd.log" | tail -1 | grep -q " 1 LFT blocks read, 0 unreadable" ||
+	fail "the sweep did not read L2 back alone: $(grep 'sweep: readback' "$WORK/fabricd.log" | tail -1)"
+note "L2's LinearFDBTop lowered to $((max - 8)): $(grep -m1 -o 'light sweep: 1 switch holds.*' "$WORK/fabricd.log")"
 fd_stop
 echo PASS

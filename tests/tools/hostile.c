@@ -16,6 +16,8 @@
  *   hostile lft-set LID BLOCK INDEX PORT  reads LFT block BLOCK of the switch at LID (an SMP routed by
  *                                      LID, no M_Key), sets entry INDEX (0..63) to PORT, writes it
  *                                      back: prints "was P" and the Set's answer
+ *   hostile lft-top LID TOP            sets LinearFDBTop of the switch at LID to TOP (SwitchInfo read,
+ *                                      changed, written back, routed by LID, no M_Key)
  *   hostile fuzz COUNT SEED            COUNT MADs of random bytes on a valid header (SA: any method
  *                                      and attribute; LID-routed SMPs: SMInfo and Notice, the ones the
  *                                      simulator hands the SM rather than answering itself, and whose
@@ -31,6 +33,7 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -295,20 +298,29 @@ static int fuzz(struct host *h, unsigned count, uint64_t seed)
 	return 1;
 }
 
-static int lft_set(struct host *h, uint16_t lid, uint32_t block, unsigned index, uint8_t port)
+/*
+ * Reads attribute attr (modifier mod) of the node at lid, sets the byte at
+ * `at` of its data (with word, the big-endian 16 bits there) to value, and
+ * writes it back: 0 when the Set was answered with status 0. Prints what
+ * was there.
+ */
+static int read_change_write(struct host *h, uint16_t lid, ib_net16_t attr, uint32_t mod, unsigned at, bool word,
+			     unsigned value)
 {
-	new_mad(h, IB_MCLASS_SUBN_LID, IB_MAD_METHOD_GET, IB_MAD_ATTR_LIN_FWD_TBL, block, 0x4803);
-	if (index > 63 || send_to(h, lid, false, 1000) < 0)
+	new_mad(h, IB_MCLASS_SUBN_LID, IB_MAD_METHOD_GET, attr, mod, 0x4803);
+	if (at + word >= IB_SMP_DATA_SIZE || send_to(h, lid, false, 1000) < 0)
 		return 1;
 	const ib_smp_t *r = (const ib_smp_t *)answer(h);
 	if (!r || r->status)
 		return 1;
-	uint8_t block_data[IB_SMP_DATA_SIZE];
-	memcpy(block_data, r->data, sizeof(block_data));
-	printf("was %u\n", block_data[index]);
-	block_data[index] = port;
-	ib_smp_t *smp = new_mad(h, IB_MCLASS_SUBN_LID, IB_MAD_METHOD_SET, IB_MAD_ATTR_LIN_FWD_TBL, block, 0x4804);
-	memcpy(smp->data, block_data, sizeof(block_data));
+	uint8_t data[IB_SMP_DATA_SIZE];
+	memcpy(data, r->data, sizeof(data));
+	printf("was %u\n", word ? (unsigned)data[at] << 8 | data[at + 1] : data[at]);
+	if (word)
+		data[at++] = (uint8_t)(value >> 8);
+	data[at] = (uint8_t)value;
+	ib_smp_t *smp = new_mad(h, IB_MCLASS_SUBN_LID, IB_MAD_METHOD_SET, attr, mod, 0x4804);
+	memcpy(smp->data, data, sizeof(data));
 	if (send_to(h, lid, false, 1000) < 0)
 		return 1;
 	r = (const ib_smp_t *)answer(h);
@@ -327,7 +339,7 @@ int main(int argc, char **argv)
 	static const struct { const char *name; int args; } cmds[] = {
 		{ "sminfo-get", 0 }, { "sminfo-set", 3 }, { "replies", 3 }, { "traps", 3 }, { "mcast-leave", 1 },
 		{ "mcast-join", 1 }, { "services", 1 }, { "service-delete", 1 }, { "subscribe", 1 }, { "fuzz", 2 },
-		{ "lft-set", 4 },
+		{ "lft-set", 4 }, { "lft-top", 2 },
 	};
 	bool known = false;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
@@ -337,7 +349,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: hostile sminfo-get | sminfo-set MOD GUID KEY | replies FIRST COUNT ROUNDS | "
 				"traps COUNT GAP_MS ISSUER | mcast-leave GUID | mcast-join GUID | "
 				"services COUNT [GUID] | service-delete ID | subscribe COUNT | fuzz COUNT SEED | "
-				"lft-set LID BLOCK INDEX PORT\n");
+				"lft-set LID BLOCK INDEX PORT | lft-top LID TOP\n");
 		return 2;
 	}
 	long smp_methods[16 / sizeof(long)] = { 1L << IB_MAD_METHOD_TRAP_REPRESS };
@@ -364,8 +376,12 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "service-delete"))
 		return finish(&h, service_delete(&h, num(argv[2])));
 	if (!strcmp(cmd, "lft-set"))
-		return finish(&h, lft_set(&h, (uint16_t)num(argv[2]), (uint32_t)num(argv[3]), (unsigned)num(argv[4]),
-					  (uint8_t)num(argv[5])));
+		return finish(&h, read_change_write(&h, (uint16_t)num(argv[2]), IB_MAD_ATTR_LIN_FWD_TBL,
+						    (uint32_t)num(argv[3]), (unsigned)num(argv[4]), false,
+						    (unsigned)num(argv[5])));
+	if (!strcmp(cmd, "lft-top"))	/* LinearFDBTop: SwitchInfo's bytes 4-5 */
+		return finish(&h, read_change_write(&h, (uint16_t)num(argv[2]), IB_MAD_ATTR_SWITCH_INFO, 0,
+						    offsetof(ib_switch_info_t, lin_top), true, (unsigned)num(argv[3])));
 	if (!strcmp(cmd, "fuzz"))
 		return finish(&h, fuzz(&h, (unsigned)num(argv[2]), num(argv[3])));
 	return finish(&h, subscribe(&h, (unsigned)num(argv[2])));
