@@ -15,7 +15,7 @@ WORK=$(mktemp -d /tmp/fabricd-light.XXXXXX)
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-printf 'sweep_interval: 1\nreact_to_traps: 0\nlog_level: debug\n' >"$WORK/fabricd.yaml"
+printf 'sweep_interval: 1\nreact_to_traps: 0\nlog_level: debug\nmetrics_listen: "127.0.0.1:19683"\n' >"$WORK/fabricd.yaml"
 sim_start "$NET"
 fd_start -c "$WORK/fabricd.yaml"
 fd_wait_up 60
@@ -65,6 +65,10 @@ grep -q "sweep: program .* 1 LFT blocks sent, 11 unchanged and skipped" "$WORK/f
 "$FABRICCTL" -d "$DB" events | grep -q 'audit.*L0.*LFT block' || fail "no audit event"
 "$FABRICCTL" -d "$DB" -S "$SOCK" status | grep -q 'LFT audit: .* 1 unlike the published tables' ||
 	fail "fabricctl status: $("$FABRICCTL" -d "$DB" -S "$SOCK" status | grep 'LFT audit')"
+curl -sf http://127.0.0.1:19683/metrics >"$WORK/metrics.txt" || fail "no /metrics answer"
+promtool check metrics <"$WORK/metrics.txt" || fail "promtool rejects /metrics"
+grep -q '^fabricd_lft_audit_blocks_total{held="other"} 1$' "$WORK/metrics.txt" ||
+	fail "metrics: $(grep lft_audit "$WORK/metrics.txt")"
 sleep 2.5	# the audits after the next light sweeps find the tables as published: no heavy sweep
 (( $(ups) == 4 )) || fail "the audits went on finding tables unlike the published ones: $(ups) sweeps"
 note "LFT entry changed on L0 (LID $dst: port $was -> $other): $(grep -m1 -o 'table audit: [0-9]* of.*' "$WORK/fabricd.log")"
