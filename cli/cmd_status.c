@@ -69,11 +69,10 @@ static void print_daemon(const char *daemon)
 	printf("daemon:     running, pid %d, %s (priority %u)%s, fabricd %s\n", pid, state, priority,
 	       strcmp(sweeping, "true") == 0 ? ", sweeping now" : "", version);
 	printf("other SMs:  %s\n", others[0] ? others : "none seen");
-	unsigned long long audit[3];
-	const char *at = strstr(daemon, "\"lft_audit\": [");
-	if (at && sscanf(at, "\"lft_audit\": [%llu, %llu, %llu]", &audit[0], &audit[1], &audit[2]) == 3)
+	struct ctl_audit a;
+	if (ctl_audit_figures(daemon, &a))
 		printf("LFT audit:  %llu blocks read back, %llu unlike the published tables; %llu rotations done\n",
-		       audit[0], audit[1], audit[2]);
+		       a.read, a.differed, a.rotations);
 }
 
 int cmd_status(struct ctl *c, int argc, char **argv)

@@ -58,6 +58,8 @@ static const struct ctl_command commands[] = {
 	{ "diff", "FILE", "compare the fabric with a planned net file", cmd_diff },
 	{ "resweep", "[--rebalance]", "ask the running fabricd for a heavy sweep now (--rebalance: every route "
 	  "re-balanced, not only those a change broke)", cmd_resweep },
+	{ "audit", "", "ask the running fabricd to read every switch's LFT back and compare it with the published "
+	  "tables; exit 1 if some block differed or went unanswered", cmd_audit },
 };
 
 static void usage(FILE *out)
@@ -317,9 +319,10 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	optind = 1;
-	/* resweep talks to the daemon; quality, check and export may read files instead of the database; plan uses files only */
-	bool no_db = cmd->run == cmd_resweep || cmd->run == cmd_quality || cmd->run == cmd_plan || cmd->run == cmd_check ||
-		     cmd->run == cmd_export;
+	/* resweep and audit talk to the daemon; quality, check and export may read files instead of the database; plan
+	 * uses files only */
+	bool no_db = cmd->run == cmd_resweep || cmd->run == cmd_audit || cmd->run == cmd_quality || cmd->run == cmd_plan ||
+		     cmd->run == cmd_check || cmd->run == cmd_export;
 	int rc = no_db ? EXIT_OK : ctl_open_db(&c);
 	if (rc == EXIT_OK)
 		rc = cmd->run(&c, cargc, cargv);

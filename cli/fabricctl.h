@@ -63,8 +63,18 @@ int ctl_node_port(const struct ctl *c, const struct fabric *f, const char *arg, 
 int ctl_ask_daemon(const struct ctl *c, const char *request, char *answer, size_t len, char *why,
 		   size_t whylen);
 
+/* The table audit's figures in the daemon's status line (sm/sweep/audit.c). */
+struct ctl_audit {
+	unsigned long long read, differed, unanswered, rotations;
+	unsigned wholes;	/* audits of every block (fabricctl audit), and the last one's figures */
+	unsigned last_read, last_differed, last_unanswered;
+};
+/* Fills a from the status line; false when it has none. */
+bool ctl_audit_figures(const char *status, struct ctl_audit *a);
+
 int cmd_status(struct ctl *c, int argc, char **argv);
 int cmd_resweep(struct ctl *c, int argc, char **argv);
+int cmd_audit(struct ctl *c, int argc, char **argv);
 int cmd_check(struct ctl *c, int argc, char **argv);
 int cmd_topology(struct ctl *c, int argc, char **argv);
 int cmd_node(struct ctl *c, int argc, char **argv);

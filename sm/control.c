@@ -76,16 +76,26 @@ static void answer(struct client *cl, const char *line)
 		snprintf(out, sizeof(out),
 			 "{\"version\": \"%s\", \"pid\": %d, \"state\": \"%s\", \"sweeping\": %s, \"sweeps\": %u, "
 			 "\"priority\": %u, \"other_sms\": \"%s\", \"keep\": [%u, %u, %u], "
-			 "\"lft_audit\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]}\n",
+			 "\"lft_audit\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %u, %u, %u, %u]}\n",
 			 FABRICD_VERSION, (int)getpid(), ha_state_name(sm->state), sm->sched.sweeping ? "true" : "false", sm->act_count,
 			 sm->cfg.sm_priority, peers, sm->cfg.keep_sweeps, sm->cfg.keep_events, sm->cfg.keep_days,
-			 sm->audit.read, sm->audit.differed, sm->audit.rotations);
+			 sm->audit.read, sm->audit.differed, sm->audit.unanswered, sm->audit.rotations, sm->audit.wholes,
+			 sm->audit.last_read, sm->audit.last_differed, sm->audit.last_unanswered);
 	} else if (strcmp(line, "resweep") == 0 || strcmp(line, "resweep rebalance") == 0) {
 		bool rebalance = line[7] != '\0';
 		log_info("control: re-sweep requested%s", rebalance ? ", every route re-balanced" : "");
 		sm->sched.rebalance_wanted |= rebalance;
 		sm_sweep_request(sm);
 		snprintf(out, sizeof(out), "ok: sweep requested%s\n", rebalance ? ", every route re-balanced" : "");
+	} else if (strcmp(line, "audit") == 0) {
+		char why[160];
+		size_t blocks;
+		bool ok = sm_audit_request(sm, &blocks, why, sizeof(why)) == 0;
+		log_info("control: table audit of every LFT block requested%s%s", ok ? "" : ": ", ok ? "" : why);
+		if (ok)
+			snprintf(out, sizeof(out), "ok: %zu LFT blocks to read back\n", blocks);
+		else
+			snprintf(out, sizeof(out), "error: %s\n", why);
 	} else if (strncmp(line, "health clear", 12) == 0) {
 		unsigned long long guid = 0;
 		unsigned port = 0;

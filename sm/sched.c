@@ -7,7 +7,8 @@
  * heavy sweep, when full_sweep_interval has passed since the last one).
  * After a light sweep that found nothing, the table audit reads a few of
  * the switches' LFT blocks back (sm/sweep/audit.c); one unlike the
- * published tables asks for a full sweep.
+ * published tables asks for a full sweep. fabricctl audit asks for one of
+ * every block: now, or once the sweep running ends.
  * A heavy sweep is a repair when all it was asked for is switches that
  * reported a port change (Trap 128, or PortStateChange in a light sweep)
  * and the switches hold the published sweep; else it is full: on
@@ -32,6 +33,7 @@
  * them, never the other way round.
  */
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "sm/ha/ha.h"
@@ -43,12 +45,22 @@
 #include "sm/sweep/sweep.h"
 
 static void kick(struct sm *sm);
+static void on_audit_done(struct sm *sm, const struct audit_report *r);
+
+/* The switches hold the published sweep, and this SM masters them: an audit can be made. */
+static bool auditable(const struct sm *sm)
+{
+	return sm->state == SM_MASTER && sm_published(sm) && sm->last_sweep_ok;
+}
 
 static void next(struct sm *sm)
 {
 	if (sm->sched.resweep_wanted) {
 		sm->sched.resweep_wanted = false;
 		kick(sm);
+	} else if (sm->audit.whole_wanted && auditable(sm) && !sm->once) {
+		evl_timer_cancel(sm->sched.sweep_timer);	/* its light sweep comes after the audit */
+		audit_lfts(sm, on_audit_done);
 	} else if (sm->cfg.sweep_interval && sm->state == SM_MASTER && !sm->once) {
 		evl_timer_arm(sm->sched.sweep_timer, (uint64_t)sm->cfg.sweep_interval * 1000);
 	}
@@ -121,7 +133,7 @@ static void on_light_done(struct sm *sm, const struct light_report *r)
 		add_repair(sm, r->changed[i]);
 	if (r->nchanged || r->silent)
 		kick(sm);
-	else if (sm->cfg.lft_audit_blocks && !sm->sched.resweep_wanted)
+	else if ((sm->cfg.lft_audit_blocks || sm->audit.whole_wanted) && !sm->sched.resweep_wanted)
 		audit_lfts(sm, on_audit_done);
 	else
 		next(sm);
@@ -182,6 +194,21 @@ void sm_sweep_request(struct sm *sm)
 {
 	sm->sched.full_wanted = true;
 	kick(sm);
+}
+
+int sm_audit_request(struct sm *sm, size_t *blocks, char *why, size_t len)
+{
+	if (!auditable(sm)) {
+		snprintf(why, len, sm->state != SM_MASTER ? "this SM is %s: the master audits its tables"
+			 : "no clean sweep: the next full sweep reads back what it cannot vouch for",
+			 ha_state_name(sm->state));
+		return -1;
+	}
+	*blocks = audit_blocks_published(sm_published(sm));
+	sm->audit.whole_wanted = true;
+	if (!sm->sched.sweeping)
+		next(sm);	/* else once the sweep running ends */
+	return 0;
 }
 
 /*

@@ -87,6 +87,9 @@ struct sm {
 		size_t node;		/* the published fabric's node whose block is read next */
 		unsigned block;
 		uint64_t read, differed, unanswered, rotations;
+		bool whole_wanted;	/* fabricctl audit: the next audit reads every block */
+		unsigned wholes;	/* audits that read every block, and the last one's figures */
+		unsigned last_read, last_differed, last_unanswered;
 	} audit;
 	bool clients_registered;	/* the hosts were asked to reregister since this SM became master */
 	struct budget trap_budget;	/* traps each source LID may send a minute */
@@ -152,6 +155,12 @@ int sched_init(struct sm *sm);
 void sched_free(struct sm *sm);
 /* Starts a full heavy sweep now, or right after the one running; nothing on a STANDBY or NOTACTIVE SM. */
 void sm_sweep_request(struct sm *sm);
+/*
+ * fabricctl audit: a table audit of every LFT block, now, or right after
+ * the sweep running: 0 with how many blocks it reads, -1 with the reason
+ * in why when there is nothing to audit (not master, no clean sweep).
+ */
+int sm_audit_request(struct sm *sm, size_t *blocks, char *why, size_t len);
 /*
  * A node reported a change: sweep in full once no other report came for
  * cfg.trap_quiet_ms, or cfg.trap_holddown_ms after the first such report,

@@ -35,6 +35,7 @@ struct audit {
 	const struct sm_snapshot *pub;	/* stays: no sweep publishes while this holds sm->sched.sweeping */
 	audit_done_fn done;
 	struct audit_report r;
+	bool whole;		/* every block (fabricctl audit) */
 	unsigned in_flight;
 	bool *unlike;		/* per node of pub: found holding a block unlike pub's */
 	uint64_t t0;
@@ -56,6 +57,14 @@ static void finish(struct audit *a)
 	sm->audit.read += r.read;
 	sm->audit.differed += r.differed;
 	sm->audit.unanswered += r.unanswered;
+	if (a->whole) {
+		sm->audit.wholes++;
+		sm->audit.last_read = r.read;
+		sm->audit.last_differed = r.differed;
+		sm->audit.last_unanswered = r.unanswered;
+		log_info("table audit: every LFT block read back: %u as published, %u other, %u unanswered",
+			 r.read - r.differed, r.differed, r.unanswered);
+	}
 	if (r.switches) {
 		lost_set_seal(&sm->lft_unsure);
 		sm->last_sweep_ok = false;	/* the next sweep reads them back */
@@ -132,8 +141,7 @@ static void ask_block(struct audit *a, const struct node *n, unsigned block)
 	a->r.unanswered++;
 }
 
-/* The LFT blocks the published switches hold: how many blocks a rotation reads. */
-static size_t blocks_published(const struct sm_snapshot *pub)
+size_t audit_blocks_published(const struct sm_snapshot *pub)
 {
 	size_t n = 0, per_switch = pub->tables.max_lid / 64u + 1u;
 	for (size_t i = 0; i < pub->fabric.nnodes; i++)
@@ -147,7 +155,7 @@ static void ask_next(struct audit *a, size_t budget)
 	struct sm_audit *c = &a->sm->audit;
 	const struct fabric *f = &a->pub->fabric;
 	unsigned per_switch = a->pub->tables.max_lid / 64u + 1u;
-	size_t all = blocks_published(a->pub);
+	size_t all = audit_blocks_published(a->pub);
 	for (budget = budget < all ? budget : all; budget;) {
 		if (c->node >= f->nnodes) {	/* round again */
 			c->node = 0;
@@ -175,9 +183,11 @@ void audit_lfts(struct sm *sm, audit_done_fn done)
 		done(sm, &(struct audit_report){ 0 });
 		return;
 	}
-	*a = (struct audit){ .sm = sm, .pub = pub, .done = done, .unlike = unlike, .t0 = evl_now_ms(), .in_flight = 1 };
+	*a = (struct audit){ .sm = sm, .pub = pub, .done = done, .unlike = unlike, .t0 = evl_now_ms(), .in_flight = 1,
+			     .whole = sm->audit.whole_wanted };
+	sm->audit.whole_wanted = false;
 	sm->sched.sweeping = true;	/* a heavy sweep asked for meanwhile waits for us */
 	if (pub->tables.lft)
-		ask_next(a, sm->cfg.lft_audit_blocks);
+		ask_next(a, a->whole ? audit_blocks_published(pub) : sm->cfg.lft_audit_blocks);
 	finish(a);	/* the hold on in_flight, now every Get is out */
 }

@@ -15,9 +15,12 @@ struct audit_report {
 };
 typedef void (*audit_done_fn)(struct sm *sm, const struct audit_report *r);
 
+/* The LFT blocks of the published sweep's switches: what a whole audit reads. */
+size_t audit_blocks_published(const struct sm_snapshot *pub);
+
 /*
- * Reads the next sm->cfg.lft_audit_blocks LFT blocks of the published
- * sweep's switches (sm->audit says where the rotation stands; no block
+ * Reads the next sm->cfg.lft_audit_blocks LFT blocks (every block, when
+ * sm->audit.whole_wanted: fabricctl audit) of the published sweep's switches (sm->audit says where the rotation stands; no block
  * twice in one audit), all in flight, and compares each with the
  * published tables. A switch holding a block unlike them joins
  * sm->lft_unsure and the switches no longer count as holding the

@@ -2,7 +2,8 @@
 # daemon.sh BUILD NETFILE
 #
 # The running daemon: fabricctl reaches it over the control socket
-# (status, resweep), SIGHUP re-sweeps, a pulled cable shows in the event
+# (status, resweep, audit: a changed LFT entry found and rewritten),
+# SIGHUP re-sweeps, a pulled cable shows in the event
 # log, SIGTERM exits 0 and removes the socket, and SIGKILL in the middle of
 # a sweep leaves a database that opens and holds the previous sweep
 # complete. Run it under unshare -n.
@@ -52,6 +53,31 @@ ctl sweeps | grep -Eq "^ +2 +heavy .* ok$" || fail "the requested sweep is not r
 kill -HUP "$FD_PID"
 sweeps_logged 3
 note "fabricctl resweep and SIGHUP each ran a recorded sweep"
+
+# fabricctl audit: every switch's LFT read back, all as published (exit 0);
+# an entry changed from a host (an SMP routed by LID, no M_Key here) is
+# found (exit 1), the full sweep that follows writes it back (ibroute),
+# and the next audit finds none
+ctl audit >"$WORK/audit.out" || fail "fabricctl audit of untouched tables: $(cat "$WORK/audit.out")"
+blocks=$(awk '{print $1}' "$WORK/audit.out")
+grep -q "^$blocks LFT blocks read back: $blocks as published, 0 other, 0 unanswered$" "$WORK/audit.out" ||
+	fail "fabricctl audit: $(cat "$WORK/audit.out")"
+(( blocks == 320 * ($(grep -o 'max LID [0-9]*' "$WORK/fabricd.log" | tail -1 | cut -d' ' -f3) / 64 + 1) )) ||
+	fail "fabricctl audit read $blocks blocks, not every block of the 320 switches"
+sw=$(lid_of A3) dst=$(lid_of H9_2)
+was=$(diag ibroute "$sw" | awk -v l="$(printf '0x%04x' "$dst")" '$1 == l {print $2 + 0}')
+SIM_HOST=H3_1 diag "$BUILD/tests/hostile" lft-set "$sw" $((dst / 64)) $((dst % 64)) $((was % 16 + 1)) >/dev/null ||
+	fail "hostile lft-set: $(cat "$WORK/diag.err")"
+ups=$(ups)
+rc=0
+ctl audit >"$WORK/audit.out" || rc=$?
+((rc == 1)) && grep -q "^$blocks LFT blocks read back: $((blocks - 1)) as published, 1 other" "$WORK/audit.out" ||
+	fail "fabricctl audit after a change (exit $rc): $(cat "$WORK/audit.out")"
+sweeps_logged $((ups + 1))
+[[ $(diag ibroute "$sw" | awk -v l="$(printf '0x%04x' "$dst")" '$1 == l {print $2 + 0}') == "$was" ]] ||
+	fail "A3's entry for H9_2 was not written back"
+ctl audit >"$WORK/audit.out" || fail "fabricctl audit after the sweep: $(cat "$WORK/audit.out")"
+note "fabricctl audit: $blocks LFT blocks as published; one entry changed on A3 found, rewritten, then none"
 
 # a cable pulled and plugged back: the event log tells both, with the reroute
 sim_cmd 'Unlink "L0"[9]'

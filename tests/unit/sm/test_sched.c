@@ -19,7 +19,9 @@
  * - A light sweep that found nothing is followed by the table audit
  *   (unless lft_audit_blocks is 0, or a sweep was asked for meanwhile); an
  *   audit that found a switch unlike the published tables brings a full
- *   sweep, one that found none the next light sweep.
+ *   sweep, one that found none the next light sweep. fabricctl audit
+ *   starts one of every block at once, or once the sweep running ends;
+ *   not on a standby or without a clean sweep.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,7 +36,7 @@
 #include "sm/sweep/light.h"
 #include "sm/sweep/sweep.h"
 
-static unsigned heavy, light, audits;
+static unsigned heavy, light, audits, whole_audits;
 static sweep_done_fn heavy_done;
 static light_done_fn light_done;
 static audit_done_fn audit_done;
@@ -63,6 +65,8 @@ void __wrap_audit_lfts(struct sm *sm, audit_done_fn done)
 {
 	sm->sched.sweeping = true;
 	audits++;
+	whole_audits += sm->audit.whole_wanted;
+	sm->audit.whole_wanted = false;
 	audit_done = done;
 }
 
@@ -86,7 +90,7 @@ static void master(struct sm *sm, unsigned interval_s)
 	sm->pub = calloc(1, sizeof(*sm->pub));	/* an empty published sweep: the sweeps are the test's */
 	assert_non_null(sm->pub);
 	sm->last_sweep_ok = true;
-	heavy = light = audits = 0;
+	heavy = light = audits = whole_audits = 0;
 }
 
 static void done(struct sm *sm)
@@ -293,6 +297,42 @@ static void a_quiet_light_sweep_is_followed_by_the_table_audit(void **state)
 	done(&sm);
 }
 
+static void fabricctl_audit_reads_every_block_now_or_after_the_sweep(void **state)
+{
+	(void)state;
+	struct sm sm;
+	char why[160];
+	size_t blocks;
+	master(&sm, 0);
+	sm_sweep_request(&sm);
+	end_heavy(&sm);
+	assert_int_equal(sm_audit_request(&sm, &blocks, why, sizeof(why)), 0);	/* idle: at once */
+	assert_int_equal(whole_audits, 1);
+	assert_int_equal(sm_audit_request(&sm, &blocks, why, sizeof(why)), 0);	/* during that audit: after it */
+	assert_int_equal(whole_audits, 1);
+	sm.sched.sweeping = false;
+	audit_done(&sm, &(struct audit_report){ 0 });
+	assert_int_equal(whole_audits, 2);
+	sm.sched.sweeping = false;
+	audit_done(&sm, &(struct audit_report){ 0 });
+	sm_sweep_request(&sm);
+	assert_int_equal(sm_audit_request(&sm, &blocks, why, sizeof(why)), 0);	/* during a heavy sweep: after it */
+	assert_int_equal(whole_audits, 2);
+	end_heavy(&sm);
+	assert_int_equal(whole_audits, 3);
+	sm.sched.sweeping = false;
+	audit_done(&sm, &(struct audit_report){ 0 });
+	sm.last_sweep_ok = false;
+	assert_int_equal(sm_audit_request(&sm, &blocks, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "no clean sweep"));
+	sm.last_sweep_ok = true;
+	sm.state = SM_STANDBY;
+	assert_int_equal(sm_audit_request(&sm, &blocks, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "STANDBY"));
+	assert_int_equal(whole_audits, 3);
+	done(&sm);
+}
+
 static void traps_from_switches_are_one_repair_unless_a_full_sweep_is_asked_for(void **state)
 {
 	(void)state;
@@ -363,6 +403,7 @@ int main(void)
 		cmocka_unit_test(standby_and_notactive_do_not_sweep),
 		cmocka_unit_test(the_light_sweep_runs_on_its_timer),
 		cmocka_unit_test(a_quiet_light_sweep_is_followed_by_the_table_audit),
+		cmocka_unit_test(fabricctl_audit_reads_every_block_now_or_after_the_sweep),
 		cmocka_unit_test(traps_from_switches_are_one_repair_unless_a_full_sweep_is_asked_for),
 		cmocka_unit_test(a_full_sweep_takes_a_light_sweeps_turn_once_due),
 	};
