@@ -43,9 +43,10 @@ note "ReLink: found by a light sweep, link_up recorded"
 # The table audit: an LFT entry of L0 changed behind fabricd's back (as a
 # Set that landed late, or another SM, would leave it), by an SMP from a
 # host (tests/tools/hostile.c, no M_Key set here). The audit after the
-# next quiet light sweep reads L0's block back, names the entry, and a full
-# sweep reads L0 back and writes that block again: ibroute, the judge,
-# shows the entry as it was.
+# next quiet light sweep reads L0's block back, names the entry (so the
+# Set landed: fabricd may put it back before any tool here could look),
+# and a full sweep reads L0 back and writes that block again: ibroute,
+# the judge, shows the entry as it was.
 sw=$(lid_of L0) dst=$(lid_of H7_0)
 entry() { diag ibroute "$sw" | awk -v l="$(printf '0x%04x' "$dst")" '$1 == l {print $2 + 0}'; }
 was=$(entry)
@@ -53,7 +54,6 @@ was=$(entry)
 other=$(( was == 5 ? 6 : 5 ))
 SIM_HOST=H3_1 diag "$BUILD/tests/hostile" lft-set "$sw" $((dst / 64)) $((dst % 64)) "$other" >"$WORK/lft-set.out" ||
 	fail "hostile lft-set: $(cat "$WORK/lft-set.out" "$WORK/diag.err")"
-[[ $(entry) == "$other" ]] || fail "the Set did not land: L0 routes LID $dst by port $(entry)"
 fd_wait_ups 4
 grep -q "table audit: L0 (0x[0-9a-f]*) holds LFT block $((dst / 64)) unlike the published tables: 1 of its [0-9]* entries differ (LID $dst: port $other, published $was)" \
 	"$WORK/fabricd.log" || fail "the audit did not name L0's entry: $(grep 'table audit' "$WORK/fabricd.log" | head -3)"
@@ -81,7 +81,6 @@ top() { diag smpquery switchinfo "$sw" | awk -F. '/^LinearFdbTop:/ {print $NF}';
 max=$(top)
 SIM_HOST=H3_1 diag "$BUILD/tests/hostile" lft-top "$sw" $((max - 8)) >"$WORK/lft-top.out" ||
 	fail "hostile lft-top: $(cat "$WORK/lft-top.out" "$WORK/diag.err")"
-[[ $(top) == $((max - 8)) ]] || fail "the Set did not land: L2's LinearFDBTop is $(top)"
 fd_wait_ups 5
 grep -q "light sweep: 1 switch holds a table top other than the published max LID $max, e.g. L2 (LinearFDBTop $((max - 8)))" \
 	"$WORK/fabricd.log" || fail "the light sweep did not see L2's top: $(grep 'light sweep' "$WORK/fabricd.log" | tail -2)"
