@@ -36,6 +36,11 @@
  *   read: the repair cannot vouch for its model and the sweep discovers
  *   the whole fabric.
  *
+ * The table audit goes round the switches' LFT blocks and finds an entry
+ * changed behind the sweep's back; a light sweep finds a switch whose
+ * LinearFDBTop moved; either way the next sweep reads that switch back
+ * alone and writes it again.
+ *
  * On the degraded radix-8 tree of seed 18, L1 losing its first up-link:
  * the routes mended in place leave a transition step that no staging
  * proves, so the sweep routes afresh (and merges), whose transition is
@@ -54,6 +59,7 @@
 #include "sm/sm.h"
 #include "sm/smnode.h"
 #include "sm/sweep/audit.h"
+#include "sm/sweep/light.h"
 #include "sm/sweep/sweep.h"
 #include "topology/fattree_gen.h"
 #include "smp_sim.h"
@@ -1142,6 +1148,17 @@ static void on_audited(struct sm *s, const struct audit_report *r)
 	audits_done++;
 }
 
+/* Answers what was asked, in order, until *done moves past before (a light sweep's or an audit's end). */
+static void answer_until(const unsigned *done, unsigned before)
+{
+	for (size_t next = 0; *done == before; next++) {
+		assert_true(next < queued);
+		queue[next].done(queue[next].ctx, queue[next].status, queue[next].status ? NULL : &queue[next].reply);
+	}
+	assert_int_equal(*done, before + 1);
+	assert_false(sm.sched.sweeping);
+}
+
 /* Runs a table audit to its end, answers in order; its report. */
 static struct audit_report audit_to_end(void)
 {
@@ -1149,12 +1166,7 @@ static struct audit_report audit_to_end(void)
 	queued = 0;
 	nsent = 0;
 	audit_lfts(&sm, on_audited);
-	for (size_t next = 0; audits_done == before; next++) {
-		assert_true(next < queued);
-		queue[next].done(queue[next].ctx, queue[next].status, queue[next].status ? NULL : &queue[next].reply);
-	}
-	assert_int_equal(audits_done, before + 1);
-	assert_false(sm.sched.sweeping);
+	answer_until(&audits_done, before);
 	return audited;
 }
 
@@ -1226,6 +1238,62 @@ static void the_table_audit_finds_an_entry_changed_behind_our_back(void **state)
 	assert_int_equal(sm.audit.differed, 1);
 }
 
+static struct light_report lit;
+static uint64_t lit_changed[SIM_MAX_NODES];
+static unsigned lights_done;
+
+static void on_lit(struct sm *s, const struct light_report *r)
+{
+	(void)s;
+	lit = *r;
+	memcpy(lit_changed, r->changed, r->nchanged * sizeof(*r->changed));
+	lit.changed = lit_changed;
+	lights_done++;
+}
+
+/* Runs a light sweep to its end, answers in order; its report. */
+static struct light_report light_to_end(void)
+{
+	unsigned before = lights_done;
+	queued = 0;
+	nsent = 0;
+	light_sweep(&sm, on_lit);
+	answer_until(&lights_done, before);
+	return lit;
+}
+
+/*
+ * A light sweep that finds a switch's LinearFDBTop other than the
+ * published max LID (the switch reset, or another SM wrote it: the LIDs
+ * past it drop) names it changed, puts it in lft_unsure, and the switches
+ * no longer count as clean: the full sweep after it reads that switch
+ * back alone and sets its top again.
+ */
+static void a_light_sweep_finds_a_table_top_moved(void **state)
+{
+	sweep(NULL, 0);
+	assert_true(outcome.ok);
+	assert_int_equal(light_to_end().nchanged, 0);
+	assert_true(sm.last_sweep_ok);
+	const struct node *leaf = fabric_find_desc(&truth, "L1");
+	uint16_t max = sm_published(&sm)->tables.max_lid;
+	assert_int_equal(held_top[leaf->index], max);
+	held_top[leaf->index] = (uint16_t)(max - 4);
+	struct light_report r = light_to_end();
+	assert_int_equal(r.nchanged, 1);
+	assert_int_equal(r.changed[0], leaf->guid);
+	assert_false(sm.last_sweep_ok);
+	assert_true(lost_set_has(&sm.lft_unsure, leaf->guid));
+	sweep(NULL, 0);
+	assert_true(outcome.ok);
+	assert_int_equal(held_top[leaf->index], max);
+	size_t elsewhere;
+	assert_true(sent_of(IB_MAD_METHOD_GET, IB_MAD_ATTR_LIN_FWD_TBL, leaf->guid, leaf->guid, &elsewhere) > 0);
+	assert_int_equal(elsewhere, 0);
+	switches_hold_published();
+	assert_int_equal(light_to_end().nchanged, 0);
+}
+
 static int setup_degraded(void **state)
 {
 	return setup_tree(&(struct fattree_spec){ .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1,
@@ -1260,6 +1328,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(the_table_audit_finds_an_entry_changed_behind_our_back, setup_3_levels,
 						teardown),
+		cmocka_unit_test_setup_teardown(a_light_sweep_finds_a_table_top_moved, setup_3_levels, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
