@@ -137,9 +137,13 @@ int cmd_audit(struct ctl *c, int argc, char **argv)
 	}
 	if (!await_whole_audit(c, before, blocks, &a))
 		return EXIT_DAEMON;
-	printf("%u LFT blocks read back: %u as published, %u other%s, %u unanswered\n", a.last_read + a.last_unanswered,
-	       a.last_read - a.last_differed, a.last_differed,
-	       a.last_differed ? " (a full sweep reads those switches back and rewrites them: fabricctl events)" : "",
-	       a.last_unanswered);
+	if (c->json)
+		printf("{\"blocks\": %u, \"published\": %u, \"other\": %u, \"unanswered\": %u}\n",
+		       a.last_read + a.last_unanswered, a.last_read - a.last_differed, a.last_differed, a.last_unanswered);
+	else
+		printf("%u LFT blocks read back: %u as published, %u other%s, %u unanswered\n",
+		       a.last_read + a.last_unanswered, a.last_read - a.last_differed, a.last_differed,
+		       a.last_differed ? " (a full sweep reads those switches back and rewrites them: fabricctl events)"
+				       : "", a.last_unanswered);
 	return a.last_differed || a.last_unanswered ? EXIT_NOT_FOUND : EXIT_OK;
 }

@@ -54,7 +54,7 @@ static void finish(struct light *l)
 			 l->tops == 1 ? "it" : "them");
 	}
 	if (r.nchanged)
-		log_info("light sweep: %zu of %u switches report port changes%s%s, %u do not answer "
+		log_info("light sweep: %zu of %u switches report port changes (or a table top moved)%s%s, %u do not answer "
 			 "(%llu ms, %llu SMPs): repair", r.nchanged - l->silent, l->asked, l->first ? ", e.g. " : "",
 			 l->first ? l->first : "", l->silent, (unsigned long long)ms, (unsigned long long)mads);
 	else

@@ -76,7 +76,9 @@ ctl audit >"$WORK/audit.out" || rc=$?
 sweeps_logged $((ups + 1))
 [[ $(diag ibroute "$sw" | awk -v l="$(printf '0x%04x' "$dst")" '$1 == l {print $2 + 0}') == "$was" ]] ||
 	fail "A3's entry for H9_2 was not written back"
-ctl audit >"$WORK/audit.out" || fail "fabricctl audit after the sweep: $(cat "$WORK/audit.out")"
+ctl --json audit >"$WORK/audit.out" || fail "fabricctl audit after the sweep: $(cat "$WORK/audit.out")"
+grep -q "^{\"blocks\": $blocks, \"published\": $blocks, \"other\": 0, \"unanswered\": 0}$" "$WORK/audit.out" ||
+	fail "fabricctl --json audit: $(cat "$WORK/audit.out")"
 note "fabricctl audit: $blocks LFT blocks as published; one entry changed on A3 found, rewritten, then none"
 
 # a cable pulled and plugged back: the event log tells both, with the reroute
