@@ -76,16 +76,14 @@ static void on_set(void *ctx, int status, const ib_smp_t *reply);
 /* A Set of attr to the node guid failed, or could not go out: counted, the node kept as lost. */
 static void set_failed(struct batch *b, ib_net16_t attr, uint64_t guid)
 {
-	b->r.failed++;
-	b->r.lft_failed += attr == IB_MAD_ATTR_LIN_FWD_TBL;
-	lost_set_add(&b->lost, guid);
+	batch_node_failed(b, guid, attr == IB_MAD_ATTR_LIN_FWD_TBL);
 }
 
-void batch_node_failed(struct batch *b, const struct node *n, unsigned lft_blocks)
+void batch_node_failed(struct batch *b, uint64_t guid, unsigned lft_blocks)
 {
 	b->r.failed++;
 	b->r.lft_failed += lft_blocks;
-	lost_set_add(&b->lost, n->guid);
+	lost_set_add(&b->lost, guid);
 }
 
 /* The answer to a lost state Set's re-read: done if the port got there. */

@@ -59,11 +59,12 @@ void batch_set_stored(struct batch *b, struct node *n, uint8_t port, ib_net16_t 
 /* A PortInfo Set, stored back as batch_set_stored does, that sets *taken once answered. */
 void batch_set_port_info(struct batch *b, struct node *n, uint8_t port, const ib_port_info_t *pi, bool *taken);
 /*
- * n is left out of b's Sets (it cannot take them: its SwitchInfo was not
- * read, its table is too short): a failure, lft_blocks of them LFT
- * blocks, and n kept among the nodes whose tables are not known.
+ * A failure of b's at the node with GUID guid (a Set lost, or the node
+ * left out: its SwitchInfo was not read, its table is too short),
+ * lft_blocks of them LFT blocks; the node is kept among those whose
+ * tables are not known.
  */
-void batch_node_failed(struct batch *b, const struct node *n, unsigned lft_blocks);
+void batch_node_failed(struct batch *b, uint64_t guid, unsigned lft_blocks);
 /* Everything is sent: done runs (and b is freed) when the answers are in. */
 void batch_issued(struct batch *b);
 

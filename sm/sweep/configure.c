@@ -178,7 +178,7 @@ static void leave_out(struct batch *b, const struct node *n, const struct routin
 		      const struct fabric *prev, const struct routing_tables *prev_t, bool may_pass)
 {
 	unsigned skipped;
-	batch_node_failed(b, n, may_pass ? lft_blocks(NULL, n, t, prev, prev_t, &skipped) : 0);
+	batch_node_failed(b, n->guid, may_pass ? lft_blocks(NULL, n, t, prev, prev_t, &skipped) : 0);
 }
 
 static void program_switch(struct batch *b, struct node *n, const struct routing_tables *t,
