@@ -128,12 +128,10 @@ static void on_block(void *ctx, int status, const ib_smp_t *reply)
 static void ask_block(struct audit *a, const struct node *n, unsigned block)
 {
 	struct block_get *q = malloc(sizeof(*q));
-	struct dr_path r = sm_node_route(n, 0);
 	if (q) {
 		*q = (struct block_get){ a, n, block };
 		a->in_flight++;
-		if (mad_send_dr(a->sm->mp, IB_MAD_METHOD_GET, IB_MAD_ATTR_LIN_FWD_TBL, block, r.path, r.hops,
-				sm_node_mkey(n, 0), NULL, 0, on_block, q) == 0)
+		if (sm_node_get(a->sm->mp, n, IB_MAD_ATTR_LIN_FWD_TBL, block, on_block, q) == 0)
 			return;
 		a->in_flight--;
 		free(q);

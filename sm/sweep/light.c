@@ -127,9 +127,7 @@ void light_sweep(struct sm *sm, light_done_fn done)
 		if (!p)
 			continue;
 		*p = (struct probe){ l, n };
-		struct dr_path r = sm_node_route(n, 0);
-		if (mad_send_dr(sm->mp, IB_MAD_METHOD_GET, IB_MAD_ATTR_SWITCH_INFO, 0, r.path, r.hops, sm_node_mkey(n, 0),
-				NULL, 0, on_switch_info, p) < 0) {
+		if (sm_node_get(sm->mp, n, IB_MAD_ATTR_SWITCH_INFO, 0, on_switch_info, p) < 0) {
 			free(p);
 			l->silent++;
 			continue;
