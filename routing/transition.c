@@ -260,12 +260,14 @@ static long proven_batch(const struct fabric *f, struct step_base *b, struct sta
  * state each starts from. Between the two stages packets to those
  * entries' LIDs that meet a dropped entry are lost (the transport sends
  * them again), where a mixture of old and new entries could close a
- * cycle. 1 when both steps are proven (their two stages added to p, the
- * second the last), 0 when not (p untouched), -1 on allocation failure.
+ * cycle. cur_sg: the caller's graphs of cur, made exact here if they are
+ * not (the caller's last check of the rest uses them too). 1 when both
+ * steps are proven (their two stages added to p, the second the last), 0
+ * when not (p untouched), -1 on allocation failure.
  */
 static int drain(const struct fabric *f, struct step_base *b, const struct routing_tables *cur,
-		 const struct routing_tables *new, const struct plan_entry *item, size_t n, const bool *changes,
-		 bool proven, struct transition_plan *p)
+		 struct state_graphs *cur_sg, const struct routing_tables *new, const struct plan_entry *item, size_t n,
+		 const bool *changes, bool proven, struct transition_plan *p)
 {
 	struct routing_tables dropped = { 0 }, made = { 0 };
 	struct state_graphs sg = { .g = calloc(b->layers, sizeof(*sg.g)) };
@@ -273,16 +275,17 @@ static int drain(const struct fabric *f, struct step_base *b, const struct routi
 	int rc = -1;
 	if (!sg.g || routing_tables_share(&dropped, cur, changes) < 0 || routing_tables_share(&made, cur, changes) < 0)
 		goto done;
+	if (cur_sg->built && !cur_sg->exact)
+		state_graphs_drop(cur_sg, b);
 	for (size_t k = 0; k < n; k++) {
 		dropped.lft[item[k].node][item[k].lid] = LFT_NO_PATH;
 		made.lft[item[k].node][item[k].lid] = new->lft[item[k].node][item[k].lid];
 	}
 	memcpy(dropped.sl, new->sl, (size_t)new->max_lid + 1);	/* as every state a step leads to */
 	memcpy(made.sl, new->sl, (size_t)new->max_lid + 1);
-	if (state_graphs_build(&sg, f, b, cur, item, n, proven) < 0 ||
-	    check_step_delta(f, b, &sg, cur, &dropped, item, n, true, &r) < 0)
+	if ((!cur_sg->built && state_graphs_build(cur_sg, f, b, cur, item, n, proven) < 0) ||
+	    check_step_delta(f, b, cur_sg, cur, &dropped, item, n, true, &r) < 0)
 		goto done;
-	state_graphs_drop(&sg, b);
 	rc = 0;
 	if (r.cycle_len)
 		goto done;
@@ -353,7 +356,7 @@ static int stage_by_entries(const struct fabric *f, struct step_base *b, const s
 			stuck++;
 			continue;
 		}
-		int drained = k == 0 ? drain(f, b, &cur, new, item, n, changes, proven, p) : 0;
+		int drained = k == 0 ? drain(f, b, &cur, &sg, new, item, n, changes, proven, p) : 0;
 		if (drained < 0)
 			goto done;
 		if (drained)
