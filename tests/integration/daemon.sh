@@ -65,7 +65,7 @@ grep -q "^$blocks LFT blocks read back: $blocks as published, 0 other, 0 unanswe
 (( blocks == 320 * ($(grep -o 'max LID [0-9]*' "$WORK/fabricd.log" | tail -1 | cut -d' ' -f3) / 64 + 1) )) ||
 	fail "fabricctl audit read $blocks blocks, not every block of the 320 switches"
 sw=$(lid_of A3) dst=$(lid_of H9_2)
-was=$(diag ibroute "$sw" | awk -v l="$(printf '0x%04x' "$dst")" '$1 == l {print $2 + 0}')
+was=$(lft_port "$sw" "$dst")
 SIM_HOST=H3_1 diag "$BUILD/tests/hostile" lft-set "$sw" $((dst / 64)) $((dst % 64)) $((was % 16 + 1)) >/dev/null ||
 	fail "hostile lft-set: $(cat "$WORK/diag.err")"
 ups=$(ups)
@@ -74,7 +74,7 @@ ctl audit >"$WORK/audit.out" || rc=$?
 ((rc == 1)) && grep -q "^$blocks LFT blocks read back: $((blocks - 1)) as published, 1 other" "$WORK/audit.out" ||
 	fail "fabricctl audit after a change (exit $rc): $(cat "$WORK/audit.out")"
 sweeps_logged $((ups + 1))
-[[ $(diag ibroute "$sw" | awk -v l="$(printf '0x%04x' "$dst")" '$1 == l {print $2 + 0}') == "$was" ]] ||
+[[ $(lft_port "$sw" "$dst") == "$was" ]] ||
 	fail "A3's entry for H9_2 was not written back"
 ctl --json audit >"$WORK/audit.out" || fail "fabricctl audit after the sweep: $(cat "$WORK/audit.out")"
 grep -q "^{\"blocks\": $blocks, \"published\": $blocks, \"other\": 0, \"unanswered\": 0}$" "$WORK/audit.out" ||

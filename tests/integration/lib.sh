@@ -96,6 +96,9 @@ diag() {
 # host of the bundled 2-level r8 tree), finds it.
 lid_of() { SIM_HOST=H5_0 diag ibnetdiscover | grep "\"$1\"" | grep -o 'lid [0-9]*' | head -1 | cut -d' ' -f2; }
 
+# lft_port SWITCH_LID LID: the port the switch's LFT entry for LID names, as ibroute reads it.
+lft_port() { diag ibroute "$1" | awk -v l="$(printf '0x%04x' "$2")" '$1 == l {print $2 + 0}'; }
+
 # sim_start NETFILE: starts ibsim with its console on a fifo (fd 7), or
 # with no console (-n) when SIM_NO_CONSOLE is set. SIM_LIMITS: ibsim's
 # node, switch and port limits (larger for the 27,648-host tree);

@@ -48,8 +48,7 @@ note "ReLink: found by a light sweep, link_up recorded"
 # and a full sweep reads L0 back and writes that block again: ibroute,
 # the judge, shows the entry as it was.
 sw=$(lid_of L0) dst=$(lid_of H7_0)
-entry() { diag ibroute "$sw" | awk -v l="$(printf '0x%04x' "$dst")" '$1 == l {print $2 + 0}'; }
-was=$(entry)
+was=$(lft_port "$sw" "$dst")
 [[ $was =~ ^[5-8]$ ]] || fail "L0 routes H7_0 (LID $dst) by port '$was', not an up-link"
 other=$(( was == 5 ? 6 : 5 ))
 SIM_HOST=H3_1 diag "$BUILD/tests/hostile" lft-set "$sw" $((dst / 64)) $((dst % 64)) "$other" >"$WORK/lft-set.out" ||
@@ -57,7 +56,7 @@ SIM_HOST=H3_1 diag "$BUILD/tests/hostile" lft-set "$sw" $((dst / 64)) $((dst % 6
 fd_wait_ups 4
 grep -q "table audit: L0 (0x[0-9a-f]*) holds LFT block $((dst / 64)) unlike the published tables: 1 of its [0-9]* entries differ (LID $dst: port $other, published $was)" \
 	"$WORK/fabricd.log" || fail "the audit did not name L0's entry: $(grep 'table audit' "$WORK/fabricd.log" | head -3)"
-[[ $(entry) == "$was" ]] || fail "after the audit's sweep L0 routes LID $dst by port $(entry), not $was"
+[[ $(lft_port "$sw" "$dst") == "$was" ]] || fail "after the audit's sweep L0 routes LID $dst by port $(lft_port "$sw" "$dst"), not $was"
 grep -q "sweep: readback .* 1 LFT blocks read, 0 unreadable" "$WORK/fabricd.log" ||
 	fail "the sweep after the audit did not read L0 back alone: $(grep 'readback' "$WORK/fabricd.log" | tail -1)"
 grep -q "sweep: program .* 1 LFT blocks sent, 11 unchanged and skipped" "$WORK/fabricd.log" ||
