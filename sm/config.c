@@ -24,7 +24,7 @@
  *   sweep_interval: 10
  *   full_sweep_interval: 600          # a full heavy sweep at least this often, whatever repairs ran
  *   trap_holddown_ms: 50              # after a link-change trap, sweep once, this long after it at the latest
- *   trap_quiet_ms: 10                 # ... or as soon as no other trap came for this long (0: always wait)
+ *   trap_quiet_ms: 1                  # ... or as soon as no other trap came for this long (0: always wait)
  *   react_to_traps: 1                 # 0: traps are logged only
  *   lft_audit_blocks: 256             # LFT blocks read back after each quiet light sweep (0: no audit)
  *   trap_budget_per_minute: 20        # traps one source LID may send; the rest are ignored
@@ -76,7 +76,7 @@ void config_defaults(struct fabricd_config *c)
 	c->sm_poll_interval_ms = 2000;
 	c->sm_poll_retries = 3;
 	c->trap_holddown_ms = 50;
-	c->trap_quiet_ms = 10;
+	c->trap_quiet_ms = 1;
 	c->lft_audit_blocks = 256;
 	c->react_to_traps = 1;
 	c->trap_budget_per_minute = 20;

@@ -20,8 +20,9 @@
  * such trap, however many more come; the repair reads every switch that
  * reported one meanwhile. The quiet window is why a link's repair need
  * not wait the whole hold-down: both ends of a cable report its loss at
- * nearly the same moment (ibsim in the same millisecond); a change
- * reported later, during the repair, is repaired right after it. A
+ * nearly the same moment (ibsim in the same millisecond). A switch that
+ * reports a change while a repair still reads the fabric joins it (read
+ * in a later wave); one reported later is repaired right after it. A
  * STANDBY or NOTACTIVE SM does not sweep. A published sweep is followed
  * by the multicast trees on its fabric; every heavy sweep's end is told
  * to systemd (STATUS=). With --once nothing is rearmed: the first sweep's
@@ -240,7 +241,7 @@ void sm_sweep_soon(struct sm *sm)
 
 void sm_repair_soon(struct sm *sm, uint64_t guid)
 {
-	if (sm->once)
+	if (sm->once || sweep_repair_join(sm, guid))
 		return;
 	add_repair(sm, guid);
 	hold_down(sm);

@@ -37,6 +37,8 @@ enum sm_state { SM_NOTACTIVE = 0, SM_DISCOVERING = 1, SM_STANDBY = 2, SM_MASTER 
  * gets it const (sm_published). (Each node's sm_node, what the SM knows
  * beyond the model, goes with it.)
  */
+struct discovery;
+
 struct sm_snapshot {
 	struct fabric fabric;		/* with its end-port index, for the SA */
 	struct routing_tables tables;	/* the LFTs and each LID's SL */
@@ -106,6 +108,12 @@ struct sm {
 		 * port change (repair[], by GUID) when there are some.
 		 */
 		bool full_wanted;
+		/*
+		 * The running repair's discovery while it reads the fabric
+		 * (disc_repair): a switch that reports a change meanwhile
+		 * joins it (sweep_repair_join). NULL otherwise.
+		 */
+		struct discovery *reading;
 		bool rebalance_wanted;	/* the next routing re-balances every route (fabricctl resweep --rebalance) */
 		uint64_t *repair;
 		size_t nrepair, repair_cap;
@@ -171,7 +179,8 @@ void sm_sweep_soon(struct sm *sm);
  * Switch guid reported a port change (Trap 128, PortStateChange): after
  * the same hold-down, a repair sweep reads it again, with every other
  * switch that reported one meanwhile (a full sweep when one is asked
- * for, or when the switches may not hold the published tables).
+ * for, or when the switches may not hold the published tables). While a
+ * repair still reads the fabric, the switch joins it instead.
  */
 void sm_repair_soon(struct sm *sm, uint64_t guid);
 /* sm/checkpoint.c: the timer; -1 if it cannot be made. */

@@ -51,6 +51,7 @@ struct discovery {
 	bool repair;
 	struct reread *rereads;
 	size_t nrereads, cap;
+	struct discovery **reading;	/* the caller's handle on a repair, cleared at its end */
 };
 
 /* One request's context: which node (and port) it was about. */
@@ -93,6 +94,8 @@ static void finish(struct discovery *d)
 	if (reached)	/* what the changes cut off goes */
 		r->pruned = (unsigned)drpaths_prune(d->f, reached);
 	free(reached);
+	if (d->reading)
+		*d->reading = NULL;
 	fabric_sort_by_guid(d->f);
 	r->nodes = (unsigned)d->f->nnodes;
 	r->switches = (unsigned)fabric_count(d->f, NODE_SWITCH);
@@ -573,8 +576,16 @@ static bool next_wave(struct discovery *d)
 	return d->nrereads && !d->report.repair_failed[0] && next_wave(d);
 }
 
+/* Queues every PortInfo of switch n and its SwitchInfo, as a switch that reported a change is read. */
+static void queue_reported(struct discovery *d, struct node *n)
+{
+	queue_reread(d, n, -1, false);
+	for (unsigned port = 0; port <= n->nports; port++)
+		queue_reread(d, n, (int)port, false);
+}
+
 int disc_repair(struct mad_port *mp, struct mkeys *mkeys, const struct fabric *prev, const uint64_t *guids,
-		size_t nguids, struct fabric *f, disc_done_fn done, void *arg)
+		size_t nguids, struct fabric *f, disc_done_fn done, void *arg, struct discovery **reading)
 {
 	struct discovery *d = calloc(1, sizeof(*d));
 	if (!d || fabric_copy(f, prev) < 0) {
@@ -588,17 +599,32 @@ int disc_repair(struct mad_port *mp, struct mkeys *mkeys, const struct fabric *p
 			free(d);
 			return -1;
 		}
-	*d = (struct discovery){ .mp = mp, .mkeys = mkeys, .f = f, .done = done, .arg = arg, .repair = true };
+	*d = (struct discovery){ .mp = mp, .mkeys = mkeys, .f = f, .done = done, .arg = arg, .repair = true,
+				 .reading = reading };
+	if (reading)
+		*reading = d;
 	for (size_t i = 0; i < nguids; i++) {
 		struct node *n = fabric_find_guid(f, guids[i]);
 		if (!n || n->type != NODE_SWITCH) {
 			give_up(d, "switch 0x%016llx is not in the model", (unsigned long long)guids[i]);
 			continue;
 		}
-		queue_reread(d, n, -1, false);
-		for (unsigned port = 0; port <= n->nports; port++)
-			queue_reread(d, n, (int)port, false);
+		queue_reported(d, n);
 	}
 	maybe_done(d);
+	return 0;
+}
+
+int disc_repair_join(struct discovery *d, uint64_t guid)
+{
+	struct node *n = fabric_find_guid(d->f, guid);
+	if (!n || n->type != NODE_SWITCH)
+		return -1;
+	/*
+	 * Asked in a later wave, so after the trap came: the answers show its
+	 * change. This read's wave cannot have gone out yet (every wave is
+	 * sent at once), so a read queued already is as good.
+	 */
+	queue_reported(d, n);
 	return 0;
 }

@@ -8,6 +8,8 @@
 #include "sm/sweep/mkey.h"
 #include "topology/fabric.h"
 
+struct discovery;
+
 struct disc_report {
 	unsigned nodes, switches, cas, links;
 	unsigned unreachable;	/* ports whose neighbour never answered */
@@ -44,6 +46,16 @@ int disc_start(struct mad_port *mp, struct mkeys *mkeys, struct fabric *f, disc_
  * done hears why in repair_failed and the caller discovers in full.
  */
 int disc_repair(struct mad_port *mp, struct mkeys *mkeys, const struct fabric *prev, const uint64_t *guids,
-		size_t nguids, struct fabric *f, disc_done_fn done, void *arg);
+		size_t nguids, struct fabric *f, disc_done_fn done, void *arg, struct discovery **reading);
+
+/*
+ * While a repair reads (*reading, as disc_repair set it; it is NULL again
+ * before done is called), the switch with that GUID joins it: every
+ * PortInfo and its SwitchInfo read in a later wave, as a switch named at
+ * the start is. For a switch that reported a change meanwhile: its own
+ * repair would follow this one. 0, or -1 when the model has no such
+ * switch (a repair of its own then finds out why).
+ */
+int disc_repair_join(struct discovery *d, uint64_t guid);
 
 #endif

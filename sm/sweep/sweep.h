@@ -22,4 +22,12 @@ typedef void (*sweep_done_fn)(struct sm *sm, const struct sweep_outcome *o);
  */
 void sweep_start(struct sm *sm, const uint64_t *repair, size_t nrepair, sweep_done_fn done);
 
+/*
+ * A switch reported a port change while a repair reads the fabric: it
+ * joins that repair (read in a later wave, so the answers show the
+ * change) instead of waiting for a repair of its own. False when no
+ * repair is reading, or its model has no such switch.
+ */
+bool sweep_repair_join(struct sm *sm, uint64_t guid);
+
 #endif

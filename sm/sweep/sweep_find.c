@@ -48,10 +48,19 @@ void sweep_start_discover(struct sweep *s)
 {
 	struct sm *sm = s->sm;
 	int rc = s->nrepair ? disc_repair(sm->mp, &sm->mkeys, &sm->pub->fabric, s->repair, s->nrepair, &s->f,
-					  on_discovered, s)
+					  on_discovered, s, &sm->sched.reading)
 			    : disc_start(sm->mp, &sm->mkeys, &s->f, on_discovered, s);
 	if (rc < 0)
 		sweep_end(s, "out of memory", false);
+}
+
+bool sweep_repair_join(struct sm *sm, uint64_t guid)
+{
+	if (!sm->sched.reading || disc_repair_join(sm->sched.reading, guid) < 0)
+		return false;
+	log_info("sweep: switch 0x%016llx reported a change while the repair reads the fabric: read too",
+		 (unsigned long long)guid);
+	return true;
 }
 
 /* sms */

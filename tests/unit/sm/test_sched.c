@@ -1,6 +1,6 @@
 /*
  * When sweeps run (sm/sched.c), with the sweeps themselves replaced at link
- * time (-Wl,--wrap=sweep_start,light_sweep,audit_lfts): the test sees each start and
+ * time (-Wl,--wrap=sweep_start,light_sweep,audit_lfts,sweep_repair_join): the test sees each start and
  * ends it when it likes, on a real event loop run for a few milliseconds.
  *
  * - A storm of traps becomes one heavy sweep per hold-down.
@@ -13,7 +13,9 @@
  *   change is followed by a heavy sweep; without a clean sweep the timer
  *   starts a heavy one.
  * - Trap 128s from switches become one repair of those switches, as do
- *   the switches a light sweep finds changed or silent; a full sweep asked
+ *   the switches a light sweep finds changed or silent; a switch that
+ *   reports while a repair reads the fabric joins it (no repair of its
+ *   own), one that reports later gets the next repair; a full sweep asked
  *   for meanwhile makes it a full one; full_sweep_interval brings a full
  *   sweep in place of a light one.
  * - A light sweep that found nothing is followed by the table audit
@@ -42,6 +44,19 @@ static light_done_fn light_done;
 static audit_done_fn audit_done;
 static uint64_t repaired[8];	/* the last heavy sweep's switches to repair; none: it was full */
 static size_t nrepaired;
+static bool reading;	/* the repair running reads the fabric: a switch may join it */
+static uint64_t joined[8];	/* the switches that joined it */
+static size_t njoined;
+
+bool __wrap_sweep_repair_join(struct sm *sm, uint64_t guid)
+{
+	(void)sm;
+	if (!reading)
+		return false;
+	assert_true(njoined < 8);
+	joined[njoined++] = guid;
+	return true;
+}
 
 void __wrap_sweep_start(struct sm *sm, const uint64_t *repair, size_t nrepair, sweep_done_fn done)
 {
@@ -371,6 +386,40 @@ static void traps_from_switches_are_one_repair_unless_a_full_sweep_is_asked_for(
 	done(&sm);
 }
 
+static void a_switch_reporting_while_the_repair_reads_joins_it(void **state)
+{
+	(void)state;
+	struct sm sm;
+	master(&sm, 0);
+	njoined = 0;
+	sm_repair_soon(&sm, 0x10);
+	run_for(&sm, 60);
+	assert_int_equal(heavy, 1);
+	reading = true;
+	sm_repair_soon(&sm, 0x20);	/* joins the repair that reads */
+	reading = false;
+	assert_int_equal(njoined, 1);
+	assert_int_equal(joined[0], 0x20);
+	run_for(&sm, 60);
+	end_heavy(&sm);
+	run_for(&sm, 60);
+	assert_int_equal(heavy, 1);	/* no repair of its own */
+	sm_repair_soon(&sm, 0x30);	/* no repair reads: one of its own */
+	assert_int_equal(njoined, 1);
+	run_for(&sm, 60);
+	assert_int_equal(heavy, 2);
+	assert_int_equal(nrepaired, 1);
+	assert_int_equal(repaired[0], 0x30);
+	sm_repair_soon(&sm, 0x40);	/* the repair has read the fabric: the next one */
+	end_heavy(&sm);
+	run_for(&sm, 60);
+	assert_int_equal(heavy, 3);
+	assert_int_equal(nrepaired, 1);
+	assert_int_equal(repaired[0], 0x40);
+	end_heavy(&sm);
+	done(&sm);
+}
+
 static void a_full_sweep_takes_a_light_sweeps_turn_once_due(void **state)
 {
 	(void)state;
@@ -405,6 +454,7 @@ int main(void)
 		cmocka_unit_test(a_quiet_light_sweep_is_followed_by_the_table_audit),
 		cmocka_unit_test(fabricctl_audit_reads_every_block_now_or_after_the_sweep),
 		cmocka_unit_test(traps_from_switches_are_one_repair_unless_a_full_sweep_is_asked_for),
+		cmocka_unit_test(a_switch_reporting_while_the_repair_reads_joins_it),
 		cmocka_unit_test(a_full_sweep_takes_a_light_sweeps_turn_once_due),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -108,6 +108,9 @@ static uint64_t lose_set_guid;
  */
 static bool lose_set_all_sweep;
 static uint64_t lost_set_to;	/* the GUID of the node it went to */
+/* The switch with this GUID (0: none) reports a change once the sweep has had join_after answers. */
+static uint64_t join_guid;
+static size_t join_after;
 
 static unsigned stored_sweeps(void)
 {
@@ -340,8 +343,13 @@ static void sweep_to_end(const uint64_t *repair, size_t n)
 		struct answer a = queue[next++];
 		answered++;
 		a.done(a.ctx, a.status, a.status ? NULL : &a.reply);
+		if (join_guid && answered == join_after) {	/* the repair still reads: it takes the switch */
+			assert_true(sweep_repair_join(&sm, join_guid));
+			join_guid = 0;
+		}
 	}
 	assert_int_equal(outcomes, before + 1);
+	assert_int_equal(join_guid, 0);
 	if (lose_set_all_sweep && lose_set_guid) {	/* the loss lasted this sweep */
 		lose_set_attr = 0;
 		lose_set_guid = 0;
@@ -648,6 +656,48 @@ static struct node *far_leaf(void)
 			return truth.nodes[i];
 	fail();
 	return NULL;
+}
+
+/*
+ * Two leaves each lose a host's cable; the second reports it while the
+ * repair of the first still reads the fabric: it joins that repair (the
+ * scheduler then starts no repair of its own), which reads it, drops its
+ * host too and ends where a full sweep does. A GUID the model has no
+ * switch for is refused, and so is anything once no repair reads.
+ */
+static void a_switch_that_reports_while_a_repair_reads_joins_it(void **state)
+{
+	sm.cfg.full_sweep_interval = 0;
+	size_t full_gets = sweep(NULL, 0);
+	struct node *first = far_leaf(), *second = NULL, *host[2];
+	for (size_t i = 0; i < truth.nnodes && !second; i++) {
+		struct node *n = truth.nodes[i];
+		if (n->desc[0] == 'L' && n != first && n != sim_sm_node()->ports[1].remote)
+			second = n;
+	}
+	assert_non_null(second);
+	host[0] = first->ports[1].remote;
+	host[1] = second->ports[1].remote;
+	assert_true(host[0] && host[0]->type == NODE_CA && host[1] && host[1]->type == NODE_CA);
+	fabric_unlink(first, 1);
+	fabric_unlink(second, 1);
+	assert_false(sweep_repair_join(&sm, second->guid));	/* no repair reads */
+	join_guid = second->guid;
+	join_after = 3;
+	uint64_t reporter = first->guid;
+	assert_true(sweep(&reporter, 1) * 5 < full_gets);
+	assert_true(outcome.ok);
+	const struct fabric *pub = &sm_published(&sm)->fabric;
+	assert_null(fabric_find_guid(pub, host[0]->guid));
+	assert_null(fabric_find_guid(pub, host[1]->guid));	/* read by the repair it joined */
+	assert_null(fabric_find_guid(pub, second->guid)->ports[1].remote);
+	assert_null(sm.sched.reading);
+	assert_false(sweep_repair_join(&sm, second->guid));
+	struct picture after_repair;
+	take(&after_repair);
+	sweep(NULL, 0);
+	same_as(&after_repair);
+	drop(&after_repair);
 }
 
 static void moved_cables_are_repaired_or_discovered_in_full(void **state)
@@ -1309,6 +1359,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(moved_cables_are_repaired_or_discovered_in_full, setup_3_levels,
 						teardown),
 		cmocka_unit_test_setup_teardown(a_dead_switch_is_not_asked, setup_3_levels, teardown),
+		cmocka_unit_test_setup_teardown(a_switch_that_reports_while_a_repair_reads_joins_it, setup_3_levels,
+						teardown),
 		cmocka_unit_test_setup_teardown(a_read_through_a_dead_switch_is_retried_around_it, setup_3_levels,
 						teardown),
 		cmocka_unit_test_setup_teardown(an_unproven_mend_is_routed_afresh, setup_degraded, teardown),
