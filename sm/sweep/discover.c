@@ -626,5 +626,6 @@ int disc_repair_join(struct discovery *d, uint64_t guid)
 	 * sent at once), so a read queued already is as good.
 	 */
 	queue_reported(d, n);
+	d->report.joined++;
 	return 0;
 }

@@ -16,6 +16,7 @@ struct disc_report {
 	unsigned duplicates;	/* GUIDs seen at two places */
 	unsigned failed_attrs;	/* NodeDescription/PortInfo/SwitchInfo reads that failed */
 	unsigned pruned;	/* a repair: nodes of the model it started from no longer reached */
+	unsigned joined;	/* a repair: switches that reported a change while it read (disc_repair_join) */
 	char repair_failed[160];	/* a repair that cannot stand in for a full discovery: why */
 };
 

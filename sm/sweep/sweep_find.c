@@ -36,8 +36,9 @@ static void on_discovered(void *arg, const struct disc_report *r)
 	snprintf(detail, sizeof(detail), "%u switches, %u CAs, %u links, %u unreachable, %u duplicate GUIDs%s",
 		 r->switches, r->cas, r->links, r->unreachable, r->duplicates, s->nrepair ? "; repaired" : "");
 	if (s->nrepair)
-		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), " from %zu switch%s read again, "
-			 "%u nodes gone", s->nrepair, s->nrepair == 1 ? "" : "es", r->pruned);
+		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), " from %zu switch%s read again%s, "
+			 "%u nodes gone", s->nrepair + r->joined, s->nrepair + r->joined == 1 ? "" : "es",
+			 r->joined ? " (some joined while it read)" : "", r->pruned);
 	if (r->nodes == 0)
 		sweep_phase_failed(s, detail, "the local port does not answer");
 	else
