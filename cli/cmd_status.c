@@ -73,6 +73,13 @@ static void print_daemon(const char *daemon)
 	if (ctl_audit_figures(daemon, &a))
 		printf("LFT audit:  %llu blocks read back, %llu unlike the published tables; %llu rotations done\n",
 		       a.read, a.differed, a.rotations);
+	unsigned long long answered, last_ms, sum_ms;
+	const char *at = strstr(daemon, "\"reaction\": [");
+	if (at && sscanf(at, "\"reaction\": [%llu, %llu, %llu]", &answered, &last_ms, &sum_ms) == 3 && answered)
+		printf("reactions:  %llu reported changes answered; the switches held the new tables %llu ms after the "
+		       "last was reported (%llu ms on average)\n", answered, last_ms, sum_ms / answered);
+	else if (at)
+		printf("reactions:  no reported change answered yet\n");
 }
 
 int cmd_status(struct ctl *c, int argc, char **argv)

@@ -76,11 +76,13 @@ static void answer(struct client *cl, const char *line)
 		snprintf(out, sizeof(out),
 			 "{\"version\": \"%s\", \"pid\": %d, \"state\": \"%s\", \"sweeping\": %s, \"sweeps\": %u, "
 			 "\"priority\": %u, \"other_sms\": \"%s\", \"keep\": [%u, %u, %u], "
-			 "\"lft_audit\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %u, %u, %u, %u]}\n",
+			 "\"lft_audit\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %u, %u, %u, %u], "
+			 "\"reaction\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]}\n",
 			 FABRICD_VERSION, (int)getpid(), ha_state_name(sm->state), sm->sched.sweeping ? "true" : "false", sm->act_count,
 			 sm->cfg.sm_priority, peers, sm->cfg.keep_sweeps, sm->cfg.keep_events, sm->cfg.keep_days,
 			 sm->audit.read, sm->audit.differed, sm->audit.unanswered, sm->audit.rotations, sm->audit.wholes,
-			 sm->audit.last_read, sm->audit.last_differed, sm->audit.last_unanswered);
+			 sm->audit.last_read, sm->audit.last_differed, sm->audit.last_unanswered, sm->reaction.count,
+			 sm->reaction.last_ms, sm->reaction.sum_ms);
 	} else if (strcmp(line, "resweep") == 0 || strcmp(line, "resweep rebalance") == 0) {
 		bool rebalance = line[7] != '\0';
 		log_info("control: re-sweep requested%s", rebalance ? ", every route re-balanced" : "");

@@ -76,6 +76,19 @@ static void family(struct http_body *b, const char *name, const char *type, cons
 	http_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* The reported changes answered, as a histogram of the time until their tables were in place. */
+static void reaction_metrics(struct http_body *b, const struct reaction *r)
+{
+	family(b, "fabricd_change_to_tables_seconds", "histogram",
+	       "From a reported change (trap, light sweep, table audit) to the switches holding its new tables.");
+	for (unsigned i = 0; i < REACTION_BOUNDS; i++)
+		http_printf(b, "fabricd_change_to_tables_seconds_bucket{le=\"%g\"} %" PRIu64 "\n",
+			    reaction_bounds_ms[i] / 1000.0, r->within[i]);
+	http_printf(b, "fabricd_change_to_tables_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n"
+		    "fabricd_change_to_tables_seconds_sum %.3f\n"
+		    "fabricd_change_to_tables_seconds_count %" PRIu64 "\n", r->count, r->sum_ms / 1000.0, r->count);
+}
+
 /* {node=...,node_guid=...,port=...,peer=...,peer_port=...}, extra (",link=\"4xSDR\"") inside. */
 static void labels(struct http_body *b, const struct fabric *f, uint64_t guid, uint8_t port, const char *extra)
 {
@@ -138,6 +151,7 @@ static void sm_metrics(struct http_body *b, const struct sm *sm)
 	http_printf(b, "fabricd_last_heavy_sweep_duration_seconds %.3f\n", sm->sched.last_sweep_seconds);
 	family(b, "fabricd_last_heavy_sweep_mads", "gauge", "MADs the last heavy sweep sent.");
 	http_printf(b, "fabricd_last_heavy_sweep_mads %" PRIu64 "\n", sm->sched.last_sweep_mads);
+	reaction_metrics(b, &sm->reaction);
 	if (!pub)
 		return;
 	family(b, "fabricd_routing_info", "gauge", "The routing engine of the published tables.");

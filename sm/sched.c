@@ -97,6 +97,13 @@ static void after_sweep(struct sm *sm, const struct sweep_outcome *o)
 	next(sm);
 }
 
+/* A change was reported now: the next heavy sweep answers it (unless it answers an earlier one too). */
+static void change_seen(struct sm *sm)
+{
+	if (!sm->sched.change_seen_ms)
+		sm->sched.change_seen_ms = evl_now_ms();
+}
+
 /* Adds guid to the switches the next repair reads (once each); out of memory, the next sweep is full. */
 static void add_repair(struct sm *sm, uint64_t guid)
 {
@@ -120,8 +127,10 @@ static void add_repair(struct sm *sm, uint64_t guid)
 /* A switch holding a table unlike the published one: the full sweep that reads it back and rewrites it. */
 static void on_audit_done(struct sm *sm, const struct audit_report *r)
 {
-	if (r->switches)
+	if (r->switches) {
+		change_seen(sm);
 		sm_sweep_request(sm);
+	}
 	else
 		next(sm);
 }
@@ -132,9 +141,10 @@ static void on_light_done(struct sm *sm, const struct light_report *r)
 		sm->sched.full_wanted = true;
 	for (size_t i = 0; i < r->nchanged; i++)
 		add_repair(sm, r->changed[i]);
-	if (r->nchanged || r->silent)
+	if (r->nchanged || r->silent) {
+		change_seen(sm);
 		kick(sm);
-	else if ((sm->cfg.lft_audit_blocks || sm->audit.whole_wanted) && !sm->sched.resweep_wanted)
+	} else if ((sm->cfg.lft_audit_blocks || sm->audit.whole_wanted) && !sm->sched.resweep_wanted)
 		audit_lfts(sm, on_audit_done);
 	else
 		next(sm);
@@ -174,6 +184,7 @@ static void kick(struct sm *sm)
 		log_info("sweep: not swept: this SM is %s", ha_state_name(sm->state));
 		c->nrepair = 0;
 		c->full_wanted = false;
+		c->change_seen_ms = 0;	/* the master answers it */
 		return;
 	}
 	if (c->sweeping) {
@@ -221,6 +232,7 @@ static void hold_down(struct sm *sm)
 {
 	struct sm_sched *c = &sm->sched;
 	uint64_t now = evl_now_ms(), quiet = sm->cfg.trap_quiet_ms;
+	change_seen(sm);
 	if (!c->change_pending) {
 		c->change_pending = true;
 		c->change_first_ms = now;

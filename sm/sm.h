@@ -17,6 +17,7 @@
 #include "sm/mad/mad.h"
 #include "sm/mad/rmpp_recv.h"
 #include "sm/notify.h"
+#include "sm/reaction.h"
 #include "sm/perf/health.h"
 #include "sm/perf/perf.h"
 #include "sm/sa/mcast.h"
@@ -70,6 +71,7 @@ struct sm {
 	struct mkeys mkeys;		/* every node's M_Key */
 	struct namemap names;		/* cfg.node_name_map: the names sweeps give nodes */
 	struct ha ha;			/* the other SMs, and the master when standing by */
+	struct reaction reaction;	/* reported changes answered: how long until their tables were in place */
 	/* what hosts asked the SA to keep (sm/sa/) */
 	struct sm_sa {
 		struct sa_services services;	/* ServiceRecords hosts registered */
@@ -102,6 +104,13 @@ struct sm {
 		struct evl_watch *change_timer;	/* hold-down after a trap reported a change */
 		bool change_pending;
 		uint64_t change_first_ms;	/* when the first trap of the pending change came */
+		/*
+		 * When the first change the next heavy sweep answers was
+		 * reported (a trap, a light sweep's finding, the audit's), 0:
+		 * none; that sweep takes it, and gives it back if it ends
+		 * without the tables in place (sm->reaction).
+		 */
+		uint64_t change_seen_ms;
 		/*
 		 * What the next sweep is: a full heavy sweep when asked for
 		 * (full_wanted), else a repair of the switches that reported a

@@ -86,6 +86,8 @@ void sweep_start(struct sm *sm, const uint64_t *repair, size_t nrepair, sweep_do
 	s->done = done;
 	fabric_init(&s->f);
 	s->t0 = evl_now_ms();
+	s->change_ms = sm->sched.change_seen_ms;	/* it answers that change */
+	sm->sched.change_seen_ms = 0;
 	s->mads0 = sweep_mads_sent(s);
 	s->retries0 = mad_get_stats(sm->mp)->retries;
 	s->rec.started = sweep_unix_now();

@@ -301,6 +301,13 @@ static void on_programmed(void *arg, const struct cfg_result *r)
 		program_stage(s);
 		return;
 	}
+	if (s->change_ms && !s->cfg_failed) {	/* every Set so far landed: the tables are in place */
+		uint64_t ms = evl_now_ms() - s->change_ms;
+		reaction_record(&s->sm->reaction, ms);
+		log_info("sweep: the switches hold the new tables %llu ms after the change was reported",
+			 (unsigned long long)ms);
+		s->change_ms = 0;
+	}
 	char early[64] = "";
 	if (s->early_blocks)
 		snprintf(early, sizeof(early), " (and %u while routing: the entries of LIDs gone)", s->early_blocks);

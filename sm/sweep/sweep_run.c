@@ -171,6 +171,9 @@ void sweep_end(struct sweep *s, const char *result, bool published)
 		offload_abandon(sm->computing);
 		sm->computing = NULL;
 	}
+	/* the change's tables are not (all) in place: the next sweep answers it, from its report on */
+	if (s->change_ms && (!sm->sched.change_seen_ms || s->change_ms < sm->sched.change_seen_ms))
+		sm->sched.change_seen_ms = s->change_ms;
 	db_sweep_abandon(sm->db);	/* what went ahead, unless the store committed it */
 	sm->db_busy = false;
 	sa_services_store_pending(sm);	/* registered while the sweep held the database */

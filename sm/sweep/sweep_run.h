@@ -55,6 +55,7 @@ struct sweep {
 	size_t sl_changed;		/* LIDs whose SL differs from the switches' last tables */
 	char result[DB_ERR_LEN + 64];	/* "ok", or how the programming or the store fell short */
 	sweep_done_fn done;
+	uint64_t change_ms;		/* when the change it answers was reported (sm->sched.change_seen_ms), 0: none */
 	uint64_t *repair;		/* a repair: the switches that reported port changes (GUIDs) */
 	size_t nrepair;			/* 0: a full sweep */
 	struct qos_tables qos;

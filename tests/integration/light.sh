@@ -7,7 +7,8 @@
 # sets PortStateChange on the switches at both ends, the next light sweep
 # sees it and a heavy sweep reroutes and logs link_down; ReLink likewise.
 # Then the table audit finds an LFT entry changed behind fabricd's back,
-# and a light sweep a switch's LinearFDBTop changed.
+# and a light sweep a switch's LinearFDBTop changed. Each change found is
+# timed until the switches hold its tables (/metrics, fabricctl status).
 # Run it under unshare -n.
 set -euo pipefail
 BUILD=$1 NET=$2
@@ -68,9 +69,16 @@ curl -sf http://127.0.0.1:19683/metrics >"$WORK/metrics.txt" || fail "no /metric
 promtool check metrics <"$WORK/metrics.txt" || fail "promtool rejects /metrics"
 grep -q '^fabricd_lft_audit_blocks_total{held="other"} 1$' "$WORK/metrics.txt" ||
 	fail "metrics: $(grep lft_audit "$WORK/metrics.txt")"
+# three reported changes answered (Unlink, ReLink, the audit's finding), each timed until its tables were in place
+grep -q '^fabricd_change_to_tables_seconds_count 3$' "$WORK/metrics.txt" &&
+	grep -q '^fabricd_change_to_tables_seconds_bucket{le="+Inf"} 3$' "$WORK/metrics.txt" ||
+	fail "metrics: $(grep change_to_tables "$WORK/metrics.txt")"
+"$FABRICCTL" -d "$DB" -S "$SOCK" status | grep -q '^reactions:  3 reported changes answered; the switches held the new tables [0-9]* ms after' ||
+	fail "fabricctl status: $("$FABRICCTL" -d "$DB" -S "$SOCK" status | grep 'reactions')"
 sleep 2.5	# the audits after the next light sweeps find the tables as published: no heavy sweep
 (( $(ups) == 4 )) || fail "the audits went on finding tables unlike the published ones: $(ups) sweeps"
 note "LFT entry changed on L0 (LID $dst: port $was -> $other): $(grep -m1 -o 'table audit: [0-9]* of.*' "$WORK/fabricd.log")"
+note "$("$FABRICCTL" -d "$DB" -S "$SOCK" status | grep 'reactions')"
 
 # L2's LinearFDBTop lowered behind fabricd's back (the LIDs past it drop):
 # the next light sweep sees it in the SwitchInfo it reads anyway, and a

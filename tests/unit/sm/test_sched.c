@@ -18,6 +18,9 @@
  *   own), one that reports later gets the next repair; a full sweep asked
  *   for meanwhile makes it a full one; full_sweep_interval brings a full
  *   sweep in place of a light one.
+ * - A change is timed from its first report (a trap, a light sweep's or
+ *   the audit's finding) to the sweep that answers it; a standby's are
+ *   dropped.
  * - A light sweep that found nothing is followed by the table audit
  *   (unless lft_audit_blocks is 0, or a sweep was asked for meanwhile); an
  *   audit that found a switch unlike the published tables brings a full
@@ -420,6 +423,51 @@ static void a_switch_reporting_while_the_repair_reads_joins_it(void **state)
 	done(&sm);
 }
 
+/*
+ * A change is timed from its first report (sm->sched.change_seen_ms, which
+ * the sweep that answers it takes): a trap, a light sweep that found one,
+ * the audit finding a table unlike the published one; not a quiet light
+ * sweep or an operator's request. A standby answers none.
+ */
+static void changes_are_timed_from_their_first_report(void **state)
+{
+	(void)state;
+	struct sm sm;
+	master(&sm, 1);
+	sm_sweep_request(&sm);	/* an operator's: no change reported */
+	assert_int_equal(sm.sched.change_seen_ms, 0);
+	end_heavy(&sm);
+	uint64_t before = evl_now_ms();
+	sm_repair_soon(&sm, 0x10);
+	uint64_t first = sm.sched.change_seen_ms;
+	assert_true(first >= before && first <= evl_now_ms());
+	run_for(&sm, 5);
+	sm_repair_soon(&sm, 0x20);	/* the other end of the cable: the same change */
+	assert_int_equal(sm.sched.change_seen_ms, first);
+	run_for(&sm, 60);
+	end_heavy(&sm);
+	sm.sched.change_seen_ms = 0;	/* as the sweep took it */
+	run_for(&sm, 1500);
+	quiet_light(&sm);
+	assert_int_equal(sm.sched.change_seen_ms, 0);
+	sm.sched.sweeping = false;
+	audit_done(&sm, &(struct audit_report){ .read = 256, .differed = 1, .switches = 1 });
+	assert_int_not_equal(sm.sched.change_seen_ms, 0);
+	end_heavy(&sm);
+	sm.sched.change_seen_ms = 0;
+	run_for(&sm, 1500);
+	uint64_t sw = 0x42;
+	sm.sched.sweeping = false;
+	light_done(&sm, &(struct light_report){ .changed = &sw, .nchanged = 1 });
+	assert_int_not_equal(sm.sched.change_seen_ms, 0);
+	end_heavy(&sm);
+	sm.state = SM_STANDBY;
+	sm_repair_soon(&sm, 0x10);
+	run_for(&sm, 60);
+	assert_int_equal(sm.sched.change_seen_ms, 0);	/* the master answers it */
+	done(&sm);
+}
+
 static void a_full_sweep_takes_a_light_sweeps_turn_once_due(void **state)
 {
 	(void)state;
@@ -455,6 +503,7 @@ int main(void)
 		cmocka_unit_test(fabricctl_audit_reads_every_block_now_or_after_the_sweep),
 		cmocka_unit_test(traps_from_switches_are_one_repair_unless_a_full_sweep_is_asked_for),
 		cmocka_unit_test(a_switch_reporting_while_the_repair_reads_joins_it),
+		cmocka_unit_test(changes_are_timed_from_their_first_report),
 		cmocka_unit_test(a_full_sweep_takes_a_light_sweeps_turn_once_due),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

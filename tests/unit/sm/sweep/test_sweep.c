@@ -36,6 +36,10 @@
  *   read: the repair cannot vouch for its model and the sweep discovers
  *   the whole fabric.
  *
+ * A change reported before a sweep counts (sm->reaction) once the
+ * switches hold its tables: in that sweep, or the next one when its Sets
+ * were lost.
+ *
  * The table audit goes round the switches' LFT blocks and finds an entry
  * changed behind the sweep's back; a light sweep finds a switch whose
  * LinearFDBTop moved; either way the next sweep reads that switch back
@@ -1147,6 +1151,59 @@ static void a_first_stage_sends_its_lost_blocks_again(void **state)
 	unlink(log_path);
 }
 
+/*
+ * A repair answers the change reported before it: once every LFT Set of
+ * it is answered, the time since the report counts (sm->reaction). One
+ * that loses a switch's Sets (their tries and resends too) gives the
+ * change back, and the sweep that then gets the tables in place counts
+ * it from the same report.
+ */
+static void a_change_counts_until_its_tables_are_in_place(void **state)
+{
+	uint64_t reported = evl_now_ms() - 20;
+	sm.sched.change_seen_ms = reported;
+	lose_set_attr = IB_MAD_ATTR_LIN_FWD_TBL;	/* a bring-up, one stage: published, degraded */
+	lose_set_all_sweep = true;
+	sweep(NULL, 0);
+	assert_false(outcome.ok);
+	assert_int_equal(sm.reaction.count, 0);
+	assert_int_equal(sm.sched.change_seen_ms, reported);
+	sweep(NULL, 0);
+	assert_true(outcome.ok);
+	assert_int_equal(sm.reaction.count, 1);
+	sweep(NULL, 0);
+	assert_int_equal(sm.reaction.count, 1);	/* nothing reported, nothing counted */
+	struct node *leaf = fabric_find_desc(&truth, "L1");
+	uint8_t up = leaf->nports, agg_port = leaf->ports[up].remote_port;
+	struct node *agg = leaf->ports[up].remote;
+	uint64_t ends[2] = { leaf->guid, agg->guid };
+	fabric_unlink(leaf, up);
+	reported = evl_now_ms() - 20;
+	sm.sched.change_seen_ms = reported;
+	sweep(ends, 2);
+	assert_true(outcome.ok);
+	assert_int_equal(sm.sched.change_seen_ms, 0);
+	assert_int_equal(sm.reaction.count, 2);
+	assert_true(sm.reaction.last_ms >= 20);
+	assert_int_equal(sm.reaction.within[REACTION_BOUNDS - 1], 2);
+
+	plug(leaf, up, agg, agg_port);
+	reported = evl_now_ms() - 20;
+	sm.sched.change_seen_ms = reported;
+	lose_set_attr = IB_MAD_ATTR_LIN_FWD_TBL;
+	lose_set_all_sweep = true;
+	sweep_to_end(ends, 2);
+	assert_false(outcome.ok);
+	assert_int_equal(sm.reaction.count, 2);
+	assert_int_equal(sm.sched.change_seen_ms, reported);	/* given back */
+	sweep(NULL, 0);
+	assert_true(outcome.ok);
+	assert_int_equal(sm.reaction.count, 3);
+	assert_true(sm.reaction.last_ms >= 20);
+	assert_int_equal(sm.sched.change_seen_ms, 0);
+	switches_hold_published();
+}
+
 /* A full sweep asks again for a SwitchInfo whose answer was lost: the switch is programmed all the same. */
 static void a_lost_switchinfo_answer_is_asked_again(void **state)
 {
@@ -1359,6 +1416,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(moved_cables_are_repaired_or_discovered_in_full, setup_3_levels,
 						teardown),
 		cmocka_unit_test_setup_teardown(a_dead_switch_is_not_asked, setup_3_levels, teardown),
+		cmocka_unit_test_setup_teardown(a_change_counts_until_its_tables_are_in_place, setup_3_levels, teardown),
 		cmocka_unit_test_setup_teardown(a_switch_that_reports_while_a_repair_reads_joins_it, setup_3_levels,
 						teardown),
 		cmocka_unit_test_setup_teardown(a_read_through_a_dead_switch_is_retried_around_it, setup_3_levels,
