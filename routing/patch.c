@@ -54,10 +54,20 @@ int column_patch_init(struct column_patch *p, const struct lid_owner *own, const
 	p->seen = calloc(nsw, sizeof(*p->seen));
 	p->ca_lid = calloc((size_t)t->max_lid + 1, sizeof(*p->ca_lid));
 	p->leaf = calloc(nsw, sizeof(*p->leaf));
+	p->peer = malloc(nsw * PATCH_PORT_SLOTS * sizeof(*p->peer));
+	p->row = malloc(nsw * sizeof(*p->row));
 	if (!p->load || !p->load_counted || !p->dist || !p->how || !p->order || !p->queue || !p->failing ||
-	    !p->found || !p->stack || !p->key || !p->count || !p->seen || !p->ca_lid || !p->leaf) {
+	    !p->found || !p->stack || !p->key || !p->count || !p->seen || !p->ca_lid || !p->leaf || !p->peer || !p->row) {
 		column_patch_free(p);
 		return -1;
+	}
+	for (size_t sw = 0; sw < x->nsw; sw++) {
+		const struct node *n = x->sw[sw];
+		p->row[sw] = t->lft[n->index];
+		for (unsigned q = 0; q < PATCH_PORT_SLOTS; q++) {
+			size_t m = q && q <= n->nports ? swindex_peer(x, n, q) : SW_NONE;
+			p->peer[sw * PATCH_PORT_SLOTS + q] = m == SW_NONE ? PATCH_NO_PEER : (uint32_t)m;
+		}
 	}
 	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
 		p->ca_lid[lid] = own[lid].node && own[lid].node->type != NODE_SWITCH;
@@ -82,7 +92,22 @@ void column_patch_free(struct column_patch *p)
 	free(p->seen);
 	free(p->ca_lid);
 	free(p->leaf);
+	free(p->peer);
+	free(p->row);
 	memset(p, 0, sizeof(*p));
+}
+
+/* The switch port q of s leads to, or PATCH_NO_PEER. */
+static inline uint32_t peer_of(const struct column_patch *p, size_t s, unsigned q)
+{
+	return p->peer[s * PATCH_PORT_SLOTS + q];
+}
+
+/* The switch s's entry for the column leads to; PATCH_NO_PEER: s hands the LID over itself, or drops it. */
+static inline uint32_t next_of(const struct column_patch *p, size_t s)
+{
+	uint8_t e = p->row[s][p->lid];
+	return e < PATCH_PORT_SLOTS ? peer_of(p, s, e) : PATCH_NO_PEER;
 }
 
 /* Switch s's row of load[]: how many CA LIDs it sends out of each port, filled on first use. */
@@ -118,19 +143,18 @@ static int joined(const struct column_patch *p, size_t s, size_t n, bool any)
  */
 static bool settled(struct column_patch *p, size_t s)
 {
-	const struct swindex *x = p->x;
 	size_t depth = 0, at = s;
 	while (p->seen[at] != p->stamp) {
 		p->stack[depth++] = at;
 		p->seen[at] = p->stamp;
-		const struct node *next = routing_next_switch(x->sw[at], routing_next_hop(p->t, x->sw[at], p->lid));
-		if (!next) {	/* the LID's switch: it hands the LID over itself */
+		uint32_t next = next_of(p, at);
+		if (next == PATCH_NO_PEER) {	/* the LID's switch: it hands the LID over itself */
 			p->how[at] = HOW_DOWN;
 			p->dist[at] = 0;
 			depth--;
 			break;
 		}
-		at = x->of_node[next->index];
+		at = next;
 	}
 	while (depth--) {	/* back along the walk: each one hop farther than the next */
 		size_t on = p->stack[depth];
@@ -153,11 +177,11 @@ static size_t starts(struct column_patch *p, bool any)
 		size_t f = p->failing[i];
 		if (p->how[f] != HOW_NONE)	/* settled by the first pass */
 			continue;
-		const struct node *sw = p->x->sw[f];
+		unsigned nports = p->x->sw[f]->nports;
 		uint32_t key = PATCH_UNSETTLED;
-		for (unsigned q = 1; q <= sw->nports; q++) {
-			size_t s = swindex_peer(p->x, sw, q);
-			if (s != SW_NONE && settled(p, s) && p->dist[s] + 1 < key && joined(p, f, s, any) != HOW_NONE)
+		for (unsigned q = 1; q <= nports; q++) {
+			uint32_t s = peer_of(p, f, q);
+			if (s != PATCH_NO_PEER && settled(p, s) && p->dist[s] + 1 < key && joined(p, f, s, any) != HOW_NONE)
 				key = p->dist[s] + 1;
 		}
 		if (key != PATCH_UNSETTLED) {
@@ -184,8 +208,8 @@ static int choose(struct column_patch *p, size_t s, uint16_t lid, bool any)
 	unsigned best = 0;
 	int best_how = HOW_NONE;
 	for (unsigned q = 1; q <= sw->nports; q++) {
-		size_t n = swindex_peer(p->x, sw, q);
-		if (n == SW_NONE || !settled(p, n) || p->dist[n] + 1 != p->dist[s])
+		uint32_t n = peer_of(p, s, q);
+		if (n == PATCH_NO_PEER || !settled(p, n) || p->dist[n] + 1 != p->dist[s])
 			continue;
 		int how = joined(p, s, n, any);
 		if (how == HOW_NONE)
@@ -236,10 +260,10 @@ static void search(struct column_patch *p, uint16_t lid, bool any)
 			p->how[s] = HOW_NONE;	/* cannot happen: a settled switch was one hop closer */
 			continue;
 		}
-		const struct node *sw = p->x->sw[s];
-		for (unsigned q = 1; q <= sw->nports; q++) {
-			size_t m = swindex_peer(p->x, sw, q);
-			if (m == SW_NONE || p->seen[m] != p->stamp || (p->how[m] != HOW_NONE && p->how[m] != HOW_PENDING) ||
+		unsigned nports = p->x->sw[s]->nports;
+		for (unsigned q = 1; q <= nports; q++) {
+			uint32_t m = peer_of(p, s, q);
+			if (m == PATCH_NO_PEER || p->seen[m] != p->stamp || (p->how[m] != HOW_NONE && p->how[m] != HOW_PENDING) ||
 			    (p->how[m] == HOW_PENDING && p->dist[m] <= p->dist[s] + 1) || joined(p, m, s, any) == HOW_NONE)
 				continue;
 			p->how[m] = HOW_PENDING;
@@ -283,16 +307,15 @@ static size_t own_switch(struct column_patch *p, uint16_t lid, const struct lid_
  */
 static bool mended_deliver(struct column_patch *p, const uint8_t *verdict)
 {
-	const struct swindex *x = p->x;
 	for (size_t i = 0; i < p->nfailing; i++) {
 		size_t at = p->failing[i], hops = 0;
 		while (verdict[at] != COLUMN_DELIVERS) {
-			const struct node *next = routing_next_switch(x->sw[at], routing_next_hop(p->t, x->sw[at], p->lid));
-			if (!next)
+			uint32_t next = next_of(p, at);
+			if (next == PATCH_NO_PEER)
 				break;
 			if (++hops > p->nfailing)
 				return false;
-			at = x->of_node[next->index];
+			at = next;
 		}
 		if (verdict[at] != COLUMN_DELIVERS && p->dist[at] != 0)
 			return false;

@@ -35,10 +35,18 @@ struct column_patch {
 	uint32_t *count;	/* counting sort of the distances */
 	bool *ca_lid;		/* [lid]: a CA's, counted in the load */
 	bool *leaf;		/* [s]: a CA is cabled to switch s */
+	/*
+	 * [s * PATCH_PORT_SLOTS + q]: the switch port q of s leads to,
+	 * PATCH_NO_PEER for port 0, a CA or no cable; and [s]: s's row of t.
+	 * The searches step by these, touching no node.
+	 */
+	uint32_t *peer;
+	uint8_t **row;
 };
 
 #define PATCH_PORT_SLOTS (FABRIC_MAX_PORTS + 1)
 #define PATCH_UNSETTLED UINT32_MAX
+#define PATCH_NO_PEER UINT32_MAX
 
 /*
  * Sets up for mending t (a fabric's tables: own[lid] where each of its
