@@ -22,7 +22,10 @@
  * not wait the whole hold-down: both ends of a cable report its loss at
  * nearly the same moment (ibsim in the same millisecond). A switch that
  * reports a change while a repair still reads the fabric joins it (read
- * in a later wave); one reported later is repaired right after it. A
+ * in a later wave); one reported later is repaired right after it. The
+ * first report of a change (a trap, a light sweep's or the audit's
+ * finding) is noted for the sweep that answers it, which times it until
+ * the switches hold its tables (sm/reaction.h). A
  * STANDBY or NOTACTIVE SM does not sweep. A published sweep is followed
  * by the multicast trees on its fabric; every heavy sweep's end is told
  * to systemd (STATUS=). With --once nothing is rearmed: the first sweep's
@@ -130,9 +133,9 @@ static void on_audit_done(struct sm *sm, const struct audit_report *r)
 	if (r->switches) {
 		change_seen(sm);
 		sm_sweep_request(sm);
-	}
-	else
+	} else {
 		next(sm);
+	}
 }
 
 static void on_light_done(struct sm *sm, const struct light_report *r)

@@ -18,7 +18,9 @@ typedef void (*sweep_done_fn)(struct sm *sm, const struct sweep_outcome *o);
  * ended, stored or not. With nrepair switch GUIDs it is a repair: the
  * published fabric with those switches read again (sm/sweep/discover.c,
  * disc_repair), falling back to a full discovery when the repair cannot
- * vouch for its model.
+ * vouch for its model. It answers the change reported at
+ * sm->sched.change_seen_ms (taken; given back if it ends without the
+ * switches holding its tables).
  */
 void sweep_start(struct sm *sm, const uint64_t *repair, size_t nrepair, sweep_done_fn done);
 
