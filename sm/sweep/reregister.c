@@ -24,15 +24,32 @@ struct rereg_job {
 	struct cfg_params p;
 };
 
+/* Whether port of CA n is active, as last read; offers: and its CapabilityMask has ClientReregister. */
+static bool active_host_port(const struct node *n, unsigned port, bool offers)
+{
+	const struct sm_node *s = sm_node(n);
+	if (n->type == NODE_SWITCH || !s->have_port_info[port] || n->ports[port].state != PORT_ACTIVE)
+		return false;
+	bool has = (s->port_info[port].capability_mask & IB_PORT_CAP_HAS_CLIENT_REREG) != 0;
+	return has == offers;
+}
+
+unsigned rereg_unable(const struct fabric *f)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < f->nnodes; i++)
+		for (unsigned port = 1; port <= f->nodes[i]->nports; port++)
+			n += active_host_port(f->nodes[i], port, false);
+	return n;
+}
+
 static void rereg_node(void *ctx, struct batch *b, size_t i)
 {
 	const struct rereg_job *j = ctx;
 	const struct node *n = j->f->nodes[i];
-	const struct sm_node *s = sm_node(n);
 	for (unsigned port = 1; n->type != NODE_SWITCH && port <= n->nports; port++) {
 		ib_port_info_t pi;
-		if (!s->have_port_info[port] || n->ports[port].state != PORT_ACTIVE ||
-		    !(s->port_info[port].capability_mask & IB_PORT_CAP_HAS_CLIENT_REREG))
+		if (!active_host_port(n, port, true))
 			continue;
 		cfg_wanted_port_info(n, port, &j->p, &pi);
 		ib_port_info_set_client_rereg(&pi, 1);

@@ -15,4 +15,7 @@
 int rereg_clients(struct mad_port *mp, const struct fabric *f, const struct cfg_params *p, cfg_done_fn done,
 		  void *arg);
 
+/* Active CA ports whose CapabilityMask does not offer ClientReregister: they cannot be asked. */
+unsigned rereg_unable(const struct fabric *f);
+
 #endif

@@ -207,9 +207,14 @@ void sweep_start_reregister(struct sweep *s)
 		sweep_phase_skip(s);
 		return;
 	}
-	log_info("sweep: asking the hosts to reregister: %s", !sm->clients_registered ? "first sweep as master"
-		 : "destinations changed SL");
 	const struct sm_snapshot *pub = sm_published(sm);
+	unsigned unable = rereg_unable(&pub->fabric);
+	char without[160] = "";
+	if (unable)	/* they keep their PathRecords (and SLs) until they ask again of themselves */
+		snprintf(without, sizeof(without), "; %u active host port%s not offer ClientReregister and keep%s "
+			 "cached PathRecords", unable, unable == 1 ? " does" : "s do", unable == 1 ? "s its" : " their");
+	log_msg(unable && s->sl_changed ? LOG_WARN : LOG_INFO, "sweep: asking the hosts to reregister: %s%s",
+		!sm->clients_registered ? "first sweep as master" : "destinations changed SL", without);
 	struct cfg_params p = cfg_params_of_sm(sm, &pub->fabric, &pub->tables);
 	if (rereg_clients(sm->mp, &pub->fabric, &p, on_reregistered, s) < 0)
 		sweep_end(s, "out of memory", true);

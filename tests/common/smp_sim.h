@@ -25,6 +25,7 @@
 static struct fabric truth;
 static const struct node *lost;	/* the node whose NodeInfo answers never come */
 static bool state_change[SIM_MAX_NODES];	/* per truth node index: SwitchInfo's PortStateChange set */
+static bool no_client_rereg[SIM_MAX_NODES];	/* per truth node index: its ports do not offer ClientReregister */
 static struct answer {
 	mad_done_fn done;
 	void *ctx;
@@ -85,7 +86,8 @@ static void answer_for(const struct node *n, uint8_t in, ib_net16_t attr, uint32
 		ib_port_info_set_port_state(pi, !up ? IB_LINK_DOWN : p->state ? p->state : IB_LINK_INIT);
 		pi->vl_cap = 4 << 4 | 5;	/* VL0-7, MTU 4096 */
 		pi->mtu_cap = 5;
-		pi->capability_mask = n->type == NODE_SWITCH ? 0 : IB_PORT_CAP_HAS_CLIENT_REREG;
+		bool rereg = n->type != NODE_SWITCH && !(n->index < SIM_MAX_NODES && no_client_rereg[n->index]);
+		pi->capability_mask = rereg ? IB_PORT_CAP_HAS_CLIENT_REREG : 0;
 		pi->state_info2 = (uint8_t)((up ? 5 : 3) << IB_PORT_PHYS_STATE_SHIFT);	/* LinkUp, Disabled */
 		pi->link_width_active = 2;
 		pi->base_lid = cl_hton16(p->lid);

@@ -64,6 +64,7 @@
 #include "sm/smnode.h"
 #include "sm/sweep/audit.h"
 #include "sm/sweep/light.h"
+#include "sm/sweep/reregister.h"
 #include "sm/sweep/sweep.h"
 #include "topology/fattree_gen.h"
 #include "smp_sim.h"
@@ -233,6 +234,7 @@ static int setup_tree(const struct fattree_spec *spec)
 	assert_int_equal(fattree_generate(spec, &truth, err), 0);
 	assert_true(truth.nnodes <= SIM_MAX_NODES);
 	memset(state_change, 0, sizeof(state_change));
+	memset(no_client_rereg, 0, sizeof(no_client_rereg));
 	memset(held_lft, 0, sizeof(held_lft));
 	memset(held_top, 0, sizeof(held_top));
 	memset(&sm, 0, sizeof(sm));
@@ -779,6 +781,38 @@ static bool file_has(const char *path, const char *text)
 		found = strstr(line, text) != NULL;
 	fclose(fp);
 	return found;
+}
+
+/*
+ * A host whose port does not offer ClientReregister is not asked (every
+ * other active host port is), and the sweep says how many such ports
+ * keep their cached PathRecords.
+ */
+static void hosts_without_client_reregister_are_counted_not_asked(void **state)
+{
+	char log_path[64];
+	log_to_fresh_file(log_path, sizeof(log_path));
+	struct node *host = NULL;
+	size_t hosts = 0;
+	for (size_t i = 0; i < truth.nnodes; i++)
+		if (truth.nodes[i]->type == NODE_CA) {
+			host = host ? host : truth.nodes[i];
+			hosts++;
+		}
+	assert_non_null(host);
+	no_client_rereg[host->index] = true;
+	sweep(NULL, 0);
+	size_t asked = 0;
+	for (size_t i = 0; i < nsent; i++)
+		if (sent[i].method == IB_MAD_METHOD_SET && sent[i].attr == IB_MAD_ATTR_PORT_INFO && sent[i].rereg) {
+			asked++;
+			assert_true(sent[i].to != host->guid);
+		}
+	assert_int_equal(asked, hosts - 1);
+	assert_int_equal(rereg_unable(&sm_published(&sm)->fabric), 1);
+	assert_true(file_has(log_path, "first sweep as master; 1 active host port does not offer ClientReregister and "
+			     "keeps its cached PathRecords"));
+	unlink(log_path);
 }
 
 static void an_unproven_mend_is_routed_afresh(void **state)
@@ -1416,6 +1450,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(moved_cables_are_repaired_or_discovered_in_full, setup_3_levels,
 						teardown),
 		cmocka_unit_test_setup_teardown(a_dead_switch_is_not_asked, setup_3_levels, teardown),
+		cmocka_unit_test_setup_teardown(hosts_without_client_reregister_are_counted_not_asked, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_change_counts_until_its_tables_are_in_place, setup_3_levels, teardown),
 		cmocka_unit_test_setup_teardown(a_switch_that_reports_while_a_repair_reads_joins_it, setup_3_levels,
 						teardown),
