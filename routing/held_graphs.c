@@ -12,14 +12,18 @@
  *
  * They fit the next sweep's fabric when it is the same one with nodes
  * or links lost, or links gained between switches where the held tables
- * send nothing (a relink after a repair routed around the link): every
- * walk of the held tables on it (remapped by GUID) takes the same ports
- * and stops where a link or a switch went, so it makes a subset of the
- * dependencies built, which go with their node's GUID.
+ * send nothing (a relink after a repair routed around the link), or
+ * switches gained behind such links (a switch back after its loss, whose
+ * row the plan takes as dropping everything: no held entry leads into
+ * it, and the CAs' traffic starts at no switch): every walk of the held
+ * tables on it (remapped by GUID) takes the same ports and stops where a
+ * link or a switch went, so it makes a subset of the dependencies built,
+ * which go with their node's GUID.
  * A superset of a state's graph can refuse a step, never pass a cyclic
  * one; the plan builds exact graphs before it gives up on an entry. A
- * fabric with a node gained, a link gained that the tables use, or a LID
- * changed does not fit, and the plan builds its own.
+ * fabric with a CA gained (its traffic starts at a port no held walk
+ * starts at), a link gained that the tables use, or a LID changed does
+ * not fit, and the plan builds its own.
  */
 #include "routing/held_graphs.h"
 #include "routing/cdg.h"
@@ -123,13 +127,15 @@ static bool port_fits(const struct routing_tables *t, const struct node *a, cons
 
 /*
  * f: held's fabric with nodes and links lost, or links gained where t
- * does not use them (every node of f in held, by GUID, with the same
- * ports and LIDs).
+ * does not use them, to held nodes or gained switches (every other node
+ * of f in held, by GUID, with the same ports and LIDs).
  */
 static bool fits(const struct fabric *held, const struct routing_tables *t, const struct fabric *f)
 {
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct node *b = f->nodes[i], *a = fabric_find_guid(held, b->guid);
+		if (!a && b->type == NODE_SWITCH)
+			continue;	/* its held neighbours' ports to it are gained links: checked there */
 		if (!a || a->type != b->type || a->nports != b->nports)
 			return false;
 		for (unsigned p = 0; p <= b->nports; p++)

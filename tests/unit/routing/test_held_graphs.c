@@ -4,9 +4,11 @@
  * up-link fails they hold every dependency the held tables make there,
  * and a transition planned from them is proven at every step by the CDG
  * code on its own and ends at the new tables; the same when the switch at
- * the far end of that link goes too. They do not fit a fabric with a node
- * gained, a LID changed, or a link gained that the tables send through;
- * they do fit a relink the tables do not use yet, and a node gone.
+ * the far end of that link goes too; and when that switch comes back (the
+ * graphs of the tables routed around it). They do not fit a fabric with a
+ * CA gained, a LID changed, or a link gained that the tables send
+ * through; they do fit a relink the tables do not use yet, a node gone,
+ * and a switch gained behind links the tables do not use.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -119,6 +121,16 @@ static void test_held_graphs_after_a_link_or_a_switch_loss_plan_proven_stages(vo
 	fabric_remove_node(&f, fabric_find_guid(&f, far));	/* the switch at the far end goes too: indexes move */
 	assert_plan_from_held(&f0, &t0, h, &f, &plain);
 	held_graphs_free(h);
+
+	/* that switch back, every cable of it: from the graphs of the tables routed around it */
+	struct routing_tables t;
+	struct routing_result res;
+	assert_int_equal(routing_compute(&f, &(struct routing_request){ .engine = ENGINE_FTREE, .max_layers = 8 }, &t,
+					 &res), 0);
+	h = held_graphs_start(&f, &t);
+	assert_plan_from_held(&f, &t, h, &f0, &plain);
+	held_graphs_free(h);
+	routing_tables_free(&t);
 	routing_tables_free(&t0);
 	fabric_free(&f);
 	fabric_free(&f0);
@@ -151,6 +163,8 @@ static void test_held_graphs_fit_only_the_same_layout(void **state)
 			break;
 		}
 	assert_non_null(held_graphs_for(h, &f, &layers, &acyclic));
+	assert_non_null(fabric_add_node(&f, NODE_SWITCH, 0x7777000000000002ull, 8, "new switch"));
+	assert_non_null(held_graphs_for(h, &f, &layers, &acyclic));	/* cabled to nothing the tables use */
 	assert_non_null(fabric_add_node(&f, NODE_CA, 0x7777000000000001ull, 1, "new"));
 	assert_null(held_graphs_for(h, &f, &layers, &acyclic));
 	fabric_free(&f);
