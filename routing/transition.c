@@ -217,11 +217,18 @@ static size_t prefix_without_cycle(const struct state_graphs *sg, const struct r
  * and the last refused. A refused batch's cycle names the entries that
  * close it (prefix_without_cycle): the search tries the batch without
  * them first, and the one entry more after it, which mostly ends the
- * search in three checks instead of a bisection's dozen. next holds
+ * search in three checks instead of a bisection's dozen. Once
+ * GUESSES_REFUSED such guesses are refused too (one cycle after another,
+ * each a little lower: a switch's return on r24 had 24 refused in a row),
+ * a guess is taken only where it is no higher than the bisection's next
+ * batch. Either way the batch found is the same: the largest that proves
+ * out (a larger batch's step holds a smaller one's). next holds
  * cur's entries and new's SLs; it is left with the batch found set.
  * Every check starts from cur's graphs (sg, built once per state). -1 on
  * allocation failure.
  */
+#define GUESSES_REFUSED 2
+
 static long proven_batch(const struct fabric *f, struct step_base *b, struct state_graphs *sg,
 			 const struct routing_tables *cur, const struct routing_tables *new,
 			 const struct plan_entry *item, size_t n, bool proven, struct routing_tables *next,
@@ -231,6 +238,7 @@ static long proven_batch(const struct fabric *f, struct step_base *b, struct sta
 	if (!sg->built && state_graphs_build(sg, f, b, cur, item, n, proven) < 0)
 		return -1;
 	size_t guided = 0;	/* the last batch the cycle's entries gave */
+	unsigned misled = 0;	/* such batches refused: from GUESSES_REFUSED on, a guess goes no higher than a bisection */
 	for (size_t k = n; k > ok;) {	/* halve until one proves out, then bisect up to the refused */
 		int rc = step_proven(f, b, sg, cur, new, item, k, next, r, checks);
 		if (rc < 0)
@@ -239,13 +247,15 @@ static long proven_batch(const struct fabric *f, struct step_base *b, struct sta
 			ok = k;
 		else
 			refused = k;
+		misled += !rc && k == guided;
 		size_t cut = rc ? 0 : prefix_without_cycle(sg, cur, new, item, k, r);
+		size_t half = ok ? ok + (refused - ok) / 2 : k / 2;
 		if (rc && k == guided && ok + 1 < refused)
 			k = ok + 1;	/* the largest unless the cycle's entries misled: one more check says */
-		else if (cut > ok && cut < refused)
+		else if (cut > ok && cut < refused && (misled < GUESSES_REFUSED || cut <= half))
 			k = guided = cut;
 		else
-			k = ok ? ok + (refused - ok) / 2 : k / 2;
+			k = half;
 	}
 	set_entries(next, new, item, ok);
 	return (long)ok;
