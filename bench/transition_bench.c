@@ -12,12 +12,16 @@
  * took, and the link load after.
  *
  *   transition-bench [--seeds N] [--radix K] [--remove-links N]
- *                    [--remove-switches N] [--leaves N] [--switch-loss] [--held]
+ *                    [--remove-switches N] [--leaves N] [--switch-loss [--back]] [--held]
  *                    [--verbose]
  *
  * --leaves N: only the first N leaves of each tree (the big ones).
  * --switch-loss: the switch at the far end of that up-link goes instead
  * (every cable of it, and its LID), as a repair sees a switch die.
+ * --back: then that switch comes back (every cable): routed with the
+ * repair's tables kept where they deliver (as the sweep does), and the
+ * transition planned from them (from their graphs, built untimed, with
+ * --held): a line of its own for the returns.
  * --held: each plan starts from the graphs of the tables before the loss,
  * built beforehand and not timed, as the daemon builds them after a sweep
  * (routing/held_graphs.h).
@@ -43,7 +47,48 @@ struct totals {
 	size_t cases, proven, apart, stages, switches, refused, mended, afresh, broken;
 	double route_ms, plan_ms, mean_max_load;
 	uint32_t max_load;
+	size_t back_cases, back_proven, back_stages;	/* --back: the switches' returns */
+	double back_route_ms, back_plan_ms;
 };
+
+/*
+ * The lost switch back: from n (the repair's tables on g) to f's routing
+ * with n kept where it delivers, planned (from n's graphs with held).
+ */
+static int switch_back(const struct fabric *f, const struct fabric *g, const struct routing_tables *n, bool held,
+		       struct totals *sum)
+{
+	struct routing_request rq = { .engine = ENGINE_FTREE, .max_layers = 8, .keep_fabric = g, .keep = n };
+	struct held_graphs *hg = held ? held_graphs_start(g, n) : NULL;
+	unsigned layers;
+	bool acyclic;
+	if (hg)
+		held_graphs_for(hg, g, &layers, &acyclic);	/* built before any timing */
+	struct routing_tables back, old;
+	struct routing_result res;
+	struct transition_plan p;
+	size_t apart = 0;
+	double t0 = now_ms();
+	int rc = routing_compute(f, &rq, &back, &res);
+	double t1 = now_ms();
+	if (rc == 0 && transition_remap_view(g, n, f, &back, &old) < 0)
+		rc = -1;
+	if (rc == 0 && transition_plan_apart(f, &old, &back, hg, 0, rq.max_layers, &p, &apart) < 0)
+		rc = -1;
+	double t2 = now_ms();
+	if (rc == 0) {
+		sum->back_cases++;
+		sum->back_proven += p.proven;
+		sum->back_stages += p.nstages;
+		sum->back_route_ms += t1 - t0;
+		sum->back_plan_ms += t2 - t1;
+		transition_plan_free(&p);
+		routing_tables_free(&old);
+		routing_tables_free(&back);
+	}
+	held_graphs_free(hg);
+	return rc;
+}
 
 /* The first port of sw that leads to another switch, or 0. */
 static unsigned first_uplink(const struct node *sw)
@@ -59,7 +104,7 @@ static unsigned first_uplink(const struct node *sw)
  * of f (routed as t) and plans the repair's transition.
  */
 static int one_case(const struct fabric *f, const struct routing_tables *t, struct held_graphs *held,
-		    const struct node *leaf, bool switch_loss, uint64_t seed, bool verbose, struct totals *sum)
+		    const struct node *leaf, bool switch_loss, bool back, uint64_t seed, bool verbose, struct totals *sum)
 {
 	struct fabric g;
 	unsigned up = first_uplink(leaf);
@@ -110,6 +155,8 @@ static int one_case(const struct fabric *f, const struct routing_tables *t, stru
 		sum->max_load = q.max_load > sum->max_load ? q.max_load : sum->max_load;
 		sum->route_ms += t1 - t0;
 		sum->plan_ms += t2 - t1;
+		if (back && switch_back(f, &g, &n, held != NULL, sum) < 0)
+			rc = -1;
 		if (verbose && apart)
 			printf("seed %llu, %s[%u] lost: proven with the %zu LIDs whose SL changes on layers apart "
 			       "(%u VLs)\n", (unsigned long long)seed, leaf->desc, up, apart, n.layers);
@@ -143,11 +190,12 @@ static unsigned number(const char *s, unsigned min)
 int main(int argc, char **argv)
 {
 	unsigned seeds = 20, radix = 8, remove_links = 6, remove_switches = 1, leaves = 1000;
-	bool verbose = false, with_held = false, switch_loss = false;
+	bool verbose = false, with_held = false, switch_loss = false, back = false;
 	static const struct option opts[] = {
 		{ "seeds", required_argument, NULL, 's' }, { "radix", required_argument, NULL, 'r' },
 		{ "remove-links", required_argument, NULL, 'L' }, { "remove-switches", required_argument, NULL, 'S' },
 		{ "leaves", required_argument, NULL, 'n' }, { "switch-loss", no_argument, NULL, 'w' },
+		{ "back", no_argument, NULL, 'b' },
 		{ "held", no_argument, NULL, 'h' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
@@ -161,6 +209,7 @@ int main(int argc, char **argv)
 		case 'S': remove_switches = number(optarg, 0); break;
 		case 'n': leaves = number(optarg, 1); break;
 		case 'w': switch_loss = true; break;
+		case 'b': back = true; break;
 		case 'h': with_held = true; break;
 		case 'v': verbose = true; break;
 		default: return 2;
@@ -196,7 +245,7 @@ int main(int argc, char **argv)
 		unsigned tried = 0;
 		for (size_t i = 0; i < f.nnodes && tried < leaves; i++)
 			if (f.nodes[i]->type == NODE_SWITCH && f.nodes[i]->desc[0] == 'L' && ++tried &&
-			    one_case(&f, &t, held, f.nodes[i], switch_loss, seed, verbose, &sum) < 0) {
+			    one_case(&f, &t, held, f.nodes[i], switch_loss, back && switch_loss, seed, verbose, &sum) < 0) {
 				fprintf(stderr, "transition-bench: out of memory\n");
 				return 1;
 			}
@@ -217,5 +266,9 @@ int main(int argc, char **argv)
 	       sum.mended + sum.afresh, sum.afresh, sum.refused, sum.route_ms / sum.cases, sum.plan_ms / sum.cases);
 	printf("after the repairs, 16 shift permutations each: worst link load %u, mean worst %.2f, %zu flows broken\n",
 	       sum.max_load, sum.mean_max_load / sum.cases, sum.broken);
+	if (sum.back_cases)
+		printf("%zu switches back: %zu transitions proven at every step, %.2f stages on average; routing %.1f ms, "
+		       "plan %.1f ms a case\n", sum.back_cases, sum.back_proven, (double)sum.back_stages / sum.back_cases,
+		       sum.back_route_ms / sum.back_cases, sum.back_plan_ms / sum.back_cases);
 	return 0;
 }
