@@ -24,14 +24,16 @@ struct rereg_job {
 	struct cfg_params p;
 };
 
-/* Whether port of CA n is active, as last read; offers: and its CapabilityMask has ClientReregister. */
-static bool active_host_port(const struct node *n, unsigned port, bool offers)
+/* Whether port of node n is a CA's, active as last read. */
+static bool active_host_port(const struct node *n, unsigned port)
 {
-	const struct sm_node *s = sm_node(n);
-	if (n->type == NODE_SWITCH || !s->have_port_info[port] || n->ports[port].state != PORT_ACTIVE)
-		return false;
-	bool has = (s->port_info[port].capability_mask & IB_PORT_CAP_HAS_CLIENT_REREG) != 0;
-	return has == offers;
+	return n->type != NODE_SWITCH && sm_node(n)->have_port_info[port] && n->ports[port].state == PORT_ACTIVE;
+}
+
+/* Whether that port's CapabilityMask offers ClientReregister. */
+static bool offers_rereg(const struct node *n, unsigned port)
+{
+	return (sm_node(n)->port_info[port].capability_mask & IB_PORT_CAP_HAS_CLIENT_REREG) != 0;
 }
 
 unsigned rereg_unable(const struct fabric *f)
@@ -39,7 +41,7 @@ unsigned rereg_unable(const struct fabric *f)
 	unsigned n = 0;
 	for (size_t i = 0; i < f->nnodes; i++)
 		for (unsigned port = 1; port <= f->nodes[i]->nports; port++)
-			n += active_host_port(f->nodes[i], port, false);
+			n += active_host_port(f->nodes[i], port) && !offers_rereg(f->nodes[i], port);
 	return n;
 }
 
@@ -49,7 +51,7 @@ static void rereg_node(void *ctx, struct batch *b, size_t i)
 	const struct node *n = j->f->nodes[i];
 	for (unsigned port = 1; n->type != NODE_SWITCH && port <= n->nports; port++) {
 		ib_port_info_t pi;
-		if (!active_host_port(n, port, true))
+		if (!active_host_port(n, port) || !offers_rereg(n, port))
 			continue;
 		cfg_wanted_port_info(n, port, &j->p, &pi);
 		ib_port_info_set_client_rereg(&pi, 1);
