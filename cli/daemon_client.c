@@ -75,7 +75,11 @@ int cmd_resweep(struct ctl *c, int argc, char **argv)
 
 bool ctl_audit_figures(const char *status, struct ctl_audit *a)
 {
-	const char *at = strstr(status, "\"lft_audit\": [");
+	const char *at = strstr(status, "\"lft_audit\": ["), *vl = strstr(status, "\"vl_audit\": [");
+	memset(a, 0, sizeof(*a));
+	a->vl = vl && sscanf(vl, "\"vl_audit\": [%llu, %llu, %llu, %llu, %u, %u, %u]", &a->vl_read, &a->vl_differed,
+			     &a->vl_unanswered, &a->vl_rotations, &a->last_vl_read, &a->last_vl_differed,
+			     &a->last_vl_unanswered) == 7;
 	return at && sscanf(at, "\"lft_audit\": [%llu, %llu, %llu, %llu, %u, %u, %u, %u]", &a->read, &a->differed,
 			    &a->unanswered, &a->rotations, &a->wholes, &a->last_read, &a->last_differed,
 			    &a->last_unanswered) == 8;
@@ -130,20 +134,28 @@ int cmd_audit(struct ctl *c, int argc, char **argv)
 		fprintf(stderr, "fabricctl: %s\n", why);
 		return EXIT_DAEMON;
 	}
-	unsigned long long blocks;
-	if (sscanf(answer, "ok: %llu", &blocks) != 1) {
+	unsigned long long blocks, tables = 0;
+	if (sscanf(answer, "ok: %llu LFT blocks and %llu", &blocks, &tables) < 1) {
 		fprintf(stderr, "fabricctl: %s\n", answer);
 		return EXIT_DAEMON;
 	}
-	if (!await_whole_audit(c, before, blocks, &a))
+	if (!await_whole_audit(c, before, blocks + tables, &a))
 		return EXIT_DAEMON;
 	if (c->json)
-		printf("{\"blocks\": %u, \"published\": %u, \"other\": %u, \"unanswered\": %u}\n",
-		       a.last_read + a.last_unanswered, a.last_read - a.last_differed, a.last_differed, a.last_unanswered);
+		printf("{\"blocks\": %u, \"published\": %u, \"other\": %u, \"unanswered\": %u, \"vl_tables\": %u, "
+		       "\"vl_published\": %u, \"vl_other\": %u, \"vl_unanswered\": %u}\n",
+		       a.last_read + a.last_unanswered, a.last_read - a.last_differed, a.last_differed, a.last_unanswered,
+		       a.last_vl_read + a.last_vl_unanswered, a.last_vl_read - a.last_vl_differed, a.last_vl_differed,
+		       a.last_vl_unanswered);
 	else
-		printf("%u LFT blocks read back: %u as published, %u other%s, %u unanswered\n",
+		printf("%u LFT blocks read back: %u as published, %u other%s, %u unanswered\n"
+		       "%u VL tables read back: %u as published, %u other%s, %u unanswered\n",
 		       a.last_read + a.last_unanswered, a.last_read - a.last_differed, a.last_differed,
 		       a.last_differed ? " (a full sweep reads those switches back and rewrites them: fabricctl events)"
-				       : "", a.last_unanswered);
-	return a.last_differed || a.last_unanswered ? EXIT_NOT_FOUND : EXIT_OK;
+				       : "", a.last_unanswered,
+		       a.last_vl_read + a.last_vl_unanswered, a.last_vl_read - a.last_vl_differed, a.last_vl_differed,
+		       a.last_vl_differed ? " (a full sweep writes every VL table of those nodes again: fabricctl events)"
+					  : "", a.last_vl_unanswered);
+	bool bad = a.last_differed || a.last_unanswered || a.last_vl_differed || a.last_vl_unanswered;
+	return bad ? EXIT_NOT_FOUND : EXIT_OK;
 }

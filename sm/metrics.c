@@ -105,6 +105,15 @@ static void labels(struct http_body *b, const struct fabric *f, uint64_t guid, u
 	http_printf(b, "\",peer_port=\"%u\"%s}", pt && pt->remote ? pt->remote_port : 0, extra);
 }
 
+/* A counter of what the table audit read, by what it held: as published, other, no answer. */
+static void audit_counter(struct http_body *b, const char *name, const char *help, uint64_t read, uint64_t differed,
+			  uint64_t unanswered)
+{
+	family(b, name, "counter", help);
+	http_printf(b, "%s{held=\"published\"} %" PRIu64 "\n%s{held=\"other\"} %" PRIu64 "\n"
+		    "%s{held=\"unanswered\"} %" PRIu64 "\n", name, read - differed, name, differed, name, unanswered);
+}
+
 static void port_labels(struct http_body *b, const struct fabric *f, const struct perf_port *pp)
 {
 	labels(b, f, pp->c.node_guid, pp->c.port, "");
@@ -122,16 +131,19 @@ static void sm_metrics(struct http_body *b, const struct sm *sm)
 	http_printf(b, "fabricd_sweeps_total %u\n", sm->act_count);
 	family(b, "fabricd_subnet_clean", "gauge", "1 if every Set of the published sweep landed.");
 	http_printf(b, "fabricd_subnet_clean %d\n", sm->last_sweep_ok ? 1 : 0);
-	family(b, "fabricd_lft_audit_blocks_total", "counter",
-	       "LFT blocks the table audit asked switches for, by what they held: the published entries, others, "
-	       "no answer.");
-	http_printf(b, "fabricd_lft_audit_blocks_total{held=\"published\"} %" PRIu64 "\n"
-		    "fabricd_lft_audit_blocks_total{held=\"other\"} %" PRIu64 "\n"
-		    "fabricd_lft_audit_blocks_total{held=\"unanswered\"} %" PRIu64 "\n",
-		    sm->audit.read - sm->audit.differed, sm->audit.differed, sm->audit.unanswered);
+	audit_counter(b, "fabricd_lft_audit_blocks_total",
+		      "LFT blocks the table audit asked switches for, by what they held: the published entries, others, "
+		      "no answer.", sm->audit.read, sm->audit.differed, sm->audit.unanswered);
 	family(b, "fabricd_lft_audit_rotations_total", "counter",
 	       "Times the table audit went round every published switch's LFT blocks.");
 	http_printf(b, "fabricd_lft_audit_rotations_total %" PRIu64 "\n", sm->audit.rotations);
+	audit_counter(b, "fabricd_vl_audit_tables_total",
+		      "SL-to-VL maps and VL arbitration tables the table audit asked nodes for, by what they held: what "
+		      "the published sweep wrote, others, no answer.", sm->audit.vl_read, sm->audit.vl_differed,
+		      sm->audit.vl_unanswered);
+	family(b, "fabricd_vl_audit_rotations_total", "counter",
+	       "Times the table audit went round every published node's VL tables.");
+	http_printf(b, "fabricd_vl_audit_rotations_total %" PRIu64 "\n", sm->audit.vl_rotations);
 	family(b, "fabricd_subnet_nodes", "gauge", "Nodes of the published sweep, by type.");
 	http_printf(b, "fabricd_subnet_nodes{type=\"switch\"} %zu\nfabricd_subnet_nodes{type=\"ca\"} %zu\n",
 		    pub ? fabric_count(&pub->fabric, NODE_SWITCH) : 0, pub ? fabric_count(&pub->fabric, NODE_CA) : 0);

@@ -6,9 +6,10 @@
  * master arms the next light sweep sweep_interval seconds on (or a full
  * heavy sweep, when full_sweep_interval has passed since the last one).
  * After a light sweep that found nothing, the table audit reads a few of
- * the switches' LFT blocks back (sm/sweep/audit.c); one unlike the
- * published tables asks for a full sweep. fabricctl audit asks for one of
- * every block: now, or once the sweep running ends.
+ * the switches' LFT blocks and the nodes' VL tables back (sm/sweep/
+ * audit.c); one unlike the published sweep's asks for a full sweep.
+ * fabricctl audit asks for one of every block and table: now, or once
+ * the sweep running ends.
  * A heavy sweep is a repair when all it was asked for is switches that
  * reported a port change (Trap 128, or PortStateChange in a light sweep)
  * and the switches hold the published sweep; else it is full: on
@@ -64,7 +65,7 @@ static void next(struct sm *sm)
 		kick(sm);
 	} else if (sm->audit.whole_wanted && auditable(sm) && !sm->once) {
 		evl_timer_cancel(sm->sched.sweep_timer);	/* its light sweep comes after the audit */
-		audit_lfts(sm, on_audit_done);
+		audit_tables(sm, on_audit_done);
 	} else if (sm->cfg.sweep_interval && sm->state == SM_MASTER && !sm->once) {
 		evl_timer_arm(sm->sched.sweep_timer, (uint64_t)sm->cfg.sweep_interval * 1000);
 	}
@@ -147,8 +148,8 @@ static void on_light_done(struct sm *sm, const struct light_report *r)
 	if (r->nchanged || r->silent) {
 		change_seen(sm);
 		kick(sm);
-	} else if ((sm->cfg.lft_audit_blocks || sm->audit.whole_wanted) && !sm->sched.resweep_wanted)
-		audit_lfts(sm, on_audit_done);
+	} else if ((sm->cfg.lft_audit_blocks || sm->cfg.vl_audit_tables || sm->audit.whole_wanted) && !sm->sched.resweep_wanted)
+		audit_tables(sm, on_audit_done);
 	else
 		next(sm);
 }
@@ -211,7 +212,7 @@ void sm_sweep_request(struct sm *sm)
 	kick(sm);
 }
 
-int sm_audit_request(struct sm *sm, size_t *blocks, char *why, size_t len)
+int sm_audit_request(struct sm *sm, size_t *blocks, size_t *tables, char *why, size_t len)
 {
 	if (!auditable(sm)) {
 		snprintf(why, len, sm->state != SM_MASTER ? "this SM is %s: the master audits its tables"
@@ -220,6 +221,7 @@ int sm_audit_request(struct sm *sm, size_t *blocks, char *why, size_t len)
 		return -1;
 	}
 	*blocks = audit_blocks_published(sm_published(sm));
+	*tables = audit_vl_tables_published(sm_published(sm));
 	sm->audit.whole_wanted = true;
 	if (!sm->sched.sweeping)
 		next(sm);	/* else once the sweep running ends */

@@ -86,14 +86,23 @@ struct sm {
 	bool pub_held;		/* no Set went out since pub but its own: its nodes (but pub->lost) hold it */
 	unsigned transition_stops;	/* sweeps in a row whose transition stopped for lost LFT Sets */
 	struct lost_set lft_unsure;	/* switches such a stop (or the table audit) may have left with tables other than pub's */
-	/* the table audit's rotation over the published switches' LFT blocks, and its figures (sm/sweep/audit.c) */
+	struct lost_set vl_unsure;	/* nodes the table audit found holding VL tables other than pub's */
+	/*
+	 * The table audit's rotations over the published switches' LFT blocks
+	 * and over every node's VL tables, and its figures (sm/sweep/audit.c)
+	 */
 	struct sm_audit {
 		size_t node;		/* the published fabric's node whose block is read next */
 		unsigned block;
 		uint64_t read, differed, unanswered, rotations;
-		bool whole_wanted;	/* fabricctl audit: the next audit reads every block */
+		bool whole_wanted;	/* fabricctl audit: the next audit reads every block and table */
 		unsigned wholes;	/* audits that read every block, and the last one's figures */
 		unsigned last_read, last_differed, last_unanswered;
+		/* VL tables: the k-th table of every node in turn, then the k+1-th (sm/sweep/audit_vl.c) */
+		size_t vl_node, vl_index;
+		bool vl_index_met;	/* some node has a table at vl_index */
+		uint64_t vl_read, vl_differed, vl_unanswered, vl_rotations;
+		unsigned last_vl_read, last_vl_differed, last_vl_unanswered;
 	} audit;
 	bool clients_registered;	/* the hosts were asked to reregister since this SM became master */
 	struct budget trap_budget;	/* traps each source LID may send a minute */
@@ -173,11 +182,12 @@ void sched_free(struct sm *sm);
 /* Starts a full heavy sweep now, or right after the one running; nothing on a STANDBY or NOTACTIVE SM. */
 void sm_sweep_request(struct sm *sm);
 /*
- * fabricctl audit: a table audit of every LFT block, now, or right after
- * the sweep running: 0 with how many blocks it reads, -1 with the reason
- * in why when there is nothing to audit (not master, no clean sweep).
+ * fabricctl audit: a table audit of every LFT block and VL table, now, or
+ * right after the sweep running: 0 with how many blocks and tables it
+ * reads, -1 with the reason in why when there is nothing to audit (not
+ * master, no clean sweep).
  */
-int sm_audit_request(struct sm *sm, size_t *blocks, char *why, size_t len);
+int sm_audit_request(struct sm *sm, size_t *blocks, size_t *tables, char *why, size_t len);
 /*
  * A node reported a change: sweep in full once no other report came for
  * cfg.trap_quiet_ms, or cfg.trap_holddown_ms after the first such report,

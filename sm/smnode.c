@@ -104,11 +104,12 @@ struct dr_path sm_node_route(const struct node *n, uint8_t port)
 	return r;
 }
 
-int sm_node_get(struct mad_port *mp, const struct node *n, ib_net16_t attr, uint32_t mod, mad_done_fn done,
-		void *ctx)
+int sm_node_get(struct mad_port *mp, const struct node *n, uint8_t port, ib_net16_t attr, uint32_t mod,
+		mad_done_fn done, void *ctx)
 {
-	struct dr_path r = sm_node_route(n, 0);
-	return mad_send_dr(mp, IB_MAD_METHOD_GET, attr, mod, r.path, r.hops, sm_node_mkey(n, 0), NULL, 0, done, ctx);
+	struct dr_path r = sm_node_route(n, port);
+	return mad_send_dr(mp, IB_MAD_METHOD_GET, attr, mod, r.path, r.hops, sm_node_mkey(n, port), NULL, 0, done,
+			   ctx);
 }
 
 void sm_node_reached(struct node *n, uint8_t port, uint8_t hops, const uint8_t *path)

@@ -79,9 +79,13 @@ void sm_node_detach_all(struct fabric *f);
 int sm_node_copy(struct node *dst, const struct node *src);
 /* The route for SMPs about port: a CA port's own route, else the node's. */
 struct dr_path sm_node_route(const struct node *n, uint8_t port);
-/* A Get of attribute attr (modifier mod) about n's port 0, over n's route with its M_Key (mad_send_dr's result). */
-int sm_node_get(struct mad_port *mp, const struct node *n, ib_net16_t attr, uint32_t mod, mad_done_fn done,
-		void *ctx);
+/*
+ * A Get of attribute attr (modifier mod) over the route to n's port (0 on
+ * a switch; a CA's port answers for itself), with its M_Key (mad_send_dr's
+ * result).
+ */
+int sm_node_get(struct mad_port *mp, const struct node *n, uint8_t port, ib_net16_t attr, uint32_t mod,
+		mad_done_fn done, void *ctx);
 /* Records that port of CA n was reached over route (hops, path). */
 void sm_node_reached(struct node *n, uint8_t port, uint8_t hops, const uint8_t *path);
 /* The LID addressing the SM in f: its CA port's, or its switch's port 0 (0 if none yet). */

@@ -18,9 +18,11 @@
  * published sweep: the full sweep the scheduler then asks for reads that
  * switch back, plans its transition from what it holds (proven like any
  * other) and rewrites what differs. A Get without an answer proves
- * nothing either way: its block comes round again next rotation.
+ * nothing either way: its block comes round again next rotation. The VL
+ * tables have their own rotation and budget (audit_vl.c), in the same
+ * audit.
  */
-#include "sm/sweep/audit.h"
+#include "sm/sweep/audit_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,55 +32,64 @@
 #include "sm/smnode.h"
 #include "sm/sweep/configure.h"
 
-struct audit {
-	struct sm *sm;
-	const struct sm_snapshot *pub;	/* stays: no sweep publishes while this holds sm->sched.sweeping */
-	audit_done_fn done;
-	struct audit_report r;
-	bool whole;		/* every block (fabricctl audit) */
-	unsigned in_flight;
-	bool *unlike;		/* per node of pub: found holding a block unlike pub's */
-	uint64_t t0;
-};
-
 struct block_get {
 	struct audit *a;
 	const struct node *n;
 	unsigned block;
 };
 
-static void finish(struct audit *a)
+void audit_finish(struct audit *a)
 {
 	if (--a->in_flight)
 		return;
 	struct sm *sm = a->sm;
 	struct audit_report r = a->r;
 	audit_done_fn done = a->done;
-	sm->audit.read += r.read;
-	sm->audit.differed += r.differed;
-	sm->audit.unanswered += r.unanswered;
+	struct sm_audit *c = &sm->audit;
+	c->read += r.read;
+	c->differed += r.differed;
+	c->unanswered += r.unanswered;
+	c->vl_read += r.vl_read;
+	c->vl_differed += r.vl_differed;
+	c->vl_unanswered += r.vl_unanswered;
 	if (a->whole) {
-		sm->audit.wholes++;
-		sm->audit.last_read = r.read;
-		sm->audit.last_differed = r.differed;
-		sm->audit.last_unanswered = r.unanswered;
-		log_info("table audit: every LFT block read back: %u as published, %u other, %u unanswered",
-			 r.read - r.differed, r.differed, r.unanswered);
+		c->wholes++;
+		c->last_read = r.read;
+		c->last_differed = r.differed;
+		c->last_unanswered = r.unanswered;
+		c->last_vl_read = r.vl_read;
+		c->last_vl_differed = r.vl_differed;
+		c->last_vl_unanswered = r.vl_unanswered;
+		log_info("table audit: every LFT block read back: %u as published, %u other, %u unanswered; every VL "
+			 "table: %u as published, %u other, %u unanswered", r.read - r.differed, r.differed, r.unanswered,
+			 r.vl_read - r.vl_differed, r.vl_differed, r.vl_unanswered);
 	}
 	if (r.switches) {
 		lost_set_seal(&sm->lft_unsure);
+		lost_set_seal(&sm->vl_unsure);
 		sm->last_sweep_ok = false;	/* the next sweep reads them back */
-		log_warn("table audit: %u of %u LFT blocks read differ from the published tables, on %u switch%s: a "
-			 "full sweep reads %s back and rewrites them", r.differed, r.read, r.switches,
-			 r.switches == 1 ? "" : "es", r.switches == 1 ? "it" : "them");
+		log_warn("table audit: %u of %u LFT blocks and %u of %u VL tables read differ from the published "
+			 "sweep's, on %u node%s: a full sweep rewrites %s", r.differed, r.read, r.vl_differed, r.vl_read,
+			 r.switches, r.switches == 1 ? "" : "s", r.switches == 1 ? "it" : "them");
 	} else {
-		log_debug("table audit: %u LFT blocks as published, %u unanswered (%llu ms)", r.read, r.unanswered,
+		log_debug("table audit: %u LFT blocks and %u VL tables as published, %u and %u unanswered (%llu ms)",
+			  r.read, r.vl_read, r.unanswered, r.vl_unanswered,
 			  (unsigned long long)(evl_now_ms() - a->t0));
 	}
 	sm->sched.sweeping = false;
 	free(a->unlike);
 	free(a);
 	done(sm, &r);
+}
+
+void audit_note_unlike(struct audit *a, const struct node *n, const char *detail)
+{
+	if (a->unlike[n->index])
+		return;
+	a->unlike[n->index] = true;
+	a->r.switches++;
+	log_warn("table audit: %s", detail);
+	sm_event(a->sm, "audit", detail);
 }
 
 /* Names the first of a switch's blocks found unlike the published tables: its entries, the first that differs. */
@@ -92,17 +103,12 @@ static void note_unlike(struct audit *a, const struct node *n, unsigned block, c
 			at = k;
 		}
 	a->r.differed++;
-	if (a->unlike[n->index])
-		return;
-	a->unlike[n->index] = true;
-	a->r.switches++;
 	lost_set_add(&a->sm->lft_unsure, n->guid);
 	char detail[256];
 	snprintf(detail, sizeof(detail), "%s (0x%016llx) holds LFT block %u unlike the published tables: %u of its %u "
 		 "entries differ (LID %u: port %u, published %u)", n->desc, (unsigned long long)n->guid, block, differ,
 		 count, block * 64u + at, held[at], want[at]);
-	log_warn("table audit: %s", detail);
-	sm_event(a->sm, "audit", detail);
+	audit_note_unlike(a, n, detail);
 }
 
 static void on_block(void *ctx, int status, const ib_smp_t *reply)
@@ -122,7 +128,7 @@ static void on_block(void *ctx, int status, const ib_smp_t *reply)
 			note_unlike(a, q->n, q->block, reply->data, want, count);
 	}
 	free(q);
-	finish(a);
+	audit_finish(a);
 }
 
 static void ask_block(struct audit *a, const struct node *n, unsigned block)
@@ -131,7 +137,7 @@ static void ask_block(struct audit *a, const struct node *n, unsigned block)
 	if (q) {
 		*q = (struct block_get){ a, n, block };
 		a->in_flight++;
-		if (sm_node_get(a->sm->mp, n, IB_MAD_ATTR_LIN_FWD_TBL, block, on_block, q) == 0)
+		if (sm_node_get(a->sm->mp, n, 0, IB_MAD_ATTR_LIN_FWD_TBL, block, on_block, q) == 0)
 			return;
 		a->in_flight--;
 		free(q);
@@ -170,7 +176,7 @@ static void ask_next(struct audit *a, size_t budget)
 	}
 }
 
-void audit_lfts(struct sm *sm, audit_done_fn done)
+void audit_tables(struct sm *sm, audit_done_fn done)
 {
 	const struct sm_snapshot *pub = sm_published(sm);
 	struct audit *a = calloc(1, sizeof(*a));
@@ -187,5 +193,6 @@ void audit_lfts(struct sm *sm, audit_done_fn done)
 	sm->sched.sweeping = true;	/* a heavy sweep asked for meanwhile waits for us */
 	if (pub->tables.lft)
 		ask_next(a, a->whole ? audit_blocks_published(pub) : sm->cfg.lft_audit_blocks);
-	finish(a);	/* the hold on in_flight, now every Get is out */
+	audit_vl_tables(a, sm->cfg.vl_audit_tables);
+	audit_finish(a);	/* the hold on in_flight, now every Get is out */
 }

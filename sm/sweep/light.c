@@ -127,7 +127,7 @@ void light_sweep(struct sm *sm, light_done_fn done)
 		if (!p)
 			continue;
 		*p = (struct probe){ l, n };
-		if (sm_node_get(sm->mp, n, IB_MAD_ATTR_SWITCH_INFO, 0, on_switch_info, p) < 0) {
+		if (sm_node_get(sm->mp, n, 0, IB_MAD_ATTR_SWITCH_INFO, 0, on_switch_info, p) < 0) {
 			free(p);
 			l->silent++;
 			continue;

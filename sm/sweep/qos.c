@@ -13,7 +13,9 @@
  * OptimizedSLtoVLMappingProgramming two Sets cover it (AllInputPorts|
  * AllOutputPorts, then input port 0 with AllOutputPorts), else every pair
  * of linked ports (and port 0 as input) gets one. CA ports take theirs,
- * and their VLArbitration tables, over their own route.
+ * and their VLArbitration tables, over their own route. One list of a
+ * node's tables (qos_each_table) serves the programming and the table
+ * audit that reads them back (audit_vl.c).
  *
  * VL arbitration: the configured high and low lists, or by default an
  * empty high table and every data VL at weight 64 in the low table.
@@ -116,19 +118,6 @@ bool qos_vlarb_block(const struct qos_tables *q, const ib_port_info_t *pi, unsig
 	return true;
 }
 
-/* VLArbitrationTable blocks of one port: 1-2 low, 3-4 high, as its caps allow. */
-static void program_vlarb(struct batch *b, struct node *n, uint8_t port, const struct qos_tables *q)
-{
-	const ib_port_info_t *pi = &sm_node(n)->port_info[port];
-	for (unsigned block = 1; block <= 4; block++) {
-		ib_vl_arb_table_t data;
-		if (!qos_vlarb_block(q, pi, block, &data))
-			continue;
-		uint32_t mod = block << 16 | (n->type == NODE_SWITCH ? port : 0);
-		batch_set(b, n, n->type == NODE_SWITCH ? 0 : port, IB_MAD_ATTR_VL_ARBITRATION, mod, &data, sizeof(data));
-	}
-}
-
 /*
  * A port that says IsSLMappingSupported, or runs more than one data VL
  * (such a port must map SLs somehow, and simulators often leave the
@@ -172,33 +161,79 @@ static bool linked_since(const struct node *n, const struct node *o, unsigned p)
 			       then->remote_port != now->remote_port);
 }
 
-/* n's tables (o: only what involves ports linked since, n's node in the published fabric; NULL: all). */
-static void program_switch(struct batch *b, struct node *n, const struct qos_tables *q, const struct node *o)
+/* VLArbitrationTable block (1-2 low, 3-4 high) of n's port into t; false if the port's caps have no such block. */
+static bool vlarb_table(const struct qos_tables *q, const struct node *n, uint8_t port, unsigned block,
+			struct qos_table *t)
 {
-	const struct sm_node *s = sm_node(n);
-	for (unsigned out = 1; out <= n->nports; out++)
-		if (n->ports[out].remote && s->have_port_info[out] && linked_since(n, o, out))
-			program_vlarb(b, n, (uint8_t)out, q);
-	if (qos_has_sl_map(n, 0) && optimized_sl2vl(n)) {
-		batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, SL2VL_ALL_PORTS, &q->sl2vl, sizeof(q->sl2vl));
-		batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, SL2VL_ALL_OUTPUTS, &q->sl2vl_own, sizeof(q->sl2vl_own));
-		return;
-	}
-	for (unsigned out = 1; out <= n->nports; out++)
-		for (unsigned in = 0; in <= n->nports; in++)
-			if (qos_sl2vl_programmed(n, in, out) && (linked_since(n, o, out) || (in && linked_since(n, o, in))))
-				batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, in << 8 | out, qos_sl2vl_of(q, in),
-					  sizeof(q->sl2vl));
+	const ib_port_info_t *pi = &sm_node(n)->port_info[port];
+	ib_vl_arb_table_t data;
+	if (!qos_vlarb_block(q, pi, block, &data))
+		return false;
+	bool sw = n->type == NODE_SWITCH;
+	unsigned cap = block >= 3 ? pi->vl_arb_high_cap : pi->vl_arb_low_cap, first = (block - 1) % 2 * 32;
+	unsigned held = cap - first < 32 ? cap - first : 32;
+	*t = (struct qos_table){ .attr = IB_MAD_ATTR_VL_ARBITRATION, .mod = block << 16 | (sw ? port : 0u),
+				 .at = sw ? 0 : port, .in = port, .out = port, .size = sizeof(data),
+				 .len = (uint8_t)(held * sizeof(ib_vl_arb_element_t)) };
+	memcpy(t->data, &data, sizeof(data));
+	return true;
 }
 
-static void program_ca(struct batch *b, struct node *n, const struct qos_tables *q, const struct node *o)
+static struct qos_table sl2vl_table(const ib_slvl_table_t *map, uint32_t mod, uint8_t at, uint8_t in, uint8_t out)
 {
-	for (unsigned p = 1; p <= n->nports; p++) {
-		if (!n->ports[p].remote || !sm_node(n)->have_port_info[p] || !linked_since(n, o, p))
+	struct qos_table t = { .attr = IB_MAD_ATTR_SLVL_TABLE, .mod = mod, .at = at, .in = in, .out = out,
+			       .size = sizeof(*map), .len = sizeof(*map) };
+	memcpy(t.data, map, sizeof(*map));
+	return t;
+}
+
+void qos_each_table(const struct node *n, const struct qos_tables *q, qos_table_fn fn, void *arg)
+{
+	const struct sm_node *s = sm_node(n);
+	for (uint8_t p = 1; p <= n->nports; p++) {
+		struct qos_table t;
+		bool linked = n->ports[p].remote && s->have_port_info[p];
+		for (unsigned block = 1; linked && block <= 4; block++)
+			if (vlarb_table(q, n, p, block, &t) && !fn(arg, &t))
+				return;
+		if (n->type != NODE_SWITCH) {
+			if (linked && qos_has_sl_map(n, p) && !fn(arg, (t = sl2vl_table(&q->sl2vl, 0, p, p, p), &t)))
+				return;
 			continue;
-		program_vlarb(b, n, (uint8_t)p, q);
-		if (qos_has_sl_map(n, p))
-			batch_set(b, n, (uint8_t)p, IB_MAD_ATTR_SLVL_TABLE, 0, &q->sl2vl, sizeof(q->sl2vl));
+		}
+		for (uint8_t in = 0; in <= n->nports; in++)
+			if (qos_sl2vl_programmed(n, in, p) &&
+			    !fn(arg, (t = sl2vl_table(qos_sl2vl_of(q, in), (uint32_t)in << 8 | p, 0, in, p), &t)))
+				return;
+	}
+}
+
+/* What one node is sent: o, its node in the published fabric (NULL: it holds nothing known). */
+struct node_sets {
+	struct batch *b;
+	const struct node *n, *o;
+	bool no_sl2vl;		/* its maps go in two Sets of their own */
+};
+
+/* Sends table t when it involves a port linked since o's sweep (or every table, without o). */
+static bool set_table(void *arg, const struct qos_table *t)
+{
+	const struct node_sets *w = arg;
+	if ((w->no_sl2vl && t->attr == IB_MAD_ATTR_SLVL_TABLE) ||
+	    !(linked_since(w->n, w->o, t->out) || (t->in && linked_since(w->n, w->o, t->in))))
+		return true;
+	batch_set(w->b, w->n, t->at, t->attr, t->mod, t->data, t->size);
+	return true;
+}
+
+/* n's tables (o: only what involves ports linked since, n's node in the published fabric; NULL: all). */
+static void program_node(struct batch *b, struct node *n, const struct qos_tables *q, const struct node *o)
+{
+	struct node_sets w = { b, n, o, n->type == NODE_SWITCH && qos_has_sl_map(n, 0) && optimized_sl2vl(n) };
+	qos_each_table(n, q, set_table, &w);
+	if (w.no_sl2vl) {
+		batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, SL2VL_ALL_PORTS, &q->sl2vl, sizeof(q->sl2vl));
+		batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, SL2VL_ALL_OUTPUTS, &q->sl2vl_own, sizeof(q->sl2vl_own));
 	}
 }
 
@@ -228,10 +263,8 @@ static void qos_node(void *ctx, struct batch *b, size_t i)
 				       : NULL;	/* holds what prev's sweep gave it */
 	if (o && !any_linked_since(n, o))
 		b->r.skipped_nodes++;
-	else if (n->type == NODE_SWITCH)
-		program_switch(b, n, j->q, o);
 	else
-		program_ca(b, n, j->q, o);
+		program_node(b, n, j->q, o);
 }
 
 int qos_program(struct mad_port *mp, struct fabric *f, const struct qos_tables *q, const struct fabric *prev,

@@ -79,7 +79,7 @@ static void on_block(void *ctx, int status, const ib_smp_t *reply)
 /* Sends q's Get (counted in r.sent); false when it could not go. */
 static bool ask_block(struct block_req *q)
 {
-	if (sm_node_get(q->mp, q->n, IB_MAD_ATTR_LIN_FWD_TBL, q->block, on_block, q) < 0)
+	if (sm_node_get(q->mp, q->n, 0, IB_MAD_ATTR_LIN_FWD_TBL, q->block, on_block, q) < 0)
 		return false;
 	q->asked++;
 	q->rb->r.sent++;

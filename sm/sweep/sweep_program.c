@@ -357,8 +357,16 @@ void sweep_start_vls(struct sweep *s)
 {
 	struct sm *sm = s->sm;
 	const struct sm_snapshot *pub = sweep_published_held(sm);
-	if (qos_program(sm->mp, &s->f, &s->qos, pub ? &pub->fabric : NULL, pub ? &pub->qos : NULL,
-			pub ? &pub->lost : NULL, on_vls, s) < 0)
+	struct lost_set unknown = { 0 };	/* nodes whose VL tables the published sweep cannot vouch for */
+	if (pub) {
+		lost_set_merge(&unknown, &pub->lost);
+		lost_set_merge(&unknown, &sm->vl_unsure);	/* the table audit found them unlike */
+		lost_set_seal(&unknown);
+	}
+	int rc = qos_program(sm->mp, &s->f, &s->qos, pub ? &pub->fabric : NULL, pub ? &pub->qos : NULL, &unknown,
+			     on_vls, s);
+	lost_set_free(&unknown);
+	if (rc < 0)
 		sweep_end(s, "out of memory", false);
 }
 

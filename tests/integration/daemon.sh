@@ -54,14 +54,18 @@ kill -HUP "$FD_PID"
 sweeps_logged 3
 note "fabricctl resweep and SIGHUP each ran a recorded sweep"
 
-# fabricctl audit: every switch's LFT read back, all as published (exit 0);
-# an entry changed from a host (an SMP routed by LID, no M_Key here) is
-# found (exit 1), the full sweep that follows writes it back (ibroute),
-# and the next audit finds none
+# fabricctl audit: every switch's LFT and every node's VL tables read back,
+# all as published (exit 0); an entry changed from a host (an SMP routed
+# by LID, no M_Key here) is found (exit 1), the full sweep that follows
+# writes it back (ibroute), and the next audit finds none; the same for
+# an SL-to-VL map (smpquery sl2vl)
 ctl audit >"$WORK/audit.out" || fail "fabricctl audit of untouched tables: $(cat "$WORK/audit.out")"
-blocks=$(awk '{print $1}' "$WORK/audit.out")
-grep -q "^$blocks LFT blocks read back: $blocks as published, 0 other, 0 unanswered$" "$WORK/audit.out" ||
+blocks=$(awk 'NR == 1 {print $1}' "$WORK/audit.out")
+tables=$(awk 'NR == 2 {print $1}' "$WORK/audit.out")
+grep -q "^$blocks LFT blocks read back: $blocks as published, 0 other, 0 unanswered$" "$WORK/audit.out" &&
+	grep -q "^$tables VL tables read back: $tables as published, 0 other, 0 unanswered$" "$WORK/audit.out" ||
 	fail "fabricctl audit: $(cat "$WORK/audit.out")"
+((tables > 320 * 16)) || fail "fabricctl audit read $tables VL tables: fewer than the 320 switches' maps"
 (( blocks == 320 * ($(grep -o 'max LID [0-9]*' "$WORK/fabricd.log" | tail -1 | cut -d' ' -f3) / 64 + 1) )) ||
 	fail "fabricctl audit read $blocks blocks, not every block of the 320 switches"
 sw=$(lid_of A3) dst=$(lid_of H9_2)
@@ -77,9 +81,24 @@ sweeps_logged $((ups + 1))
 [[ $(lft_port "$sw" "$dst") == "$was" ]] ||
 	fail "A3's entry for H9_2 was not written back"
 ctl --json audit >"$WORK/audit.out" || fail "fabricctl audit after the sweep: $(cat "$WORK/audit.out")"
-grep -q "^{\"blocks\": $blocks, \"published\": $blocks, \"other\": 0, \"unanswered\": 0}$" "$WORK/audit.out" ||
+grep -q "^{\"blocks\": $blocks, \"published\": $blocks, \"other\": 0, \"unanswered\": 0, \"vl_tables\": $tables, \"vl_published\": $tables, \"vl_other\": 0, \"vl_unanswered\": 0}$" "$WORK/audit.out" ||
 	fail "fabricctl --json audit: $(cat "$WORK/audit.out")"
-note "fabricctl audit: $blocks LFT blocks as published; one entry changed on A3 found, rewritten, then none"
+map() { diag smpquery sl2vl "$sw" 2 | grep '^ports: in *1, out *2:'; }
+was=$(map) || fail "smpquery sl2vl $sw 2: $(cat "$WORK/diag.err")"
+SIM_HOST=H3_1 diag "$BUILD/tests/hostile" sl2vl-set "$sw" 1 2 15 14 >/dev/null ||
+	fail "hostile sl2vl-set: $(cat "$WORK/diag.err")"
+[[ $(map) != "$was" ]] || fail "A3's SL-to-VL map (1, 2) did not change: $was"
+ups=$(ups)
+rc=0
+ctl audit >"$WORK/audit.out" || rc=$?
+((rc == 1)) && grep -q "^$tables VL tables read back: $((tables - 1)) as published, 1 other" "$WORK/audit.out" ||
+	fail "fabricctl audit after a VL change (exit $rc): $(cat "$WORK/audit.out")"
+sweeps_logged $((ups + 1))
+[[ $(map) == "$was" ]] || fail "A3's SL-to-VL map (1, 2) was not written back: $(map), published $was"
+ctl events | grep -q "audit .*A3 .*holds a VL table unlike the published sweep's: SL-to-VL map of ports (1, 2): SL 15 on VL 14" ||
+	fail "no audit event names A3's map: $(ctl events | grep audit)"
+ctl audit >"$WORK/audit.out" || fail "fabricctl audit after the VL table's sweep: $(cat "$WORK/audit.out")"
+note "fabricctl audit: $blocks LFT blocks and $tables VL tables as published; one LFT entry and one SL-to-VL map changed on A3 each found, rewritten, then none"
 
 # a cable pulled and plugged back: the event log tells both, with the reroute
 sim_cmd 'Unlink "L0"[9]'

@@ -18,6 +18,9 @@
  *                                      back: prints "was P" and the Set's answer
  *   hostile lft-top LID TOP            sets LinearFDBTop of the switch at LID to TOP (SwitchInfo read,
  *                                      changed, written back, routed by LID, no M_Key)
+ *   hostile sl2vl-set LID IN OUT SL VL  sets SL's VL in the SL-to-VL map of ports (IN, OUT) of the switch
+ *                                      at LID (read, changed, written back, routed by LID, no M_Key):
+ *                                      prints "was" and the map's byte that held it
  *   hostile fuzz COUNT SEED            COUNT MADs of random bytes on a valid header (SA: any method
  *                                      and attribute; LID-routed SMPs: SMInfo and Notice, the ones the
  *                                      simulator hands the SM rather than answering itself, and whose
@@ -327,6 +330,20 @@ static int read_change_write(struct host *h, uint16_t lid, ib_net16_t attr, uint
 	return r && !r->status ? 0 : 1;
 }
 
+/* SL sl on VL vl in the switch's map of ports (in, out): byte sl / 2, the high nibble for an even SL. */
+static int sl2vl_set(struct host *h, uint16_t lid, unsigned in, unsigned out, unsigned sl, unsigned vl)
+{
+	new_mad(h, IB_MCLASS_SUBN_LID, IB_MAD_METHOD_GET, IB_MAD_ATTR_SLVL_TABLE, in << 8 | out, 0x4805);
+	if (sl > 15 || vl > 15 || send_to(h, lid, false, 1000) < 0)
+		return 1;
+	const ib_smp_t *r = (const ib_smp_t *)answer(h);
+	if (!r || r->status)
+		return 1;
+	uint8_t byte = r->data[sl / 2];
+	byte = sl % 2 ? (uint8_t)((byte & 0xf0) | vl) : (uint8_t)((byte & 0x0f) | vl << 4);
+	return read_change_write(h, lid, IB_MAD_ATTR_SLVL_TABLE, in << 8 | out, sl / 2, false, byte);
+}
+
 static uint64_t num(const char *s)
 {
 	return strtoull(s, NULL, 0);
@@ -339,7 +356,7 @@ int main(int argc, char **argv)
 	static const struct { const char *name; int args; } cmds[] = {
 		{ "sminfo-get", 0 }, { "sminfo-set", 3 }, { "replies", 3 }, { "traps", 3 }, { "mcast-leave", 1 },
 		{ "mcast-join", 1 }, { "services", 1 }, { "service-delete", 1 }, { "subscribe", 1 }, { "fuzz", 2 },
-		{ "lft-set", 4 }, { "lft-top", 2 },
+		{ "lft-set", 4 }, { "lft-top", 2 }, { "sl2vl-set", 5 },
 	};
 	bool known = false;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
@@ -349,7 +366,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: hostile sminfo-get | sminfo-set MOD GUID KEY | replies FIRST COUNT ROUNDS | "
 				"traps COUNT GAP_MS ISSUER | mcast-leave GUID | mcast-join GUID | "
 				"services COUNT [GUID] | service-delete ID | subscribe COUNT | fuzz COUNT SEED | "
-				"lft-set LID BLOCK INDEX PORT | lft-top LID TOP\n");
+				"lft-set LID BLOCK INDEX PORT | lft-top LID TOP | sl2vl-set LID IN OUT SL VL\n");
 		return 2;
 	}
 	long smp_methods[16 / sizeof(long)] = { 1L << IB_MAD_METHOD_TRAP_REPRESS };
@@ -382,6 +399,9 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "lft-top"))	/* LinearFDBTop: SwitchInfo's bytes 4-5 */
 		return finish(&h, read_change_write(&h, (uint16_t)num(argv[2]), IB_MAD_ATTR_SWITCH_INFO, 0,
 						    offsetof(ib_switch_info_t, lin_top), true, (unsigned)num(argv[3])));
+	if (!strcmp(cmd, "sl2vl-set"))
+		return finish(&h, sl2vl_set(&h, (uint16_t)num(argv[2]), (unsigned)num(argv[3]), (unsigned)num(argv[4]),
+					    (unsigned)num(argv[5]), (unsigned)num(argv[6])));
 	if (!strcmp(cmd, "fuzz"))
 		return finish(&h, fuzz(&h, (unsigned)num(argv[2]), num(argv[3])));
 	return finish(&h, subscribe(&h, (unsigned)num(argv[2])));

@@ -1,6 +1,6 @@
 /*
  * When sweeps run (sm/sched.c), with the sweeps themselves replaced at link
- * time (-Wl,--wrap=sweep_start,light_sweep,audit_lfts,sweep_repair_join): the test sees each start and
+ * time (-Wl,--wrap=sweep_start,light_sweep,audit_tables,sweep_repair_join): the test sees each start and
  * ends it when it likes, on a real event loop run for a few milliseconds.
  *
  * - A storm of traps becomes one heavy sweep per hold-down.
@@ -22,9 +22,10 @@
  *   the audit's finding) to the sweep that answers it; a standby's are
  *   dropped.
  * - A light sweep that found nothing is followed by the table audit
- *   (unless lft_audit_blocks is 0, or a sweep was asked for meanwhile); an
- *   audit that found a switch unlike the published tables brings a full
- *   sweep, one that found none the next light sweep. fabricctl audit
+ *   (unless lft_audit_blocks and vl_audit_tables are both 0, or a sweep
+ *   was asked for meanwhile); an audit that found a node unlike the
+ *   published sweep brings a full sweep, one that found none the next
+ *   light sweep. fabricctl audit
  *   starts one of every block at once, or once the sweep running ends;
  *   not on a standby or without a clean sweep.
  */
@@ -79,7 +80,7 @@ void __wrap_light_sweep(struct sm *sm, light_done_fn done)
 	light_done = done;
 }
 
-void __wrap_audit_lfts(struct sm *sm, audit_done_fn done)
+void __wrap_audit_tables(struct sm *sm, audit_done_fn done)
 {
 	sm->sched.sweeping = true;
 	audits++;
@@ -305,13 +306,20 @@ static void a_quiet_light_sweep_is_followed_by_the_table_audit(void **state)
 	assert_int_equal(audits, 2);
 	assert_int_equal(heavy, 3);
 	end_heavy(&sm);
-	sm.cfg.lft_audit_blocks = 0;	/* no audit */
+	sm.cfg.lft_audit_blocks = 0;	/* the VL tables alone */
 	run_for(&sm, 1500);
 	assert_int_equal(light, 4);
 	quiet_light(&sm);
-	assert_int_equal(audits, 2);
+	assert_int_equal(audits, 3);
+	sm.sched.sweeping = false;
+	audit_done(&sm, &(struct audit_report){ .vl_read = 256 });
+	sm.cfg.vl_audit_tables = 0;	/* no audit */
 	run_for(&sm, 1500);
 	assert_int_equal(light, 5);
+	quiet_light(&sm);
+	assert_int_equal(audits, 3);
+	run_for(&sm, 1500);
+	assert_int_equal(light, 6);
 	done(&sm);
 }
 
@@ -320,13 +328,13 @@ static void fabricctl_audit_reads_every_block_now_or_after_the_sweep(void **stat
 	(void)state;
 	struct sm sm;
 	char why[160];
-	size_t blocks;
+	size_t blocks, tables;
 	master(&sm, 0);
 	sm_sweep_request(&sm);
 	end_heavy(&sm);
-	assert_int_equal(sm_audit_request(&sm, &blocks, why, sizeof(why)), 0);	/* idle: at once */
+	assert_int_equal(sm_audit_request(&sm, &blocks, &tables, why, sizeof(why)), 0);	/* idle: at once */
 	assert_int_equal(whole_audits, 1);
-	assert_int_equal(sm_audit_request(&sm, &blocks, why, sizeof(why)), 0);	/* during that audit: after it */
+	assert_int_equal(sm_audit_request(&sm, &blocks, &tables, why, sizeof(why)), 0);	/* during that audit: after it */
 	assert_int_equal(whole_audits, 1);
 	sm.sched.sweeping = false;
 	audit_done(&sm, &(struct audit_report){ 0 });
@@ -334,18 +342,18 @@ static void fabricctl_audit_reads_every_block_now_or_after_the_sweep(void **stat
 	sm.sched.sweeping = false;
 	audit_done(&sm, &(struct audit_report){ 0 });
 	sm_sweep_request(&sm);
-	assert_int_equal(sm_audit_request(&sm, &blocks, why, sizeof(why)), 0);	/* during a heavy sweep: after it */
+	assert_int_equal(sm_audit_request(&sm, &blocks, &tables, why, sizeof(why)), 0);	/* during a heavy sweep: after it */
 	assert_int_equal(whole_audits, 2);
 	end_heavy(&sm);
 	assert_int_equal(whole_audits, 3);
 	sm.sched.sweeping = false;
 	audit_done(&sm, &(struct audit_report){ 0 });
 	sm.last_sweep_ok = false;
-	assert_int_equal(sm_audit_request(&sm, &blocks, why, sizeof(why)), -1);
+	assert_int_equal(sm_audit_request(&sm, &blocks, &tables, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "no clean sweep"));
 	sm.last_sweep_ok = true;
 	sm.state = SM_STANDBY;
-	assert_int_equal(sm_audit_request(&sm, &blocks, why, sizeof(why)), -1);
+	assert_int_equal(sm_audit_request(&sm, &blocks, &tables, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "STANDBY"));
 	assert_int_equal(whole_audits, 3);
 	done(&sm);

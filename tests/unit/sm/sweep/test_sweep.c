@@ -89,6 +89,9 @@ static size_t nsent, answered;
 /* What each switch of the truth holds: the LFT blocks set into it, by truth node index. */
 #define HELD_LIDS 512
 static uint8_t held_lft[SIM_MAX_NODES][HELD_LIDS];
+/* What each node's SL-to-VL maps hold, by truth node index and (input, output) port (a CA's: (port, port)). */
+#define HELD_PORTS 17
+static ib_slvl_table_t held_sl2vl[SIM_MAX_NODES][HELD_PORTS][HELD_PORTS];
 /* Each switch's LinearFDBTop, as its last SwitchInfo Set left it (by truth node index): Gets answer it. */
 static uint16_t held_top[SIM_MAX_NODES];
 /*
@@ -125,6 +128,15 @@ static unsigned stored_sweeps(void)
 	return sweeps;
 }
 
+/* Where node n holds the SL-to-VL map an SMP with modifier mod that entered at port `at` is about; or NULL. */
+static ib_slvl_table_t *held_map(const struct node *n, uint8_t at, uint32_t mod)
+{
+	unsigned in = n->type == NODE_SWITCH ? mod >> 8 & 0xff : at, out = n->type == NODE_SWITCH ? mod & 0xff : at;
+	if (n->index >= SIM_MAX_NODES || in >= HELD_PORTS || out >= HELD_PORTS || (mod >> 16))
+		return NULL;	/* (fabricd sends the optimized form only to switches that offer it, none here) */
+	return &held_sl2vl[n->index][in][out];
+}
+
 int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, const uint8_t *path,
 		       uint8_t hops, uint64_t mkey, const void *data, size_t len, mad_done_fn done, void *ctx)
 {
@@ -148,6 +160,9 @@ int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uin
 		memcpy(&held_lft[to->index][mod * 64], data, 64);
 	if (method == IB_MAD_METHOD_SET && attr == IB_MAD_ATTR_SWITCH_INFO && to && to->index < SIM_MAX_NODES)
 		held_top[to->index] = cl_ntoh16(((const ib_switch_info_t *)data)->lin_top);
+	ib_slvl_table_t *map = to && attr == IB_MAD_ATTR_SLVL_TABLE ? held_map(to, at, mod) : NULL;
+	if (method == IB_MAD_METHOD_SET && map)
+		memcpy(map, data, sizeof(*map));
 	if (method == IB_MAD_METHOD_SET && attr == IB_MAD_ATTR_PORT_INFO) {
 		ib_port_info_t pi;
 		memcpy(&pi, data, sizeof(pi));
@@ -161,6 +176,8 @@ int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uin
 			((ib_switch_info_t *)a->reply.data)->lin_top = cl_hton16(held_top[to->index]);
 		if (attr == IB_MAD_ATTR_LIN_FWD_TBL && (mod + 1) * 64 <= HELD_LIDS)
 			memcpy(a->reply.data, &held_lft[to->index][mod * 64], 64);
+		if (map)
+			memcpy(a->reply.data, map, sizeof(*map));
 	}
 	uint8_t in;
 	const struct node *n = lose_guid && method == IB_MAD_METHOD_GET && attr == lose_attr ? follow(path, hops, &in)
@@ -237,6 +254,7 @@ static int setup_tree(const struct fattree_spec *spec)
 	memset(no_client_rereg, 0, sizeof(no_client_rereg));
 	memset(held_lft, 0, sizeof(held_lft));
 	memset(held_top, 0, sizeof(held_top));
+	memset(held_sl2vl, 0, sizeof(held_sl2vl));
 	memset(&sm, 0, sizeof(sm));
 	config_defaults(&sm.cfg);
 	snprintf(db_path, sizeof(db_path), "/tmp/fabricd-test-sweep.%d.db", (int)getpid());
@@ -1306,7 +1324,7 @@ static struct audit_report audit_to_end(void)
 	unsigned before = audits_done;
 	queued = 0;
 	nsent = 0;
-	audit_lfts(&sm, on_audited);
+	audit_tables(&sm, on_audited);
 	answer_until(&audits_done, before);
 	return audited;
 }
@@ -1328,6 +1346,7 @@ static void the_table_audit_finds_an_entry_changed_behind_our_back(void **state)
 	size_t nsw = fabric_count(&pub->fabric, NODE_SWITCH), read = 0, elsewhere;
 	assert_true(pub->tables.max_lid < 64);	/* one block a switch */
 	sm.cfg.lft_audit_blocks = 3;
+	sm.cfg.vl_audit_tables = 0;	/* the LFT blocks alone */
 	bool seen[SIM_MAX_NODES] = { false };
 	while (read < nsw) {	/* the first rotation */
 		struct audit_report r = audit_to_end();
@@ -1377,6 +1396,73 @@ static void the_table_audit_finds_an_entry_changed_behind_our_back(void **state)
 	assert_int_equal(sm.lft_unsure.n, 0);
 	assert_int_equal(audit_to_end().differed, 0);
 	assert_int_equal(sm.audit.differed, 1);
+}
+
+/*
+ * The table audit reads the VL tables back too, the first of every
+ * node's, then the second of every node's, and so on: each pass over the
+ * nodes asks each once. A switch's SL-to-VL map changed behind fabricd's
+ * back is found; the full sweep after it writes every VL table of that
+ * switch again and nothing of any other node, reads no LFT block back and
+ * sends none.
+ */
+static void the_table_audit_finds_a_vl_table_changed_behind_our_back(void **state)
+{
+	const struct node *leaf = fabric_find_desc(&truth, "L1");
+	size_t elsewhere;
+	sweep(NULL, 0);
+	assert_true(outcome.ok);
+	size_t leaf_maps = sets_of(IB_MAD_ATTR_SLVL_TABLE, leaf->guid, leaf->guid, &elsewhere) - elsewhere;
+	const struct sm_snapshot *pub = sm_published(&sm);
+	size_t nodes = pub->fabric.nnodes, all = audit_vl_tables_published(pub), read = 0;
+	assert_true(leaf_maps > 1 && all > nodes);
+	sm.cfg.lft_audit_blocks = 0;	/* the VL tables alone */
+	sm.cfg.vl_audit_tables = (unsigned)nodes;
+	bool seen[SIM_MAX_NODES] = { false };
+	struct audit_report r = audit_to_end();	/* the first pass: every node's first table */
+	assert_int_equal(r.vl_read, nodes);
+	assert_int_equal(r.read + r.vl_differed + r.vl_unanswered + r.switches, 0);
+	for (size_t i = 0; i < nsent; i++) {
+		const struct node *n = fabric_find_guid(&truth, sent[i].to);
+		assert_int_equal(sent[i].attr, IB_MAD_ATTR_SLVL_TABLE);
+		assert_false(seen[n->index]);
+		seen[n->index] = true;
+	}
+	for (read = r.vl_read; read < all; read += r.vl_read) {	/* the rest of the rotation */
+		r = audit_to_end();
+		assert_int_equal(r.vl_differed + r.vl_unanswered + r.switches, 0);
+	}
+	assert_int_equal(sm.audit.vl_rotations, read > all);
+	assert_true(sm.last_sweep_ok);
+
+	unsigned in = 1, out = 2;
+	while (!leaf->ports[in].remote)
+		in++;
+	while (out == in || !leaf->ports[out].remote)
+		out++;
+	held_sl2vl[leaf->index][in][out].raw_vl_by_sl[1] ^= 0x01;	/* SL 3 on another VL */
+	sm.cfg.vl_audit_tables = (unsigned)all;
+	r = audit_to_end();
+	assert_int_equal(r.vl_read, all);
+	assert_int_equal(r.vl_differed, 1);
+	assert_int_equal(r.switches, 1);
+	assert_false(sm.last_sweep_ok);
+	assert_true(lost_set_has(&sm.vl_unsure, leaf->guid));
+	assert_int_equal(sm.vl_unsure.n, 1);
+	assert_int_equal(sm.lft_unsure.n, 0);
+
+	sweep(NULL, 0);
+	assert_true(outcome.ok);
+	assert_memory_equal(&held_sl2vl[leaf->index][in][out], &sm_published(&sm)->qos.sl2vl, sizeof(ib_slvl_table_t));
+	assert_int_equal(sets_of(IB_MAD_ATTR_SLVL_TABLE, leaf->guid, leaf->guid, &elsewhere), leaf_maps);
+	assert_int_equal(elsewhere, 0);
+	assert_int_equal(sent_of(IB_MAD_METHOD_GET, IB_MAD_ATTR_LIN_FWD_TBL, 0, 0, &elsewhere), 0);
+	assert_int_equal(lft_sets(ANY_TIME), 0);
+	assert_int_equal(sm.vl_unsure.n, 0);
+	r = audit_to_end();
+	assert_int_equal(r.vl_read, all);
+	assert_int_equal(r.vl_differed, 0);
+	assert_int_equal(sm.audit.vl_differed, 1);
 }
 
 static struct light_report lit;
@@ -1470,6 +1556,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_port_whose_portinfo_was_lost_gets_its_tables_next_sweep,
 						setup_3_levels, teardown),
 		cmocka_unit_test_setup_teardown(a_transition_stops_three_times_in_a_row_at_most, setup_3_levels,
+						teardown),
+		cmocka_unit_test_setup_teardown(the_table_audit_finds_a_vl_table_changed_behind_our_back, setup_3_levels,
 						teardown),
 		cmocka_unit_test_setup_teardown(the_table_audit_finds_an_entry_changed_behind_our_back, setup_3_levels,
 						teardown),
