@@ -38,60 +38,6 @@ struct block_get {
 	unsigned block;
 };
 
-void audit_finish(struct audit *a)
-{
-	if (--a->in_flight)
-		return;
-	struct sm *sm = a->sm;
-	struct audit_report r = a->r;
-	audit_done_fn done = a->done;
-	struct sm_audit *c = &sm->audit;
-	c->read += r.read;
-	c->differed += r.differed;
-	c->unanswered += r.unanswered;
-	c->vl_read += r.vl_read;
-	c->vl_differed += r.vl_differed;
-	c->vl_unanswered += r.vl_unanswered;
-	if (a->whole) {
-		c->wholes++;
-		c->last_read = r.read;
-		c->last_differed = r.differed;
-		c->last_unanswered = r.unanswered;
-		c->last_vl_read = r.vl_read;
-		c->last_vl_differed = r.vl_differed;
-		c->last_vl_unanswered = r.vl_unanswered;
-		log_info("table audit: every LFT block read back: %u as published, %u other, %u unanswered; every VL "
-			 "table: %u as published, %u other, %u unanswered", r.read - r.differed, r.differed, r.unanswered,
-			 r.vl_read - r.vl_differed, r.vl_differed, r.vl_unanswered);
-	}
-	if (r.switches) {
-		lost_set_seal(&sm->lft_unsure);
-		lost_set_seal(&sm->vl_unsure);
-		sm->last_sweep_ok = false;	/* the next sweep reads them back */
-		log_warn("table audit: %u of %u LFT blocks and %u of %u VL tables read differ from the published "
-			 "sweep's, on %u node%s: a full sweep rewrites %s", r.differed, r.read, r.vl_differed, r.vl_read,
-			 r.switches, r.switches == 1 ? "" : "s", r.switches == 1 ? "it" : "them");
-	} else {
-		log_debug("table audit: %u LFT blocks and %u VL tables as published, %u and %u unanswered (%llu ms)",
-			  r.read, r.vl_read, r.unanswered, r.vl_unanswered,
-			  (unsigned long long)(evl_now_ms() - a->t0));
-	}
-	sm->sched.sweeping = false;
-	free(a->unlike);
-	free(a);
-	done(sm, &r);
-}
-
-void audit_note_unlike(struct audit *a, const struct node *n, const char *detail)
-{
-	if (a->unlike[n->index])
-		return;
-	a->unlike[n->index] = true;
-	a->r.switches++;
-	log_warn("table audit: %s", detail);
-	sm_event(a->sm, "audit", detail);
-}
-
 /* Names the first of a switch's blocks found unlike the published tables: its entries, the first that differs. */
 static void note_unlike(struct audit *a, const struct node *n, unsigned block, const uint8_t *held,
 			const uint8_t *want, unsigned count)
