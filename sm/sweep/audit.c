@@ -74,7 +74,7 @@ static void on_block(void *ctx, int status, const ib_smp_t *reply)
 			note_unlike(a, q->n, q->block, reply->data, want, count);
 	}
 	free(q);
-	audit_finish(a);
+	audit_answered(a);
 }
 
 static void ask_block(struct audit *a, const struct node *n, unsigned block)
@@ -99,27 +99,33 @@ size_t audit_blocks_published(const struct sm_snapshot *pub)
 	return n;
 }
 
-/* Sends the Gets of the rotation's next budget blocks (at most one rotation: no block twice). */
-static void ask_next(struct audit *a, size_t budget)
+/* Asks for the rotation's next block; false when the audit has none left to ask (a->lft_left). */
+static bool ask_next_block(struct audit *a)
 {
 	struct sm_audit *c = &a->sm->audit;
 	const struct fabric *f = &a->pub->fabric;
 	unsigned per_switch = a->pub->tables.max_lid / 64u + 1u;
-	size_t all = audit_blocks_published(a->pub);
-	for (budget = budget < all ? budget : all; budget;) {
+	if (!a->lft_left)
+		return false;
+	while (c->node >= f->nnodes || !a->pub->tables.lft[c->node] || c->block >= per_switch) {
 		if (c->node >= f->nnodes) {	/* round again */
 			c->node = 0;
 			c->block = 0;
 			c->rotations++;
-		}
-		if (!a->pub->tables.lft[c->node] || c->block >= per_switch) {
+		} else if (!a->pub->tables.lft[c->node] || c->block >= per_switch) {
 			c->node++;
 			c->block = 0;
-			continue;
 		}
-		ask_block(a, f->nodes[c->node], c->block++);
-		budget--;
 	}
+	a->lft_left--;
+	ask_block(a, f->nodes[c->node], c->block++);
+	return true;
+}
+
+/* The LFT blocks first, then the VL tables. */
+static bool ask_more(struct audit *a)
+{
+	return ask_next_block(a) || audit_vl_ask_next(a);
 }
 
 void audit_tables(struct sm *sm, audit_done_fn done)
@@ -134,11 +140,11 @@ void audit_tables(struct sm *sm, audit_done_fn done)
 		return;
 	}
 	*a = (struct audit){ .sm = sm, .pub = pub, .done = done, .unlike = unlike, .t0 = evl_now_ms(), .in_flight = 1,
-			     .whole = sm->audit.whole_wanted };
+			     .whole = sm->audit.whole_wanted, .ask_more = ask_more };
 	sm->audit.whole_wanted = false;
 	sm->sched.sweeping = true;	/* a heavy sweep asked for meanwhile waits for us */
-	if (pub->tables.lft)
-		ask_next(a, a->whole ? audit_blocks_published(pub) : sm->cfg.lft_audit_blocks);
-	audit_vl_tables(a, sm->cfg.vl_audit_tables);
-	audit_finish(a);	/* the hold on in_flight, now every Get is out */
+	size_t all = pub->tables.lft ? audit_blocks_published(pub) : 0;
+	a->lft_left = a->whole || sm->cfg.lft_audit_blocks > all ? all : sm->cfg.lft_audit_blocks;	/* no block twice */
+	audit_vl_start(a, sm->cfg.vl_audit_tables);
+	audit_answered(a);	/* the hold on in_flight: the first Gets go out */
 }

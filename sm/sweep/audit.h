@@ -31,8 +31,8 @@ size_t audit_vl_tables_published(const struct sm_snapshot *pub);
  * sweep's switches and the next sm->cfg.vl_audit_tables VL tables of its
  * nodes (every one of both, when sm->audit.whole_wanted: fabricctl
  * audit; sm->audit says where the rotations stand; nothing twice in one
- * audit), all in flight, and compares each with what the published
- * sweep gave. A switch holding a block unlike it joins sm->lft_unsure, a
+ * audit), AUDIT_IN_FLIGHT Gets out at a time, and compares each with
+ * what the published sweep gave. A switch holding a block unlike it joins sm->lft_unsure, a
  * node holding a VL table unlike it sm->vl_unsure, and the switches no
  * longer count as holding the published sweep (sm->last_sweep_ok): the
  * caller asks for the full sweep that rewrites them. Then calls done.

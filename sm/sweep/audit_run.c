@@ -4,7 +4,9 @@
  * Both parts of an audit (the LFT blocks, audit.c; the VL tables,
  * audit_vl.c) count their Gets into one report and name the nodes they
  * find holding something unlike the published sweep here, once each, in
- * the log and the event store. The last answer in ends the audit: the
+ * the log and the event store. Each answer lets the audit ask for the
+ * next block or table, so that no more than AUDIT_IN_FLIGHT Gets are out
+ * and queued at a time. The last answer in ends the audit: the
  * figures go into sm->audit, the nodes found unlike into the next sweep
  * (sm->lft_unsure, sm->vl_unsure, sealed here), and the scheduler hears
  * the report.
@@ -15,9 +17,16 @@
 
 #include "sm/log.h"
 
-void audit_finish(struct audit *a)
+void audit_answered(struct audit *a)
 {
-	if (--a->in_flight)
+	a->in_flight--;
+	if (a->asking)	/* answered at once (a send that failed): the loop below goes on */
+		return;
+	a->asking = true;
+	while (a->in_flight < AUDIT_IN_FLIGHT && a->ask_more(a))
+		;
+	a->asking = false;
+	if (a->in_flight)
 		return;
 	struct sm *sm = a->sm;
 	struct audit_report r = a->r;
@@ -54,6 +63,7 @@ void audit_finish(struct audit *a)
 			  (unsigned long long)(evl_now_ms() - a->t0));
 	}
 	sm->sched.sweeping = false;
+	free(a->tables);
 	free(a->unlike);
 	free(a);
 	done(sm, &r);

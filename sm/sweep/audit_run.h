@@ -6,6 +6,15 @@
 #define SM_AUDIT_RUN_H
 
 #include "sm/sweep/audit.h"
+#include "sm/sweep/qos.h"
+
+/*
+ * Gets an audit has out at once; the others are asked for as answers
+ * come. (Asked all at once, a whole audit of the 27,648-host tree, some
+ * 8.5 million LFT blocks and VL tables, would hold gigabytes of MADs
+ * queued.)
+ */
+#define AUDIT_IN_FLIGHT 512
 
 struct audit {
 	struct sm *sm;
@@ -14,16 +23,28 @@ struct audit {
 	struct audit_report r;
 	bool whole;		/* every block and table (fabricctl audit) */
 	unsigned in_flight;
+	bool asking;		/* in the loop that asks for more */
+	bool (*ask_more)(struct audit *a);	/* asks for the next block or table; false when none is left */
+	size_t lft_left;	/* LFT blocks still to ask for */
+	size_t vl_left;		/* VL tables still to ask for in the rotation (not whole) */
+	/* a whole audit's VL tables: those of node `node` - 1, tables[next..ntables) still to ask for */
+	size_t node, ntables, next;
+	struct qos_table *tables;
 	bool *unlike;		/* per node of pub: found holding a table unlike pub's */
 	uint64_t t0;
 };
 
-/* One Get's answer is in (or will never come): the audit ends with the last. */
-void audit_finish(struct audit *a);
+/*
+ * One Get's answer is in (or will never come): asks for more while any
+ * is left, up to AUDIT_IN_FLIGHT out; the audit ends with the last answer.
+ */
+void audit_answered(struct audit *a);
 /* Counts node n as holding a table unlike pub's (once), detail naming it: log, event, the next sweep. */
 void audit_note_unlike(struct audit *a, const struct node *n, const char *detail);
 
-/* VL tables: the next budget in the rotation, or (a->whole) every one; how many were asked for. */
-void audit_vl_tables(struct audit *a, size_t budget);
+/* Sets out the VL part: the rotation's next budget tables, or (a->whole) every one. */
+void audit_vl_start(struct audit *a, size_t budget);
+/* Asks for the VL part's next table; false when none is left. */
+bool audit_vl_ask_next(struct audit *a);
 
 #endif

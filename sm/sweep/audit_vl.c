@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sm/log.h"
 #include "sm/smnode.h"
-#include "sm/sweep/qos.h"
 
 struct table_get {
 	struct audit *a;
@@ -72,7 +72,7 @@ static void on_table(void *ctx, int status, const ib_smp_t *reply)
 		}
 	}
 	free(q);
-	audit_finish(a);
+	audit_answered(a);
 }
 
 static void ask_table(struct audit *a, const struct node *n, const struct qos_table *t)
@@ -89,24 +89,21 @@ static void ask_table(struct audit *a, const struct node *n, const struct qos_ta
 	a->r.vl_unanswered++;
 }
 
-/* Visiting one node's tables: asks for each (whole), or finds the index-th, or counts them up to a bound. */
+/* Visiting one node's tables: finds the index-th, or counts them up to a bound, or keeps each into tables[]. */
 struct visit {
-	struct audit *a;
-	const struct node *n;
 	size_t seen, index, bound;
-	struct qos_table found;
-	bool ask, met;
+	struct qos_table found, *keep;
+	bool met;
 };
 
 static bool visit_table(void *arg, const struct qos_table *t)
 {
 	struct visit *v = arg;
-	if (v->ask) {
-		ask_table(v->a, v->n, t);
-	} else if (v->seen == v->index) {
+	if (v->keep)
+		v->keep[v->seen] = *t;
+	else if (v->seen == v->index)
 		v->found = *t;
-		v->met = true;
-	}
+	v->met |= v->seen == v->index;
 	return ++v->seen <= v->index && v->seen < v->bound;
 }
 
@@ -127,19 +124,43 @@ size_t audit_vl_tables_published(const struct sm_snapshot *pub)
 	return tables_up_to(pub, SIZE_MAX);
 }
 
-void audit_vl_tables(struct audit *a, size_t budget)
+void audit_vl_start(struct audit *a, size_t budget)
+{
+	a->vl_left = a->whole ? 0 : tables_up_to(a->pub, budget);	/* at most one rotation: no table twice */
+}
+
+/* A whole audit's next table, node by node: each node's tables are listed once, when its turn comes. */
+static bool ask_whole_next(struct audit *a)
+{
+	const struct fabric *f = &a->pub->fabric;
+	while (a->next == a->ntables) {
+		if (a->node >= f->nnodes)
+			return false;
+		const struct node *n = f->nodes[a->node++];
+		struct visit count = { .index = SIZE_MAX, .bound = SIZE_MAX };
+		qos_each_table(n, &a->pub->qos, visit_table, &count);
+		struct qos_table *more = count.seen ? realloc(a->tables, count.seen * sizeof(*more)) : a->tables;
+		a->next = a->ntables = 0;
+		if (!more) {
+			log_error("table audit: out of memory listing the VL tables of %s", n->desc);
+			a->r.vl_unanswered += (unsigned)count.seen;
+			continue;
+		}
+		struct visit keep = { .index = SIZE_MAX, .bound = SIZE_MAX, .keep = a->tables = more };
+		qos_each_table(n, &a->pub->qos, visit_table, &keep);
+		a->ntables = keep.seen;
+	}
+	ask_table(a, f->nodes[a->node - 1], &a->tables[a->next++]);
+	return true;
+}
+
+bool audit_vl_ask_next(struct audit *a)
 {
 	struct sm_audit *c = &a->sm->audit;
 	const struct fabric *f = &a->pub->fabric;
-	if (a->whole) {	/* node by node: the rotation's order would visit each node's tables once per index */
-		for (size_t i = 0; i < f->nnodes; i++) {
-			struct visit v = { .a = a, .n = f->nodes[i], .index = SIZE_MAX, .bound = SIZE_MAX, .ask = true };
-			qos_each_table(v.n, &a->pub->qos, visit_table, &v);
-		}
-		return;
-	}
-	/* at most one rotation: no table twice in one audit */
-	for (budget = tables_up_to(a->pub, budget); budget;) {
+	if (a->whole)	/* node by node: the rotation's order would list each node's tables once per index */
+		return ask_whole_next(a);
+	while (a->vl_left) {
 		if (c->vl_node >= f->nnodes) {	/* the next index, or round again when no node had this one */
 			c->vl_node = 0;
 			c->vl_index = c->vl_index_met ? c->vl_index + 1 : 0;
@@ -147,12 +168,15 @@ void audit_vl_tables(struct audit *a, size_t budget)
 			c->vl_index_met = false;
 			continue;
 		}
-		struct visit v = { .a = a, .n = f->nodes[c->vl_node++], .index = c->vl_index, .bound = SIZE_MAX };
-		qos_each_table(v.n, &a->pub->qos, visit_table, &v);
+		const struct node *n = f->nodes[c->vl_node++];
+		struct visit v = { .index = c->vl_index, .bound = SIZE_MAX };
+		qos_each_table(n, &a->pub->qos, visit_table, &v);
 		if (!v.met)
 			continue;
 		c->vl_index_met = true;
-		ask_table(a, v.n, &v.found);
-		budget--;
+		a->vl_left--;
+		ask_table(a, n, &v.found);
+		return true;
 	}
+	return false;
 }

@@ -63,6 +63,7 @@
 #include "sm/sm.h"
 #include "sm/smnode.h"
 #include "sm/sweep/audit.h"
+#include "sm/sweep/audit_run.h"
 #include "sm/sweep/light.h"
 #include "sm/sweep/reregister.h"
 #include "sm/sweep/sweep.h"
@@ -1465,6 +1466,36 @@ static void the_table_audit_finds_a_vl_table_changed_behind_our_back(void **stat
 	assert_int_equal(sm.audit.vl_differed, 1);
 }
 
+/*
+ * fabricctl audit's whole audit reads every LFT block and VL table, but
+ * asks for AUDIT_IN_FLIGHT at a time, the next as each answer comes: the
+ * MADs queued stay few whatever the fabric's size.
+ */
+static void a_whole_audit_keeps_few_gets_out(void **state)
+{
+	sweep(NULL, 0);
+	assert_true(outcome.ok);
+	const struct sm_snapshot *pub = sm_published(&sm);
+	size_t blocks = audit_blocks_published(pub), tables = audit_vl_tables_published(pub), most = 0;
+	assert_true(blocks + tables > 4 * AUDIT_IN_FLIGHT);
+	unsigned before = audits_done;
+	queued = 0;
+	nsent = 0;
+	sm.audit.whole_wanted = true;
+	audit_tables(&sm, on_audited);
+	for (size_t next = 0; audits_done == before; next++) {
+		assert_true(next < queued);
+		most = queued - next > most ? queued - next : most;
+		queue[next].done(queue[next].ctx, queue[next].status, queue[next].status ? NULL : &queue[next].reply);
+	}
+	assert_int_equal(most, AUDIT_IN_FLIGHT);
+	assert_int_equal(audited.read, blocks);
+	assert_int_equal(audited.vl_read, tables);
+	assert_int_equal(audited.differed + audited.unanswered + audited.vl_differed + audited.vl_unanswered, 0);
+	assert_int_equal(sm.audit.wholes, 1);
+	assert_int_equal(sm.audit.last_vl_read, tables);
+}
+
 static struct light_report lit;
 static uint64_t lit_changed[SIM_MAX_NODES];
 static unsigned lights_done;
@@ -1557,6 +1588,7 @@ int main(void)
 						setup_3_levels, teardown),
 		cmocka_unit_test_setup_teardown(a_transition_stops_three_times_in_a_row_at_most, setup_3_levels,
 						teardown),
+		cmocka_unit_test_setup_teardown(a_whole_audit_keeps_few_gets_out, setup_degraded, teardown),
 		cmocka_unit_test_setup_teardown(the_table_audit_finds_a_vl_table_changed_behind_our_back, setup_3_levels,
 						teardown),
 		cmocka_unit_test_setup_teardown(the_table_audit_finds_an_entry_changed_behind_our_back, setup_3_levels,
