@@ -1,8 +1,10 @@
 /*
  * DOC: reading the switches' tables
  *
- * One LinearForwardingTable Get per block, all in flight at once (the MAD
- * layer windows them), each answer copied into the switch's lft_held.
+ * One LinearForwardingTable Get per block, READBACK_IN_FLIGHT out at a
+ * time, the next asked as each answer comes (all at once, the 27,648-host
+ * tree's 1.41 million blocks would hold some 600 MB of MADs queued), each
+ * answer copied into the switch's lft_held.
  * Used when this process has no clean sweep of its own to compare with,
  * so a restarted fabricd, or a standby taking over, rewrites nothing the
  * switches already hold and traffic keeps its paths. After a sweep that
@@ -20,6 +22,11 @@
 struct readback {
 	struct cfg_result r;
 	unsigned in_flight;
+	bool asking;		/* in the loop that asks for more */
+	struct mad_port *mp;
+	struct fabric *f;
+	size_t node;		/* the next block to ask for: f->nodes[node]'s */
+	unsigned block;
 	cfg_done_fn done;
 	void *arg;
 };
@@ -40,14 +47,6 @@ struct block_req {
  */
 #define BLOCK_ASKS 3
 
-static void finish(struct readback *rb)
-{
-	if (--rb->in_flight)
-		return;
-	rb->done(rb->arg, &rb->r);
-	free(rb);
-}
-
 /* s's table unknown: its read failed, or could not be made. */
 static void unknown(struct sm_node *s)
 {
@@ -57,6 +56,50 @@ static void unknown(struct sm_node *s)
 }
 
 static bool ask_block(struct block_req *q);
+
+/*
+ * Asks for the next block to read (of a switch whose lft_held waits for
+ * it: none after a block of its could not be read); false when none is left.
+ */
+static bool ask_next(struct readback *rb)
+{
+	while (rb->node < rb->f->nnodes) {
+		struct node *n = rb->f->nodes[rb->node];
+		struct sm_node *s = sm_node(n);
+		if (n->type != NODE_SWITCH || !s->lft_held || !s->lft_held_top || rb->block > s->lft_held_top / 64u) {
+			rb->node++;
+			rb->block = 0;
+			continue;
+		}
+		struct block_req *q = malloc(sizeof(*q));
+		if (q) {
+			*q = (struct block_req){ .rb = rb, .mp = rb->mp, .n = n, .block = rb->block++ };
+			rb->in_flight++;
+			if (ask_block(q))
+				return true;
+			rb->in_flight--;
+			free(q);
+		}
+		unknown(s);	/* a block that cannot be asked for: the rest of its table is not asked either */
+	}
+	return false;
+}
+
+/* One Get's answer is in: asks for more while any is left; the last answer ends the read. */
+static void answered(struct readback *rb)
+{
+	rb->in_flight--;
+	if (rb->asking)	/* answered at once (a send that failed): the loop below goes on */
+		return;
+	rb->asking = true;
+	while (rb->in_flight < READBACK_IN_FLIGHT && ask_next(rb))
+		;
+	rb->asking = false;
+	if (rb->in_flight)
+		return;
+	rb->done(rb->arg, &rb->r);
+	free(rb);
+}
 
 static void on_block(void *ctx, int status, const ib_smp_t *reply)
 {
@@ -73,7 +116,7 @@ static void on_block(void *ctx, int status, const ib_smp_t *reply)
 	}
 	struct readback *rb = q->rb;
 	free(q);
-	finish(rb);
+	answered(rb);
 }
 
 /* Sends q's Get (counted in r.sent); false when it could not go. */
@@ -86,31 +129,13 @@ static bool ask_block(struct block_req *q)
 	return true;
 }
 
-/* Sends the Gets of n's blocks 0..top; false when one could not go (n's table then unknown). */
-static bool read_switch(struct readback *rb, struct mad_port *mp, struct node *n, uint16_t top)
-{
-	for (unsigned block = 0; block <= top / 64u; block++) {
-		struct block_req *q = malloc(sizeof(*q));
-		if (!q)
-			return false;
-		*q = (struct block_req){ .rb = rb, .mp = mp, .n = n, .block = block };
-		rb->in_flight++;
-		if (!ask_block(q)) {
-			rb->in_flight--;
-			free(q);
-			return false;
-		}
-	}
-	return true;
-}
-
 int readback_lfts(struct mad_port *mp, struct fabric *f, const struct fabric *prev, const struct routing_tables *prev_t,
 		  const struct lost_set *lost, cfg_done_fn done, void *arg)
 {
 	struct readback *rb = calloc(1, sizeof(*rb));
 	if (!rb)
 		return -1;
-	*rb = (struct readback){ .in_flight = 1, .done = done, .arg = arg };
+	*rb = (struct readback){ .in_flight = 1, .mp = mp, .f = f, .done = done, .arg = arg };
 	for (size_t i = 0; i < f->nnodes; i++) {
 		struct node *n = f->nodes[i];
 		struct sm_node *s = sm_node(n);
@@ -124,11 +149,9 @@ int readback_lfts(struct mad_port *mp, struct fabric *f, const struct fabric *pr
 			continue;
 		}
 		s->lft_held_top = top;
-		s->lft_held[0] = LFT_NO_PATH;	/* LinearFDBTop 0: no table, every LID drops */
-		if (top && !read_switch(rb, mp, n, top))
-			unknown(s);
+		s->lft_held[0] = LFT_NO_PATH;	/* LinearFDBTop 0: no table, every LID drops (nothing to read) */
 	}
-	finish(rb);
+	answered(rb);	/* the hold on in_flight: the first Gets go out */
 	return 0;
 }
 

@@ -9,6 +9,9 @@
 #include "sm/sweep/configure.h"
 #include "sm/sweep/lostset.h"
 
+/* Gets a read has out at once, the next asked as each answer comes (the MAD layer windows them further). */
+#define READBACK_IN_FLIGHT 512
+
 /*
  * Reads every LFT block up to each switch's LinearFDBTop into its sm_node
  * (lft_held, lft_held_top): of every switch, or with prev (the published

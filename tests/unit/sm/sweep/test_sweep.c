@@ -64,6 +64,7 @@
 #include "sm/smnode.h"
 #include "sm/sweep/audit.h"
 #include "sm/sweep/audit_run.h"
+#include "sm/sweep/readback.h"
 #include "sm/sweep/light.h"
 #include "sm/sweep/reregister.h"
 #include "sm/sweep/sweep.h"
@@ -1496,6 +1497,36 @@ static void a_whole_audit_keeps_few_gets_out(void **state)
 	assert_int_equal(sm.audit.last_vl_read, tables);
 }
 
+/*
+ * A restarted fabricd (no sweep of its own) reads every switch's table
+ * back before it plans, READBACK_IN_FLIGHT Gets out at a time at most
+ * (all at once, the 27,648-host tree's 1.41 million blocks would queue
+ * some 600 MB of MADs), and writes none of what they hold again.
+ */
+static void a_restart_reads_the_tables_back_few_gets_at_a_time(void **state)
+{
+	sweep(NULL, 0);
+	assert_true(outcome.ok);
+	size_t nsw = fabric_count(&sm_published(&sm)->fabric, NODE_SWITCH);
+	uint16_t max_lid = sm_published(&sm)->tables.max_lid;
+	sm_snapshot_free(sm.pub);	/* as a new process finds it: the switches hold tables it did not write */
+	sm.pub = NULL;
+	sm.last_sweep_ok = false;
+	sm.pub_held = false;
+	sweep(NULL, 0);
+	assert_true(outcome.ok);
+	size_t gets = 0, most = 0;
+	for (size_t i = 0; i < nsent; i++)
+		if (sent[i].method == IB_MAD_METHOD_GET && sent[i].attr == IB_MAD_ATTR_LIN_FWD_TBL) {
+			gets++;
+			most = i + 1 - sent[i].answered > most ? i + 1 - sent[i].answered : most;
+		}
+	assert_int_equal(gets, nsw * (max_lid / 64u + 1u));
+	assert_true(gets > READBACK_IN_FLIGHT);
+	assert_true(most <= READBACK_IN_FLIGHT);
+	assert_int_equal(lft_sets(ANY_TIME), 0);
+}
+
 static struct light_report lit;
 static uint64_t lit_changed[SIM_MAX_NODES];
 static unsigned lights_done;
@@ -1552,6 +1583,11 @@ static void a_light_sweep_finds_a_table_top_moved(void **state)
 	assert_int_equal(light_to_end().nchanged, 0);
 }
 
+static int setup_radix_10(void **state)
+{
+	return setup_tree(&(struct fattree_spec){ .levels = 3, .radix = 10 });
+}
+
 static int setup_degraded(void **state)
 {
 	return setup_tree(&(struct fattree_spec){ .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1,
@@ -1589,6 +1625,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_transition_stops_three_times_in_a_row_at_most, setup_3_levels,
 						teardown),
 		cmocka_unit_test_setup_teardown(a_whole_audit_keeps_few_gets_out, setup_degraded, teardown),
+		cmocka_unit_test_setup_teardown(a_restart_reads_the_tables_back_few_gets_at_a_time, setup_radix_10,
+						teardown),
 		cmocka_unit_test_setup_teardown(the_table_audit_finds_a_vl_table_changed_behind_our_back, setup_3_levels,
 						teardown),
 		cmocka_unit_test_setup_teardown(the_table_audit_finds_an_entry_changed_behind_our_back, setup_3_levels,
