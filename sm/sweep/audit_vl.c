@@ -34,7 +34,11 @@ struct table_get {
 	struct qos_table t;
 };
 
-/* "SL-to-VL map of ports (3, 5): SL 1 on VL 0, published 1" or "VL arbitration block 1 of port 3: entry ...". */
+/*
+ * The first entry of t that held differs in: "SL-to-VL map of ports (3,
+ * 5): SL 1 on VL 0, published 1", or "VL arbitration low table of port
+ * 3: entry 2 VL 0 weight 0, published VL 2 weight 64".
+ */
 static void describe(const struct qos_table *t, const uint8_t *held, char *buf, size_t len)
 {
 	unsigned at = 0;
