@@ -73,9 +73,9 @@ static void print_daemon(const char *daemon)
 	if (ctl_audit_figures(daemon, &a))
 		printf("LFT audit:  %llu blocks read back, %llu unlike the published tables; %llu rotations done\n",
 		       a.read, a.differed, a.rotations);
-	if (a.vl)
-		printf("VL audit:   %llu SL-to-VL and VL arbitration tables read back, %llu unlike the published sweep's; "
-		       "%llu rotations done\n", a.vl_read, a.vl_differed, a.vl_rotations);
+	if (a.ports)
+		printf("port audit: %llu SL-to-VL, VL arbitration and P_Key tables read back, %llu unlike the published "
+		       "sweep's; %llu rotations done\n", a.port_read, a.port_differed, a.port_rotations);
 	unsigned long long answered, last_ms, sum_ms;
 	const char *at = strstr(daemon, "\"reaction\": [");
 	if (at && sscanf(at, "\"reaction\": [%llu, %llu, %llu]", &answered, &last_ms, &sum_ms) == 3 && answered)

@@ -75,11 +75,11 @@ int cmd_resweep(struct ctl *c, int argc, char **argv)
 
 bool ctl_audit_figures(const char *status, struct ctl_audit *a)
 {
-	const char *at = strstr(status, "\"lft_audit\": ["), *vl = strstr(status, "\"vl_audit\": [");
+	const char *at = strstr(status, "\"lft_audit\": ["), *ports = strstr(status, "\"port_audit\": [");
 	memset(a, 0, sizeof(*a));
-	a->vl = vl && sscanf(vl, "\"vl_audit\": [%llu, %llu, %llu, %llu, %u, %u, %u]", &a->vl_read, &a->vl_differed,
-			     &a->vl_unanswered, &a->vl_rotations, &a->last_vl_read, &a->last_vl_differed,
-			     &a->last_vl_unanswered) == 7;
+	a->ports = ports && sscanf(ports, "\"port_audit\": [%llu, %llu, %llu, %llu, %u, %u, %u]", &a->port_read,
+				   &a->port_differed, &a->port_unanswered, &a->port_rotations, &a->last_port_read,
+				   &a->last_port_differed, &a->last_port_unanswered) == 7;
 	return at && sscanf(at, "\"lft_audit\": [%llu, %llu, %llu, %llu, %u, %u, %u, %u]", &a->read, &a->differed,
 			    &a->unanswered, &a->rotations, &a->wholes, &a->last_read, &a->last_differed,
 			    &a->last_unanswered) == 8;
@@ -142,20 +142,20 @@ int cmd_audit(struct ctl *c, int argc, char **argv)
 	if (!await_whole_audit(c, before, blocks + tables, &a))
 		return EXIT_DAEMON;
 	if (c->json)
-		printf("{\"blocks\": %u, \"published\": %u, \"other\": %u, \"unanswered\": %u, \"vl_tables\": %u, "
-		       "\"vl_published\": %u, \"vl_other\": %u, \"vl_unanswered\": %u}\n",
+		printf("{\"blocks\": %u, \"published\": %u, \"other\": %u, \"unanswered\": %u, \"port_tables\": %u, "
+		       "\"port_published\": %u, \"port_other\": %u, \"port_unanswered\": %u}\n",
 		       a.last_read + a.last_unanswered, a.last_read - a.last_differed, a.last_differed, a.last_unanswered,
-		       a.last_vl_read + a.last_vl_unanswered, a.last_vl_read - a.last_vl_differed, a.last_vl_differed,
-		       a.last_vl_unanswered);
+		       a.last_port_read + a.last_port_unanswered, a.last_port_read - a.last_port_differed,
+		       a.last_port_differed, a.last_port_unanswered);
 	else
 		printf("%u LFT blocks read back: %u as published, %u other%s, %u unanswered\n"
-		       "%u VL tables read back: %u as published, %u other%s, %u unanswered\n",
+		       "%u port tables read back: %u as published, %u other%s, %u unanswered\n",
 		       a.last_read + a.last_unanswered, a.last_read - a.last_differed, a.last_differed,
 		       a.last_differed ? " (a full sweep reads those switches back and rewrites them: fabricctl events)"
 				       : "", a.last_unanswered,
-		       a.last_vl_read + a.last_vl_unanswered, a.last_vl_read - a.last_vl_differed, a.last_vl_differed,
-		       a.last_vl_differed ? " (a full sweep writes every VL table of those nodes again: fabricctl events)"
-					  : "", a.last_vl_unanswered);
-	bool bad = a.last_differed || a.last_unanswered || a.last_vl_differed || a.last_vl_unanswered;
+		       a.last_port_read + a.last_port_unanswered, a.last_port_read - a.last_port_differed,
+		       a.last_port_differed, a.last_port_differed ? " (a full sweep writes every port table of those nodes again: fabricctl "
+					      "events)" : "", a.last_port_unanswered);
+	bool bad = a.last_differed || a.last_unanswered || a.last_port_differed || a.last_port_unanswered;
 	return bad ? EXIT_NOT_FOUND : EXIT_OK;
 }

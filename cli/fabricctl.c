@@ -58,8 +58,9 @@ static const struct ctl_command commands[] = {
 	{ "diff", "FILE", "compare the fabric with a planned net file", cmd_diff },
 	{ "resweep", "[--rebalance]", "ask the running fabricd for a heavy sweep now (--rebalance: every route "
 	  "re-balanced, not only those a change broke)", cmd_resweep },
-	{ "audit", "", "ask the running fabricd to read every switch's LFT and every node's VL tables back and compare "
-	  "them with the published sweep's; exit 1 if some block or table differed or went unanswered", cmd_audit },
+	{ "audit", "", "ask the running fabricd to read every switch's LFT and every node's port tables (SL-to-VL, VL "
+	  "arbitration, P_Key) back and compare them with the published sweep's; exit 1 if some block or table "
+	  "differed or went unanswered", cmd_audit },
 };
 
 static void usage(FILE *out)

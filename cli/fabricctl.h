@@ -68,9 +68,9 @@ struct ctl_audit {
 	unsigned long long read, differed, unanswered, rotations;
 	unsigned wholes;	/* audits of every block (fabricctl audit), and the last one's figures */
 	unsigned last_read, last_differed, last_unanswered;
-	bool vl;		/* the VL tables' figures (a fabricd that audits them) */
-	unsigned long long vl_read, vl_differed, vl_unanswered, vl_rotations;
-	unsigned last_vl_read, last_vl_differed, last_vl_unanswered;
+	bool ports;		/* the port tables' figures (a fabricd that audits them) */
+	unsigned long long port_read, port_differed, port_unanswered, port_rotations;
+	unsigned last_port_read, last_port_differed, last_port_unanswered;
 };
 /* Fills a from the status line; false when it has none. */
 bool ctl_audit_figures(const char *status, struct ctl_audit *a);

@@ -27,7 +27,7 @@
  *   trap_quiet_ms: 1                  # ... or as soon as no other trap came for this long (0: always wait)
  *   react_to_traps: 1                 # 0: traps are logged only
  *   lft_audit_blocks: 256             # LFT blocks read back after each quiet light sweep (0: no audit)
- *   vl_audit_tables: 256              # SL-to-VL and VL arbitration tables read back likewise (0: none)
+ *   port_audit_tables: 256            # SL-to-VL, VL arbitration and P_Key tables read back likewise (0: none)
  *   trap_budget_per_minute: 20        # traps one source LID may send; the rest are ignored
  *   mad: { window: 64, timeout_ms: 200, retries: 3 }
  *   qos: { vlarb_high: "", vlarb_low: "0:64,1:64", vl_high_limit: 0 }
@@ -79,7 +79,7 @@ void config_defaults(struct fabricd_config *c)
 	c->trap_holddown_ms = 50;
 	c->trap_quiet_ms = 1;
 	c->lft_audit_blocks = 256;
-	c->vl_audit_tables = 256;
+	c->port_audit_tables = 256;
 	c->react_to_traps = 1;
 	c->trap_budget_per_minute = 20;
 	c->sa_services_per_port = 32;
@@ -457,7 +457,7 @@ static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 		{ "react_to_traps", 1, &c->react_to_traps },
 		{ "keep_routes", 1, &c->keep_routes },
 		{ "lft_audit_blocks", 65536, &c->lft_audit_blocks },
-		{ "vl_audit_tables", 65536, &c->vl_audit_tables },
+		{ "port_audit_tables", 65536, &c->port_audit_tables },
 		{ "trap_budget_per_minute", 100000, &c->trap_budget_per_minute },
 	};
 	for (size_t i = 0; i < sizeof(uints) / sizeof(uints[0]); i++)

@@ -44,7 +44,7 @@ struct fabricd_config {
 	unsigned trap_quiet_ms;	/* ... or once no other has come for this long; 0: the whole hold-down */
 	unsigned react_to_traps;	/* 0: traps are only logged; light sweeps find changes */
 	unsigned lft_audit_blocks;	/* LFT blocks read back after each quiet light sweep (sm/sweep/audit.c); 0: none */
-	unsigned vl_audit_tables;	/* VL tables read back likewise (sm/sweep/audit_vl.c); 0: none */
+	unsigned port_audit_tables;	/* port tables read back likewise (sm/sweep/audit_ports.c); 0: none */
 	unsigned trap_budget_per_minute;	/* traps one source LID may send (burst and rate); 0: no limit */
 	unsigned mad_window, mad_timeout_ms, mad_retries;
 	char vlarb_high[256], vlarb_low[256];	/* "VL:weight,..."; "" = defaults */

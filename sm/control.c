@@ -77,14 +77,14 @@ static void answer(struct client *cl, const char *line)
 			 "{\"version\": \"%s\", \"pid\": %d, \"state\": \"%s\", \"sweeping\": %s, \"sweeps\": %u, "
 			 "\"priority\": %u, \"other_sms\": \"%s\", \"keep\": [%u, %u, %u], "
 			 "\"lft_audit\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %u, %u, %u, %u], "
-			 "\"vl_audit\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %u, %u, %u], "
+			 "\"port_audit\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %u, %u, %u], "
 			 "\"reaction\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]}\n",
 			 FABRICD_VERSION, (int)getpid(), ha_state_name(sm->state), sm->sched.sweeping ? "true" : "false", sm->act_count,
 			 sm->cfg.sm_priority, peers, sm->cfg.keep_sweeps, sm->cfg.keep_events, sm->cfg.keep_days,
 			 sm->audit.read, sm->audit.differed, sm->audit.unanswered, sm->audit.rotations, sm->audit.wholes,
-			 sm->audit.last_read, sm->audit.last_differed, sm->audit.last_unanswered, sm->audit.vl_read,
-			 sm->audit.vl_differed, sm->audit.vl_unanswered, sm->audit.vl_rotations, sm->audit.last_vl_read,
-			 sm->audit.last_vl_differed, sm->audit.last_vl_unanswered, sm->reaction.count,
+			 sm->audit.last_read, sm->audit.last_differed, sm->audit.last_unanswered, sm->audit.port_read,
+			 sm->audit.port_differed, sm->audit.port_unanswered, sm->audit.port_rotations, sm->audit.last_port_read,
+			 sm->audit.last_port_differed, sm->audit.last_port_unanswered, sm->reaction.count,
 			 sm->reaction.last_ms, sm->reaction.sum_ms);
 	} else if (strcmp(line, "resweep") == 0 || strcmp(line, "resweep rebalance") == 0) {
 		bool rebalance = line[7] != '\0';
@@ -96,10 +96,10 @@ static void answer(struct client *cl, const char *line)
 		char why[160];
 		size_t blocks, tables;
 		bool ok = sm_audit_request(sm, &blocks, &tables, why, sizeof(why)) == 0;
-		log_info("control: table audit of every LFT block and VL table requested%s%s", ok ? "" : ": ",
+		log_info("control: table audit of every LFT block and port table requested%s%s", ok ? "" : ": ",
 			 ok ? "" : why);
 		if (ok)
-			snprintf(out, sizeof(out), "ok: %zu LFT blocks and %zu VL tables to read back\n", blocks, tables);
+			snprintf(out, sizeof(out), "ok: %zu LFT blocks and %zu port tables to read back\n", blocks, tables);
 		else
 			snprintf(out, sizeof(out), "error: %s\n", why);
 	} else if (strncmp(line, "health clear", 12) == 0) {

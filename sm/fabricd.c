@@ -403,7 +403,7 @@ int main(int argc, char **argv)
 	mad_close(sm.mp);
 	sm_snapshot_free(sm.pub);
 	lost_set_free(&sm.lft_unsure);
-	lost_set_free(&sm.vl_unsure);
+	lost_set_free(&sm.port_unsure);
 	routing_memo_free(&sm.route_memo);
 	mkeys_free(&sm.mkeys);
 	namemap_free(&sm.names);

@@ -137,13 +137,13 @@ static void sm_metrics(struct http_body *b, const struct sm *sm)
 	family(b, "fabricd_lft_audit_rotations_total", "counter",
 	       "Times the table audit went round every published switch's LFT blocks.");
 	http_printf(b, "fabricd_lft_audit_rotations_total %" PRIu64 "\n", sm->audit.rotations);
-	audit_counter(b, "fabricd_vl_audit_tables_total",
-		      "SL-to-VL maps and VL arbitration tables the table audit asked nodes for, by what they held: what "
-		      "the published sweep wrote, others, no answer.", sm->audit.vl_read, sm->audit.vl_differed,
-		      sm->audit.vl_unanswered);
-	family(b, "fabricd_vl_audit_rotations_total", "counter",
-	       "Times the table audit went round every published node's VL tables.");
-	http_printf(b, "fabricd_vl_audit_rotations_total %" PRIu64 "\n", sm->audit.vl_rotations);
+	audit_counter(b, "fabricd_port_audit_tables_total",
+		      "SL-to-VL maps, VL arbitration and P_Key tables the table audit asked nodes for, by what they held: "
+		      "what the published sweep wrote, others, no answer.", sm->audit.port_read, sm->audit.port_differed,
+		      sm->audit.port_unanswered);
+	family(b, "fabricd_port_audit_rotations_total", "counter",
+	       "Times the table audit went round every published node's port tables.");
+	http_printf(b, "fabricd_port_audit_rotations_total %" PRIu64 "\n", sm->audit.port_rotations);
 	family(b, "fabricd_subnet_nodes", "gauge", "Nodes of the published sweep, by type.");
 	http_printf(b, "fabricd_subnet_nodes{type=\"switch\"} %zu\nfabricd_subnet_nodes{type=\"ca\"} %zu\n",
 		    pub ? fabric_count(&pub->fabric, NODE_SWITCH) : 0, pub ? fabric_count(&pub->fabric, NODE_CA) : 0);

@@ -6,7 +6,7 @@
  * master arms the next light sweep sweep_interval seconds on (or a full
  * heavy sweep, when full_sweep_interval has passed since the last one).
  * After a light sweep that found nothing, the table audit reads a few of
- * the switches' LFT blocks and the nodes' VL tables back (sm/sweep/
+ * the switches' LFT blocks and the nodes' port tables back (sm/sweep/
  * audit.c); one unlike the published sweep's asks for a full sweep.
  * fabricctl audit asks for one of every block and table: now, or once
  * the sweep running ends.
@@ -148,7 +148,7 @@ static void on_light_done(struct sm *sm, const struct light_report *r)
 	if (r->nchanged || r->silent) {
 		change_seen(sm);
 		kick(sm);
-	} else if ((sm->cfg.lft_audit_blocks || sm->cfg.vl_audit_tables || sm->audit.whole_wanted) && !sm->sched.resweep_wanted)
+	} else if ((sm->cfg.lft_audit_blocks || sm->cfg.port_audit_tables || sm->audit.whole_wanted) && !sm->sched.resweep_wanted)
 		audit_tables(sm, on_audit_done);
 	else
 		next(sm);
@@ -221,7 +221,7 @@ int sm_audit_request(struct sm *sm, size_t *blocks, size_t *tables, char *why, s
 		return -1;
 	}
 	*blocks = audit_blocks_published(sm_published(sm));
-	*tables = audit_vl_tables_published(sm_published(sm));
+	*tables = audit_port_tables_published(sm_published(sm));
 	sm->audit.whole_wanted = true;
 	if (!sm->sched.sweeping)
 		next(sm);	/* else once the sweep running ends */

@@ -86,10 +86,10 @@ struct sm {
 	bool pub_held;		/* no Set went out since pub but its own: its nodes (but pub->lost) hold it */
 	unsigned transition_stops;	/* sweeps in a row whose transition stopped for lost LFT Sets */
 	struct lost_set lft_unsure;	/* switches such a stop (or the table audit) may have left with tables other than pub's */
-	struct lost_set vl_unsure;	/* nodes the table audit found holding VL tables other than pub's */
+	struct lost_set port_unsure;	/* nodes the table audit found holding port tables other than pub's */
 	/*
 	 * The table audit's rotations over the published switches' LFT blocks
-	 * and over every node's VL tables, and its figures (sm/sweep/audit.c)
+	 * and over every node's port tables, and its figures (sm/sweep/audit.c)
 	 */
 	struct sm_audit {
 		size_t node;		/* the published fabric's node whose block is read next */
@@ -98,11 +98,11 @@ struct sm {
 		bool whole_wanted;	/* fabricctl audit: the next audit reads every block and table */
 		unsigned wholes;	/* audits that read every block, and the last one's figures */
 		unsigned last_read, last_differed, last_unanswered;
-		/* VL tables: the k-th table of every node in turn, then the k+1-th (sm/sweep/audit_vl.c) */
-		size_t vl_node, vl_index;
-		bool vl_index_met;	/* some node has a table at vl_index */
-		uint64_t vl_read, vl_differed, vl_unanswered, vl_rotations;
-		unsigned last_vl_read, last_vl_differed, last_vl_unanswered;
+		/* port tables: the k-th table of every node in turn, then the k+1-th (sm/sweep/audit_ports.c) */
+		size_t port_node, port_index;
+		bool port_index_met;	/* some node has a table at port_index */
+		uint64_t port_read, port_differed, port_unanswered, port_rotations;
+		unsigned last_port_read, last_port_differed, last_port_unanswered;
 	} audit;
 	bool clients_registered;	/* the hosts were asked to reregister since this SM became master */
 	struct budget trap_budget;	/* traps each source LID may send a minute */
@@ -182,7 +182,7 @@ void sched_free(struct sm *sm);
 /* Starts a full heavy sweep now, or right after the one running; nothing on a STANDBY or NOTACTIVE SM. */
 void sm_sweep_request(struct sm *sm);
 /*
- * fabricctl audit: a table audit of every LFT block and VL table, now, or
+ * fabricctl audit: a table audit of every LFT block and port table, now, or
  * right after the sweep running: 0 with how many blocks and tables it
  * reads, -1 with the reason in why when there is nothing to audit (not
  * master, no clean sweep).

@@ -18,8 +18,8 @@
  * published sweep: the full sweep the scheduler then asks for reads that
  * switch back, plans its transition from what it holds (proven like any
  * other) and rewrites what differs. A Get without an answer proves
- * nothing either way: its block comes round again next rotation. The VL
- * tables have their own rotation and budget (audit_vl.c), in the same
+ * nothing either way: its block comes round again next rotation. The
+ * port tables have their own rotation and budget (audit_ports.c), in the same
  * audit.
  */
 #include "sm/sweep/audit_run.h"
@@ -122,10 +122,10 @@ static bool ask_next_block(struct audit *a)
 	return true;
 }
 
-/* The LFT blocks first, then the VL tables. */
+/* The LFT blocks first, then the port tables. */
 static bool ask_more(struct audit *a)
 {
-	return ask_next_block(a) || audit_vl_ask_next(a);
+	return ask_next_block(a) || audit_ports_ask_next(a);
 }
 
 void audit_tables(struct sm *sm, audit_done_fn done)
@@ -145,6 +145,6 @@ void audit_tables(struct sm *sm, audit_done_fn done)
 	sm->sched.sweeping = true;	/* a heavy sweep asked for meanwhile waits for us */
 	size_t all = pub->tables.lft ? audit_blocks_published(pub) : 0;
 	a->lft_left = a->whole || sm->cfg.lft_audit_blocks > all ? all : sm->cfg.lft_audit_blocks;	/* no block twice */
-	audit_vl_start(a, sm->cfg.vl_audit_tables);
+	audit_ports_start(a, sm->cfg.port_audit_tables);
 	audit_answered(a);	/* the hold on in_flight: the first Gets go out */
 }

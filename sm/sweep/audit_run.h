@@ -1,6 +1,6 @@
 /*
  * audit_run.h - one table audit under way, shared by its two parts: the
- * LFT blocks (sm/sweep/audit.c) and the VL tables (sm/sweep/audit_vl.c).
+ * LFT blocks (sm/sweep/audit.c) and the port tables (sm/sweep/audit_ports.c).
  */
 #ifndef SM_AUDIT_RUN_H
 #define SM_AUDIT_RUN_H
@@ -11,7 +11,7 @@
 /*
  * Gets an audit has out at once; the others are asked for as answers
  * come. (Asked all at once, a whole audit of the 27,648-host tree, some
- * 8.5 million LFT blocks and VL tables, would hold gigabytes of MADs
+ * 8.5 million LFT blocks and port tables, would hold gigabytes of MADs
  * queued.)
  */
 #define AUDIT_IN_FLIGHT 512
@@ -26,10 +26,10 @@ struct audit {
 	bool asking;		/* in the loop that asks for more */
 	bool (*ask_more)(struct audit *a);	/* asks for the next block or table; false when none is left */
 	size_t lft_left;	/* LFT blocks still to ask for */
-	size_t vl_left;		/* VL tables still to ask for in the rotation (not whole) */
-	/* a whole audit's VL tables: those of node `node` - 1, tables[next..ntables) still to ask for */
+	size_t port_left;	/* port tables still to ask for in the rotation (not whole) */
+	/* a whole audit's port tables: those of node `node` - 1, tables[next..ntables) still to ask for */
 	size_t node, ntables, next;
-	struct qos_table *tables;
+	struct port_table *tables;
 	bool *unlike;		/* per node of pub: found holding a table unlike pub's */
 	uint64_t t0;
 };
@@ -42,9 +42,9 @@ void audit_answered(struct audit *a);
 /* Counts node n as holding a table unlike pub's (once), detail naming it: log, event, the next sweep. */
 void audit_note_unlike(struct audit *a, const struct node *n, const char *detail);
 
-/* Sets out the VL part: the rotation's next budget tables, or (a->whole) every one. */
-void audit_vl_start(struct audit *a, size_t budget);
-/* Asks for the VL part's next table; false when none is left. */
-bool audit_vl_ask_next(struct audit *a);
+/* Sets out the port tables' part: the rotation's next budget tables, or (a->whole) every one. */
+void audit_ports_start(struct audit *a, size_t budget);
+/* Asks for the port tables' part's next table; false when none is left. */
+bool audit_ports_ask_next(struct audit *a);
 
 #endif

@@ -38,6 +38,23 @@ struct cfg_result {
 
 typedef void (*cfg_done_fn)(void *arg, const struct cfg_result *r);
 
+/*
+ * One table a sweep writes on a node's port: an SL-to-VL map of a port
+ * pair, a VL arbitration block or a P_Key block; how to address it and
+ * what it holds (sm/sweep/qos.c, pkeys.c; the table audit reads them back).
+ */
+struct port_table {
+	ib_net16_t attr;	/* SLtoVLMappingTable, VLArbitrationTable or P_KeyTable */
+	uint32_t mod;		/* its attribute modifier */
+	uint8_t at;		/* the port its SMPs go to: 0 on a switch, the port itself on a CA */
+	uint8_t in, out;	/* the ports it is of: the map's pair; another table's port twice */
+	uint8_t size;		/* bytes a Set carries */
+	uint8_t len;		/* bytes of them the port holds (entries within its caps) */
+	uint8_t data[IB_SMP_DATA_SIZE];
+};
+/* Called for each table of a node in turn, until it returns false. */
+typedef bool (*port_table_fn)(void *arg, const struct port_table *t);
+
 struct sm;
 /*
  * The PortInfo values fabricd wants, as sm is configured, on fabric f

@@ -8,7 +8,9 @@
  * switch has a PartitionEnforcementCap, and a PortInfo Set that turns on
  * inbound and outbound enforcement where SwitchInfo says it can: a host
  * then cannot send into, or receive from, a partition it is not in, even
- * if it rewrites its own table.
+ * if it rewrites its own table. The blocks are listed once
+ * (pkeys_each_table) for the programming and for the table audit that
+ * reads them back (audit_ports.c).
  */
 #include "sm/sweep/pkeys.h"
 
@@ -25,20 +27,47 @@
 #define ENFORCE_IN 0x08		/* PortInfo: PartitionEnforcementInbound */
 #define ENFORCE_OUT 0x04	/* PartitionEnforcementOutbound */
 
+/*
+ * Each block of a table of cap entries holding keys[0..nkeys) (the rest
+ * 0) as a port_table for fn: at, the port its SMPs go to; port, the
+ * table's; mod_high selects a switch port. False when fn said stop.
+ */
+static bool each_block(port_table_fn fn, void *arg, uint8_t at, uint8_t port, uint32_t mod_high, unsigned cap,
+		       const uint16_t *keys, unsigned nkeys)
+{
+	for (unsigned block = 0; block * IB_NUM_PKEY_ELEMENTS_IN_BLOCK < cap; block++) {
+		unsigned first = block * IB_NUM_PKEY_ELEMENTS_IN_BLOCK, held = cap - first;
+		struct port_table t = { .attr = IB_MAD_ATTR_P_KEY_TABLE, .mod = mod_high | block, .at = at, .in = port,
+					.out = port, .size = sizeof(ib_pkey_table_t) };
+		t.len = (uint8_t)((held < IB_NUM_PKEY_ELEMENTS_IN_BLOCK ? held : IB_NUM_PKEY_ELEMENTS_IN_BLOCK) *
+				  sizeof(ib_net16_t));
+		ib_pkey_table_t *entries = (ib_pkey_table_t *)t.data;
+		for (unsigned i = 0; i < IB_NUM_PKEY_ELEMENTS_IN_BLOCK && first + i < nkeys; i++)
+			entries->pkey_entry[i] = cl_hton16(keys[first + i]);
+		if (!fn(arg, &t))
+			return false;
+	}
+	return true;
+}
+
+struct table_sets {
+	struct batch *b;
+	struct node *n;
+};
+
+static bool set_block(void *arg, const struct port_table *t)
+{
+	const struct table_sets *w = arg;
+	batch_set(w->b, w->n, t->at, t->attr, t->mod, t->data, t->size);
+	return true;
+}
+
 /* Writes keys[0..n) into the blocks of a table of cap entries; mod_high selects a switch port. */
 static void send_table(struct batch *b, struct node *n, uint8_t route_port, uint32_t mod_high, unsigned cap,
 		       const uint16_t *keys, unsigned nkeys)
 {
-	for (unsigned block = 0; block * IB_NUM_PKEY_ELEMENTS_IN_BLOCK < cap; block++) {
-		ib_pkey_table_t t;
-		memset(&t, 0, sizeof(t));
-		for (unsigned i = 0; i < IB_NUM_PKEY_ELEMENTS_IN_BLOCK; i++) {
-			unsigned k = block * IB_NUM_PKEY_ELEMENTS_IN_BLOCK + i;
-			if (k < nkeys)
-				t.pkey_entry[i] = cl_hton16(keys[k]);
-		}
-		batch_set(b, n, route_port, IB_MAD_ATTR_P_KEY_TABLE, mod_high | block, &t, sizeof(t));
-	}
+	struct table_sets w = { b, n };
+	each_block(set_block, &w, route_port, route_port, mod_high, cap, keys, nkeys);	/* (the ports matter to readers) */
 }
 
 /* Enforcement on switch port (sw, port) as far as the switch can. */
@@ -201,6 +230,32 @@ unsigned pkeys_port_table(const struct node *n, unsigned p, const struct partiti
 	unsigned dropped;
 	*cap = table_cap(n);
 	return port_keys(n, p, ps, keys, &dropped);
+}
+
+void pkeys_each_table(const struct node *n, const struct partitions *ps, port_table_fn fn, void *arg)
+{
+	const struct sm_node *s = sm_node(n);
+	for (uint8_t p = 1; p <= n->nports; p++) {
+		const struct node *peer = n->ports[p].remote;
+		uint16_t keys[PART_MAX + 1];
+		unsigned cap, k;
+		if (!peer)
+			continue;
+		if (n->type != NODE_SWITCH) {
+			if (!s->have_port_info[p])
+				continue;
+			k = pkeys_port_table(n, p, ps, keys, &cap);
+			if (!each_block(fn, arg, p, p, 0, cap, keys, k))
+				return;
+			continue;
+		}
+		/* a switch port's table is written with the CA port it faces */
+		if (peer->type == NODE_SWITCH || !sm_node(peer)->have_port_info[n->ports[p].remote_port])
+			continue;
+		k = pkeys_switch_port_table(n, p, ps, keys, &cap);
+		if (cap && !each_block(fn, arg, 0, p, (uint32_t)p << 16, cap, keys, k))
+			return;
+	}
 }
 
 unsigned pkeys_switch_port_table(const struct node *sw, unsigned port, const struct partitions *ps, uint16_t *keys,

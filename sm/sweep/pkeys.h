@@ -41,5 +41,11 @@ unsigned pkeys_port_table(const struct node *n, unsigned p, const struct partiti
  */
 unsigned pkeys_switch_port_table(const struct node *sw, unsigned port, const struct partitions *ps, uint16_t *keys,
 				 unsigned *cap);
+/*
+ * Calls fn for each P_Key block pkeys_program gives n (a CA's linked
+ * ports; a switch's ports facing a CA, where it enforces), in port order,
+ * until fn returns false.
+ */
+void pkeys_each_table(const struct node *n, const struct partitions *ps, port_table_fn fn, void *arg);
 
 #endif

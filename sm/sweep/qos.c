@@ -15,7 +15,7 @@
  * of linked ports (and port 0 as input) gets one. CA ports take theirs,
  * and their VLArbitration tables, over their own route. One list of a
  * node's tables (qos_each_table) serves the programming and the table
- * audit that reads them back (audit_vl.c).
+ * audit that reads them back (audit_ports.c).
  *
  * VL arbitration: the configured high and low lists, or by default an
  * empty high table and every data VL at weight 64 in the low table.
@@ -163,7 +163,7 @@ static bool linked_since(const struct node *n, const struct node *o, unsigned p)
 
 /* VLArbitrationTable block (1-2 low, 3-4 high) of n's port into t; false if the port's caps have no such block. */
 static bool vlarb_table(const struct qos_tables *q, const struct node *n, uint8_t port, unsigned block,
-			struct qos_table *t)
+			struct port_table *t)
 {
 	const ib_port_info_t *pi = &sm_node(n)->port_info[port];
 	ib_vl_arb_table_t data;
@@ -172,26 +172,26 @@ static bool vlarb_table(const struct qos_tables *q, const struct node *n, uint8_
 	bool sw = n->type == NODE_SWITCH;
 	unsigned cap = block >= 3 ? pi->vl_arb_high_cap : pi->vl_arb_low_cap, first = (block - 1) % 2 * 32;
 	unsigned held = cap - first < 32 ? cap - first : 32;
-	*t = (struct qos_table){ .attr = IB_MAD_ATTR_VL_ARBITRATION, .mod = block << 16 | (sw ? port : 0u),
+	*t = (struct port_table){ .attr = IB_MAD_ATTR_VL_ARBITRATION, .mod = block << 16 | (sw ? port : 0u),
 				 .at = sw ? 0 : port, .in = port, .out = port, .size = sizeof(data),
 				 .len = (uint8_t)(held * sizeof(ib_vl_arb_element_t)) };
 	memcpy(t->data, &data, sizeof(data));
 	return true;
 }
 
-static struct qos_table sl2vl_table(const ib_slvl_table_t *map, uint32_t mod, uint8_t at, uint8_t in, uint8_t out)
+static struct port_table sl2vl_table(const ib_slvl_table_t *map, uint32_t mod, uint8_t at, uint8_t in, uint8_t out)
 {
-	struct qos_table t = { .attr = IB_MAD_ATTR_SLVL_TABLE, .mod = mod, .at = at, .in = in, .out = out,
+	struct port_table t = { .attr = IB_MAD_ATTR_SLVL_TABLE, .mod = mod, .at = at, .in = in, .out = out,
 			       .size = sizeof(*map), .len = sizeof(*map) };
 	memcpy(t.data, map, sizeof(*map));
 	return t;
 }
 
-void qos_each_table(const struct node *n, const struct qos_tables *q, qos_table_fn fn, void *arg)
+void qos_each_table(const struct node *n, const struct qos_tables *q, port_table_fn fn, void *arg)
 {
 	const struct sm_node *s = sm_node(n);
 	for (uint8_t p = 1; p <= n->nports; p++) {
-		struct qos_table t;
+		struct port_table t;
 		bool linked = n->ports[p].remote && s->have_port_info[p];
 		for (unsigned block = 1; linked && block <= 4; block++)
 			if (vlarb_table(q, n, p, block, &t) && !fn(arg, &t))
@@ -216,7 +216,7 @@ struct node_sets {
 };
 
 /* Sends table t when it involves a port linked since o's sweep (or every table, without o). */
-static bool set_table(void *arg, const struct qos_table *t)
+static bool set_table(void *arg, const struct port_table *t)
 {
 	const struct node_sets *w = arg;
 	if ((w->no_sl2vl && t->attr == IB_MAD_ATTR_SLVL_TABLE) ||

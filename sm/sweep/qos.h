@@ -48,25 +48,12 @@ bool qos_sl2vl_programmed(const struct node *n, unsigned in, unsigned out);
 bool qos_has_sl_map(const struct node *n, unsigned port);
 
 /*
- * One VL table fabricd gives a node: an SL-to-VL map of a port pair or a
- * VL arbitration block of a port, how to address it and what it holds.
+ * Calls fn for each VL table of n that the sweeps write (SL-to-VL maps,
+ * VL arbitration blocks; a switch with optimized SL-to-VL programming:
+ * every port pair, which its two Sets cover), in port order, until fn
+ * returns false.
  */
-struct qos_table {
-	ib_net16_t attr;	/* IB_MAD_ATTR_SLVL_TABLE or IB_MAD_ATTR_VL_ARBITRATION */
-	uint32_t mod;		/* its attribute modifier */
-	uint8_t at;		/* the port its SMPs go to: 0 on a switch, the port itself on a CA */
-	uint8_t in, out;	/* the ports it is of: the map's pair; an arbitration table's port twice */
-	uint8_t size;		/* bytes a Set carries */
-	uint8_t len;		/* bytes of them the port holds (arbitration entries within its caps) */
-	uint8_t data[sizeof(ib_vl_arb_table_t)];
-};
-/*
- * Calls fn for each VL table of n that the sweeps write (a switch with
- * optimized SL-to-VL programming: every port pair, which its two Sets
- * cover), in port order, until fn returns false.
- */
-typedef bool (*qos_table_fn)(void *arg, const struct qos_table *t);
-void qos_each_table(const struct node *n, const struct qos_tables *q, qos_table_fn fn, void *arg);
+void qos_each_table(const struct node *n, const struct qos_tables *q, port_table_fn fn, void *arg);
 
 /*
  * Sends SLtoVLMappingTable (one MAD per switch that has the optimized

@@ -353,16 +353,23 @@ static void on_vls(void *arg, const struct cfg_result *r)
 	sets_answered(arg, r, "SL2VL/VLArb", "nodes");
 }
 
+/* The nodes whose port tables pub (held) cannot vouch for: its sweep lost a Set to them, or the table audit found them unlike. */
+static struct lost_set ports_unknown(const struct sm *sm, const struct sm_snapshot *pub)
+{
+	struct lost_set unknown = { 0 };
+	if (pub) {
+		lost_set_merge(&unknown, &pub->lost);
+		lost_set_merge(&unknown, &sm->port_unsure);
+		lost_set_seal(&unknown);
+	}
+	return unknown;
+}
+
 void sweep_start_vls(struct sweep *s)
 {
 	struct sm *sm = s->sm;
 	const struct sm_snapshot *pub = sweep_published_held(sm);
-	struct lost_set unknown = { 0 };	/* nodes whose VL tables the published sweep cannot vouch for */
-	if (pub) {
-		lost_set_merge(&unknown, &pub->lost);
-		lost_set_merge(&unknown, &sm->vl_unsure);	/* the table audit found them unlike */
-		lost_set_seal(&unknown);
-	}
+	struct lost_set unknown = ports_unknown(sm, pub);
 	int rc = qos_program(sm->mp, &s->f, &s->qos, pub ? &pub->fabric : NULL, pub ? &pub->qos : NULL, &unknown,
 			     on_vls, s);
 	lost_set_free(&unknown);
@@ -380,8 +387,11 @@ void sweep_start_pkeys(struct sweep *s)
 	struct sm *sm = s->sm;
 	s->parts = sm->cfg.partitions;
 	const struct sm_snapshot *pub = sweep_published_held(sm);
-	if (pkeys_program(sm->mp, &s->f, &s->parts, pub ? &pub->fabric : NULL, pub ? &pub->parts : NULL,
-			  pub ? &pub->lost : NULL, on_pkeys, s) < 0)
+	struct lost_set unknown = ports_unknown(sm, pub);
+	int rc = pkeys_program(sm->mp, &s->f, &s->parts, pub ? &pub->fabric : NULL, pub ? &pub->parts : NULL,
+			       &unknown, on_pkeys, s);
+	lost_set_free(&unknown);
+	if (rc < 0)
 		sweep_end(s, "out of memory", false);
 }
 

@@ -144,7 +144,7 @@ bool sweep_publish(struct sweep *s)
 	sm->pub_held = true;
 	sm->transition_stops = 0;
 	lost_set_free(&sm->lft_unsure);
-	lost_set_free(&sm->vl_unsure);	/* written again, or in snap->lost */
+	lost_set_free(&sm->port_unsure);	/* written again, or in snap->lost */
 	if (sm->last_sweep_ok && !sm->once)	/* the next repair's plan starts from the tables' graphs */
 		snap->held = held_graphs_start(&snap->fabric, &snap->tables);
 	return true;

@@ -54,18 +54,19 @@ kill -HUP "$FD_PID"
 sweeps_logged 3
 note "fabricctl resweep and SIGHUP each ran a recorded sweep"
 
-# fabricctl audit: every switch's LFT and every node's VL tables read back,
-# all as published (exit 0); an entry changed from a host (an SMP routed
-# by LID, no M_Key here) is found (exit 1), the full sweep that follows
-# writes it back (ibroute), and the next audit finds none; the same for
-# an SL-to-VL map (smpquery sl2vl)
+# fabricctl audit: every switch's LFT and every node's port tables read
+# back, all as published (exit 0); an entry changed from a host (an SMP
+# routed by LID, no M_Key here) is found (exit 1), the full sweep that
+# follows writes it back (ibroute), and the next audit finds none; the
+# same for a switch's SL-to-VL map (smpquery sl2vl) and a key written into
+# another host's P_Key table (smpquery pkeys)
 ctl audit >"$WORK/audit.out" || fail "fabricctl audit of untouched tables: $(cat "$WORK/audit.out")"
 blocks=$(awk 'NR == 1 {print $1}' "$WORK/audit.out")
 tables=$(awk 'NR == 2 {print $1}' "$WORK/audit.out")
 grep -q "^$blocks LFT blocks read back: $blocks as published, 0 other, 0 unanswered$" "$WORK/audit.out" &&
-	grep -q "^$tables VL tables read back: $tables as published, 0 other, 0 unanswered$" "$WORK/audit.out" ||
+	grep -q "^$tables port tables read back: $tables as published, 0 other, 0 unanswered$" "$WORK/audit.out" ||
 	fail "fabricctl audit: $(cat "$WORK/audit.out")"
-((tables > 320 * 16)) || fail "fabricctl audit read $tables VL tables: fewer than the 320 switches' maps"
+((tables > 320 * 16 + 1024)) || fail "fabricctl audit read $tables port tables: fewer than the switches' maps and the CAs' P_Keys"
 (( blocks == 320 * ($(grep -o 'max LID [0-9]*' "$WORK/fabricd.log" | tail -1 | cut -d' ' -f3) / 64 + 1) )) ||
 	fail "fabricctl audit read $blocks blocks, not every block of the 320 switches"
 sw=$(lid_of A3) dst=$(lid_of H9_2)
@@ -81,24 +82,35 @@ sweeps_logged $((ups + 1))
 [[ $(lft_port "$sw" "$dst") == "$was" ]] ||
 	fail "A3's entry for H9_2 was not written back"
 ctl --json audit >"$WORK/audit.out" || fail "fabricctl audit after the sweep: $(cat "$WORK/audit.out")"
-grep -q "^{\"blocks\": $blocks, \"published\": $blocks, \"other\": 0, \"unanswered\": 0, \"vl_tables\": $tables, \"vl_published\": $tables, \"vl_other\": 0, \"vl_unanswered\": 0}$" "$WORK/audit.out" ||
+grep -q "^{\"blocks\": $blocks, \"published\": $blocks, \"other\": 0, \"unanswered\": 0, \"port_tables\": $tables, \"port_published\": $tables, \"port_other\": 0, \"port_unanswered\": 0}$" "$WORK/audit.out" ||
 	fail "fabricctl --json audit: $(cat "$WORK/audit.out")"
+# port_table_found WHAT READ EVENT HOSTILE...: a port table changed from H3_1 (HOSTILE's
+# arguments) as READ (a command) shows, found by fabricctl audit (one table other, exit 1,
+# an audit event matching EVENT) and written back by the full sweep after it
+port_table_found() {
+	local what=$1 read=$2 event=$3 was rc=0
+	shift 3
+	was=$($read) || fail "$read: $(cat "$WORK/diag.err")"
+	SIM_HOST=H3_1 diag "$BUILD/tests/hostile" "$@" >/dev/null || fail "hostile $1: $(cat "$WORK/diag.err")"
+	[[ $($read) != "$was" ]] || fail "$what did not change: $was"
+	ups=$(ups)
+	ctl audit >"$WORK/audit.out" || rc=$?
+	((rc == 1)) && grep -q "^$tables port tables read back: $((tables - 1)) as published, 1 other" "$WORK/audit.out" ||
+		fail "fabricctl audit after a change of $what (exit $rc): $(cat "$WORK/audit.out")"
+	sweeps_logged $((ups + 1))
+	[[ $($read) == "$was" ]] || fail "$what was not written back: $($read), published $was"
+	ctl events | grep -q "audit .*$event" || fail "no audit event names $what: $(ctl events | grep audit)"
+}
 map() { diag smpquery sl2vl "$sw" 2 | grep '^ports: in *1, out *2:'; }
-was=$(map) || fail "smpquery sl2vl $sw 2: $(cat "$WORK/diag.err")"
-SIM_HOST=H3_1 diag "$BUILD/tests/hostile" sl2vl-set "$sw" 1 2 15 14 >/dev/null ||
-	fail "hostile sl2vl-set: $(cat "$WORK/diag.err")"
-[[ $(map) != "$was" ]] || fail "A3's SL-to-VL map (1, 2) did not change: $was"
-ups=$(ups)
-rc=0
-ctl audit >"$WORK/audit.out" || rc=$?
-((rc == 1)) && grep -q "^$tables VL tables read back: $((tables - 1)) as published, 1 other" "$WORK/audit.out" ||
-	fail "fabricctl audit after a VL change (exit $rc): $(cat "$WORK/audit.out")"
-sweeps_logged $((ups + 1))
-[[ $(map) == "$was" ]] || fail "A3's SL-to-VL map (1, 2) was not written back: $(map), published $was"
-ctl events | grep -q "audit .*A3 .*holds a VL table unlike the published sweep's: SL-to-VL map of ports (1, 2): SL 15 on VL 14" ||
-	fail "no audit event names A3's map: $(ctl events | grep audit)"
-ctl audit >"$WORK/audit.out" || fail "fabricctl audit after the VL table's sweep: $(cat "$WORK/audit.out")"
-note "fabricctl audit: $blocks LFT blocks and $tables VL tables as published; one LFT entry and one SL-to-VL map changed on A3 each found, rewritten, then none"
+keys() { diag smpquery pkeys "$dst" 1; }
+port_table_found "A3's SL-to-VL map (1, 2)" map \
+	"A3 .*holds a port table unlike the published sweep's: SL-to-VL map of ports (1, 2): SL 15 on VL 14" \
+	sl2vl-set "$sw" 1 2 15 14
+port_table_found "H9_2's P_Key table" keys \
+	"H9_2 .*holds a port table unlike the published sweep's: P_Key table of port 1: entry 5 0x8123, published 0x0000" \
+	pkey-set "$dst" 0 5 0x8123
+ctl audit >"$WORK/audit.out" || fail "fabricctl audit after the port tables' sweeps: $(cat "$WORK/audit.out")"
+note "fabricctl audit: $blocks LFT blocks and $tables port tables as published; an LFT entry and an SL-to-VL map changed on A3 and a P_Key written into H9_2 each found, rewritten, then none"
 
 # a cable pulled and plugged back: the event log tells both, with the reroute
 sim_cmd 'Unlink "L0"[9]'

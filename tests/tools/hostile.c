@@ -18,6 +18,9 @@
  *                                      back: prints "was P" and the Set's answer
  *   hostile lft-top LID TOP            sets LinearFDBTop of the switch at LID to TOP (SwitchInfo read,
  *                                      changed, written back, routed by LID, no M_Key)
+ *   hostile pkey-set LID BLOCK INDEX KEY  sets entry INDEX (0..31) of P_Key block BLOCK of the CA port at
+ *                                      LID to KEY (read, changed, written back, routed by LID, no
+ *                                      M_Key): prints "was K"
  *   hostile sl2vl-set LID IN OUT SL VL  sets SL's VL in the SL-to-VL map of ports (IN, OUT) of the switch
  *                                      at LID (read, changed, written back, routed by LID, no M_Key):
  *                                      prints "was" and the map's byte that held it
@@ -356,7 +359,7 @@ int main(int argc, char **argv)
 	static const struct { const char *name; int args; } cmds[] = {
 		{ "sminfo-get", 0 }, { "sminfo-set", 3 }, { "replies", 3 }, { "traps", 3 }, { "mcast-leave", 1 },
 		{ "mcast-join", 1 }, { "services", 1 }, { "service-delete", 1 }, { "subscribe", 1 }, { "fuzz", 2 },
-		{ "lft-set", 4 }, { "lft-top", 2 }, { "sl2vl-set", 5 },
+		{ "lft-set", 4 }, { "lft-top", 2 }, { "sl2vl-set", 5 }, { "pkey-set", 4 },
 	};
 	bool known = false;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
@@ -366,7 +369,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: hostile sminfo-get | sminfo-set MOD GUID KEY | replies FIRST COUNT ROUNDS | "
 				"traps COUNT GAP_MS ISSUER | mcast-leave GUID | mcast-join GUID | "
 				"services COUNT [GUID] | service-delete ID | subscribe COUNT | fuzz COUNT SEED | "
-				"lft-set LID BLOCK INDEX PORT | lft-top LID TOP | sl2vl-set LID IN OUT SL VL\n");
+				"lft-set LID BLOCK INDEX PORT | lft-top LID TOP | sl2vl-set LID IN OUT SL VL | "
+				"pkey-set LID BLOCK INDEX KEY\n");
 		return 2;
 	}
 	long smp_methods[16 / sizeof(long)] = { 1L << IB_MAD_METHOD_TRAP_REPRESS };
@@ -399,6 +403,10 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "lft-top"))	/* LinearFDBTop: SwitchInfo's bytes 4-5 */
 		return finish(&h, read_change_write(&h, (uint16_t)num(argv[2]), IB_MAD_ATTR_SWITCH_INFO, 0,
 						    offsetof(ib_switch_info_t, lin_top), true, (unsigned)num(argv[3])));
+	if (!strcmp(cmd, "pkey-set"))	/* big-endian 16-bit entries */
+		return finish(&h, read_change_write(&h, (uint16_t)num(argv[2]), IB_MAD_ATTR_P_KEY_TABLE,
+						    (uint32_t)num(argv[3]), 2 * (unsigned)num(argv[4]), true,
+						    (unsigned)num(argv[5])));
 	if (!strcmp(cmd, "sl2vl-set"))
 		return finish(&h, sl2vl_set(&h, (uint16_t)num(argv[2]), (unsigned)num(argv[3]), (unsigned)num(argv[4]),
 					    (unsigned)num(argv[5]), (unsigned)num(argv[6])));

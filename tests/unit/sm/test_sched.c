@@ -22,7 +22,7 @@
  *   the audit's finding) to the sweep that answers it; a standby's are
  *   dropped.
  * - A light sweep that found nothing is followed by the table audit
- *   (unless lft_audit_blocks and vl_audit_tables are both 0, or a sweep
+ *   (unless lft_audit_blocks and port_audit_tables are both 0, or a sweep
  *   was asked for meanwhile); an audit that found a node unlike the
  *   published sweep brings a full sweep, one that found none the next
  *   light sweep. fabricctl audit
@@ -306,14 +306,14 @@ static void a_quiet_light_sweep_is_followed_by_the_table_audit(void **state)
 	assert_int_equal(audits, 2);
 	assert_int_equal(heavy, 3);
 	end_heavy(&sm);
-	sm.cfg.lft_audit_blocks = 0;	/* the VL tables alone */
+	sm.cfg.lft_audit_blocks = 0;	/* the port tables alone */
 	run_for(&sm, 1500);
 	assert_int_equal(light, 4);
 	quiet_light(&sm);
 	assert_int_equal(audits, 3);
 	sm.sched.sweeping = false;
-	audit_done(&sm, &(struct audit_report){ .vl_read = 256 });
-	sm.cfg.vl_audit_tables = 0;	/* no audit */
+	audit_done(&sm, &(struct audit_report){ .port_read = 256 });
+	sm.cfg.port_audit_tables = 0;	/* no audit */
 	run_for(&sm, 1500);
 	assert_int_equal(light, 5);
 	quiet_light(&sm);

@@ -94,6 +94,9 @@ static uint8_t held_lft[SIM_MAX_NODES][HELD_LIDS];
 /* What each node's SL-to-VL maps hold, by truth node index and (input, output) port (a CA's: (port, port)). */
 #define HELD_PORTS 17
 static ib_slvl_table_t held_sl2vl[SIM_MAX_NODES][HELD_PORTS][HELD_PORTS];
+/* ... and their P_Key tables, by port and block (PartitionCap 64: two blocks). */
+#define HELD_PKEY_BLOCKS 2
+static ib_pkey_table_t held_pkeys[SIM_MAX_NODES][HELD_PORTS][HELD_PKEY_BLOCKS];
 /* Each switch's LinearFDBTop, as its last SwitchInfo Set left it (by truth node index): Gets answer it. */
 static uint16_t held_top[SIM_MAX_NODES];
 /*
@@ -139,6 +142,15 @@ static ib_slvl_table_t *held_map(const struct node *n, uint8_t at, uint32_t mod)
 	return &held_sl2vl[n->index][in][out];
 }
 
+/* Where node n holds the P_Key block an SMP with modifier mod that entered at port `at` is about; or NULL. */
+static ib_pkey_table_t *held_keys(const struct node *n, uint8_t at, uint32_t mod)
+{
+	unsigned port = n->type == NODE_SWITCH ? mod >> 16 : at, block = mod & 0xffff;
+	if (n->index >= SIM_MAX_NODES || port >= HELD_PORTS || block >= HELD_PKEY_BLOCKS)
+		return NULL;
+	return &held_pkeys[n->index][port][block];
+}
+
 int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, const uint8_t *path,
 		       uint8_t hops, uint64_t mkey, const void *data, size_t len, mad_done_fn done, void *ctx)
 {
@@ -165,6 +177,9 @@ int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uin
 	ib_slvl_table_t *map = to && attr == IB_MAD_ATTR_SLVL_TABLE ? held_map(to, at, mod) : NULL;
 	if (method == IB_MAD_METHOD_SET && map)
 		memcpy(map, data, sizeof(*map));
+	ib_pkey_table_t *keys = to && attr == IB_MAD_ATTR_P_KEY_TABLE ? held_keys(to, at, mod) : NULL;
+	if (method == IB_MAD_METHOD_SET && keys)
+		memcpy(keys, data, sizeof(*keys));
 	if (method == IB_MAD_METHOD_SET && attr == IB_MAD_ATTR_PORT_INFO) {
 		ib_port_info_t pi;
 		memcpy(&pi, data, sizeof(pi));
@@ -180,6 +195,8 @@ int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uin
 			memcpy(a->reply.data, &held_lft[to->index][mod * 64], 64);
 		if (map)
 			memcpy(a->reply.data, map, sizeof(*map));
+		if (keys)
+			memcpy(a->reply.data, keys, sizeof(*keys));
 	}
 	uint8_t in;
 	const struct node *n = lose_guid && method == IB_MAD_METHOD_GET && attr == lose_attr ? follow(path, hops, &in)
@@ -257,6 +274,7 @@ static int setup_tree(const struct fattree_spec *spec)
 	memset(held_lft, 0, sizeof(held_lft));
 	memset(held_top, 0, sizeof(held_top));
 	memset(held_sl2vl, 0, sizeof(held_sl2vl));
+	memset(held_pkeys, 0, sizeof(held_pkeys));
 	memset(&sm, 0, sizeof(sm));
 	config_defaults(&sm.cfg);
 	snprintf(db_path, sizeof(db_path), "/tmp/fabricd-test-sweep.%d.db", (int)getpid());
@@ -1348,7 +1366,7 @@ static void the_table_audit_finds_an_entry_changed_behind_our_back(void **state)
 	size_t nsw = fabric_count(&pub->fabric, NODE_SWITCH), read = 0, elsewhere;
 	assert_true(pub->tables.max_lid < 64);	/* one block a switch */
 	sm.cfg.lft_audit_blocks = 3;
-	sm.cfg.vl_audit_tables = 0;	/* the LFT blocks alone */
+	sm.cfg.port_audit_tables = 0;	/* the LFT blocks alone */
 	bool seen[SIM_MAX_NODES] = { false };
 	while (read < nsw) {	/* the first rotation */
 		struct audit_report r = audit_to_end();
@@ -1401,14 +1419,16 @@ static void the_table_audit_finds_an_entry_changed_behind_our_back(void **state)
 }
 
 /*
- * The table audit reads the VL tables back too, the first of every
- * node's, then the second of every node's, and so on: each pass over the
- * nodes asks each once. A switch's SL-to-VL map changed behind fabricd's
- * back is found; the full sweep after it writes every VL table of that
- * switch again and nothing of any other node, reads no LFT block back and
- * sends none.
+ * The table audit reads the port tables back too, the first of every
+ * node's (a CA's first P_Key block, a switch's first SL-to-VL map), then
+ * the second of every node's, and so on: each pass over the nodes asks
+ * each once. A switch's SL-to-VL map changed behind fabricd's back is
+ * found; the full sweep after it writes every VL table of that switch
+ * again and nothing of any other node, reads no LFT block back and sends
+ * none. So is a key a host wrote into its own P_Key table: the sweep
+ * after writes that host's port tables alone.
  */
-static void the_table_audit_finds_a_vl_table_changed_behind_our_back(void **state)
+static void the_table_audit_finds_port_tables_changed_behind_our_back(void **state)
 {
 	const struct node *leaf = fabric_find_desc(&truth, "L1");
 	size_t elsewhere;
@@ -1416,25 +1436,25 @@ static void the_table_audit_finds_a_vl_table_changed_behind_our_back(void **stat
 	assert_true(outcome.ok);
 	size_t leaf_maps = sets_of(IB_MAD_ATTR_SLVL_TABLE, leaf->guid, leaf->guid, &elsewhere) - elsewhere;
 	const struct sm_snapshot *pub = sm_published(&sm);
-	size_t nodes = pub->fabric.nnodes, all = audit_vl_tables_published(pub), read = 0;
+	size_t nodes = pub->fabric.nnodes, all = audit_port_tables_published(pub), read = 0;
 	assert_true(leaf_maps > 1 && all > nodes);
-	sm.cfg.lft_audit_blocks = 0;	/* the VL tables alone */
-	sm.cfg.vl_audit_tables = (unsigned)nodes;
+	sm.cfg.lft_audit_blocks = 0;	/* the port tables alone */
+	sm.cfg.port_audit_tables = (unsigned)nodes;
 	bool seen[SIM_MAX_NODES] = { false };
 	struct audit_report r = audit_to_end();	/* the first pass: every node's first table */
-	assert_int_equal(r.vl_read, nodes);
-	assert_int_equal(r.read + r.vl_differed + r.vl_unanswered + r.switches, 0);
+	assert_int_equal(r.port_read, nodes);
+	assert_int_equal(r.read + r.port_differed + r.port_unanswered + r.switches, 0);
 	for (size_t i = 0; i < nsent; i++) {
 		const struct node *n = fabric_find_guid(&truth, sent[i].to);
-		assert_int_equal(sent[i].attr, IB_MAD_ATTR_SLVL_TABLE);
+		assert_int_equal(sent[i].attr, n->type == NODE_SWITCH ? IB_MAD_ATTR_SLVL_TABLE : IB_MAD_ATTR_P_KEY_TABLE);
 		assert_false(seen[n->index]);
 		seen[n->index] = true;
 	}
-	for (read = r.vl_read; read < all; read += r.vl_read) {	/* the rest of the rotation */
+	for (read = r.port_read; read < all; read += r.port_read) {	/* the rest of the rotation */
 		r = audit_to_end();
-		assert_int_equal(r.vl_differed + r.vl_unanswered + r.switches, 0);
+		assert_int_equal(r.port_differed + r.port_unanswered + r.switches, 0);
 	}
-	assert_int_equal(sm.audit.vl_rotations, read > all);
+	assert_int_equal(sm.audit.port_rotations, read > all);
 	assert_true(sm.last_sweep_ok);
 
 	unsigned in = 1, out = 2;
@@ -1443,14 +1463,14 @@ static void the_table_audit_finds_a_vl_table_changed_behind_our_back(void **stat
 	while (out == in || !leaf->ports[out].remote)
 		out++;
 	held_sl2vl[leaf->index][in][out].raw_vl_by_sl[1] ^= 0x01;	/* SL 3 on another VL */
-	sm.cfg.vl_audit_tables = (unsigned)all;
+	sm.cfg.port_audit_tables = (unsigned)all;
 	r = audit_to_end();
-	assert_int_equal(r.vl_read, all);
-	assert_int_equal(r.vl_differed, 1);
+	assert_int_equal(r.port_read, all);
+	assert_int_equal(r.port_differed, 1);
 	assert_int_equal(r.switches, 1);
 	assert_false(sm.last_sweep_ok);
-	assert_true(lost_set_has(&sm.vl_unsure, leaf->guid));
-	assert_int_equal(sm.vl_unsure.n, 1);
+	assert_true(lost_set_has(&sm.port_unsure, leaf->guid));
+	assert_int_equal(sm.port_unsure.n, 1);
 	assert_int_equal(sm.lft_unsure.n, 0);
 
 	sweep(NULL, 0);
@@ -1460,11 +1480,27 @@ static void the_table_audit_finds_a_vl_table_changed_behind_our_back(void **stat
 	assert_int_equal(elsewhere, 0);
 	assert_int_equal(sent_of(IB_MAD_METHOD_GET, IB_MAD_ATTR_LIN_FWD_TBL, 0, 0, &elsewhere), 0);
 	assert_int_equal(lft_sets(ANY_TIME), 0);
-	assert_int_equal(sm.vl_unsure.n, 0);
+	assert_int_equal(sm.port_unsure.n, 0);
 	r = audit_to_end();
-	assert_int_equal(r.vl_read, all);
-	assert_int_equal(r.vl_differed, 0);
-	assert_int_equal(sm.audit.vl_differed, 1);
+	assert_int_equal(r.port_read, all);
+	assert_int_equal(r.port_differed, 0);
+	assert_int_equal(sm.audit.port_differed, 1);
+
+	const struct node *host = fabric_find_desc(&truth, "H3_1");
+	ib_pkey_table_t was = held_pkeys[host->index][1][0];
+	held_pkeys[host->index][1][0].pkey_entry[5] = cl_hton16(0x8123);	/* a partition not given, full member */
+	r = audit_to_end();
+	assert_int_equal(r.port_differed, 1);
+	assert_int_equal(r.switches, 1);
+	assert_true(lost_set_has(&sm.port_unsure, host->guid));
+	sweep(NULL, 0);
+	assert_true(outcome.ok);
+	assert_memory_equal(&held_pkeys[host->index][1][0], &was, sizeof(was));
+	assert_true(sets_of(IB_MAD_ATTR_P_KEY_TABLE, host->guid, host->guid, &elsewhere) > 0);
+	assert_int_equal(elsewhere, 0);
+	sets_of(IB_MAD_ATTR_SLVL_TABLE, host->guid, host->guid, &elsewhere);	/* its other port tables too */
+	assert_int_equal(elsewhere, 0);
+	assert_int_equal(audit_to_end().port_differed, 0);
 }
 
 /*
@@ -1477,7 +1513,7 @@ static void a_whole_audit_keeps_few_gets_out(void **state)
 	sweep(NULL, 0);
 	assert_true(outcome.ok);
 	const struct sm_snapshot *pub = sm_published(&sm);
-	size_t blocks = audit_blocks_published(pub), tables = audit_vl_tables_published(pub), most = 0;
+	size_t blocks = audit_blocks_published(pub), tables = audit_port_tables_published(pub), most = 0;
 	assert_true(blocks + tables > 4 * AUDIT_IN_FLIGHT);
 	unsigned before = audits_done;
 	queued = 0;
@@ -1491,10 +1527,10 @@ static void a_whole_audit_keeps_few_gets_out(void **state)
 	}
 	assert_int_equal(most, AUDIT_IN_FLIGHT);
 	assert_int_equal(audited.read, blocks);
-	assert_int_equal(audited.vl_read, tables);
-	assert_int_equal(audited.differed + audited.unanswered + audited.vl_differed + audited.vl_unanswered, 0);
+	assert_int_equal(audited.port_read, tables);
+	assert_int_equal(audited.differed + audited.unanswered + audited.port_differed + audited.port_unanswered, 0);
 	assert_int_equal(sm.audit.wholes, 1);
-	assert_int_equal(sm.audit.last_vl_read, tables);
+	assert_int_equal(sm.audit.last_port_read, tables);
 }
 
 /*
@@ -1627,7 +1663,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_whole_audit_keeps_few_gets_out, setup_degraded, teardown),
 		cmocka_unit_test_setup_teardown(a_restart_reads_the_tables_back_few_gets_at_a_time, setup_radix_10,
 						teardown),
-		cmocka_unit_test_setup_teardown(the_table_audit_finds_a_vl_table_changed_behind_our_back, setup_3_levels,
+		cmocka_unit_test_setup_teardown(the_table_audit_finds_port_tables_changed_behind_our_back, setup_3_levels,
 						teardown),
 		cmocka_unit_test_setup_teardown(the_table_audit_finds_an_entry_changed_behind_our_back, setup_3_levels,
 						teardown),
