@@ -41,9 +41,11 @@ static bool each_block(port_table_fn fn, void *arg, uint8_t at, uint8_t port, ui
 					.out = port, .size = sizeof(ib_pkey_table_t) };
 		t.len = (uint8_t)((held < IB_NUM_PKEY_ELEMENTS_IN_BLOCK ? held : IB_NUM_PKEY_ELEMENTS_IN_BLOCK) *
 				  sizeof(ib_net16_t));
-		ib_pkey_table_t *entries = (ib_pkey_table_t *)t.data;
+		ib_pkey_table_t entries;
+		memset(&entries, 0, sizeof(entries));
 		for (unsigned i = 0; i < IB_NUM_PKEY_ELEMENTS_IN_BLOCK && first + i < nkeys; i++)
-			entries->pkey_entry[i] = cl_hton16(keys[first + i]);
+			entries.pkey_entry[i] = cl_hton16(keys[first + i]);
+		memcpy(t.data, &entries, sizeof(entries));	/* (t.data is bytes: no alignment to write through) */
 		if (!fn(arg, &t))
 			return false;
 	}
