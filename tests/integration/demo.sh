@@ -2,7 +2,8 @@
 # demo.sh BUILD NETFILE WORK: the README's main job, inside unshare -n.
 # ibsim simulates NETFILE, fabricd brings it to SUBNET UP, infiniband-diags
 # confirm it, fabricctl shows it; a link of a host-to-host route fails and
-# comes back, and fabricd repairs both; then everything is stopped.
+# comes back, and fabricd repairs both; fabricctl audit reads every table
+# back; then everything is stopped.
 set -euo pipefail
 BUILD=$1 NET=$2 WORK=$3
 KEEP_WORK=1	# its database is the demo's to look at afterwards
@@ -60,5 +61,7 @@ if [[ -n $leaf && -n $port ]]; then
 	"$FABRICCTL" -d "$DB" -S "$SOCK" status | grep -E '^(subnet|reactions|last sweep):'
 	"$FABRICCTL" -d "$DB" -S "$SOCK" events | tail -8
 fi
+echo "== fabricctl audit (every LFT block and every P_Key, SL-to-VL and VL arbitration table read back)"
+"$FABRICCTL" -d "$DB" -S "$SOCK" audit || echo "(fabricctl audit exit $?)"
 fd_stop
 echo "== done: database kept in $DB"
