@@ -107,42 +107,45 @@ static void ask_table(struct audit *a, const struct node *n, const struct port_t
 	a->r.port_unanswered++;
 }
 
-/* Visiting one node's tables: finds the index-th, or counts them up to a bound, or keeps each into tables[]. */
+/* Visiting one node's tables: keeps each into keep[] (a whole audit's list), or else the first met, and stops. */
 struct visit {
-	size_t seen, index, bound;
 	struct port_table found, *keep;
-	bool met, stopped;
+	size_t kept;
+	bool met;
 };
 
 static bool visit_table(void *arg, const struct port_table *t)
 {
 	struct visit *v = arg;
-	if (v->keep)
-		v->keep[v->seen] = *t;
-	else if (v->seen == v->index)
-		v->found = *t;
-	v->met |= v->seen == v->index;
-	v->stopped = !(++v->seen <= v->index && v->seen < v->bound);
-	return !v->stopped;
+	if (v->keep) {
+		v->keep[v->kept++] = *t;
+		return true;
+	}
+	v->found = *t;
+	v->met = true;
+	return false;
 }
 
-/* Node n's port tables as the published sweep wrote them, in turn to v: its P_Key blocks, then its VL tables. */
-static void visit_node(const struct sm_snapshot *pub, const struct node *n, struct visit *v)
+/*
+ * Node n's port tables as the published sweep wrote them, from the
+ * from-th on, in turn to v: its P_Key blocks, then its VL tables (those
+ * before from are counted, not built). How many it went through: with
+ * from SIZE_MAX, how many n has.
+ */
+static size_t visit_node(const struct sm_snapshot *pub, const struct node *n, size_t from, struct visit *v)
 {
-	pkeys_each_table(n, &pub->parts, visit_table, v);
-	if (!v->stopped)
-		qos_each_table(n, &pub->qos, visit_table, v);
+	size_t keys = pkeys_each_table(n, &pub->parts, from, visit_table, v);
+	if (v->met)
+		return keys;
+	return keys + qos_each_table(n, &pub->qos, from > keys ? from - keys : 0, visit_table, v);
 }
 
 /* How many port tables the published nodes have, counted up to bound (beyond it, bound). */
 static size_t tables_up_to(const struct sm_snapshot *pub, size_t bound)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < pub->fabric.nnodes && n < bound; i++) {
-		struct visit v = { .index = SIZE_MAX, .bound = bound - n };
-		visit_node(pub, pub->fabric.nodes[i], &v);
-		n += v.seen;
-	}
+	for (size_t i = 0; i < pub->fabric.nnodes && n < bound; i++)
+		n += visit_node(pub, pub->fabric.nodes[i], SIZE_MAX, &(struct visit){ 0 });
 	return n < bound ? n : bound;
 }
 
@@ -164,18 +167,17 @@ static bool ask_whole_next(struct audit *a)
 		if (a->node >= f->nnodes)
 			return false;
 		const struct node *n = f->nodes[a->node++];
-		struct visit count = { .index = SIZE_MAX, .bound = SIZE_MAX };
-		visit_node(a->pub, n, &count);
-		struct port_table *more = count.seen ? realloc(a->tables, count.seen * sizeof(*more)) : a->tables;
+		size_t count = visit_node(a->pub, n, SIZE_MAX, &(struct visit){ 0 });
+		struct port_table *more = count ? realloc(a->tables, count * sizeof(*more)) : a->tables;
 		a->next = a->ntables = 0;
 		if (!more) {
 			log_error("table audit: out of memory listing the port tables of %s", n->desc);
-			a->r.port_unanswered += (unsigned)count.seen;
+			a->r.port_unanswered += (unsigned)count;
 			continue;
 		}
-		struct visit keep = { .index = SIZE_MAX, .bound = SIZE_MAX, .keep = a->tables = more };
-		visit_node(a->pub, n, &keep);
-		a->ntables = keep.seen;
+		struct visit keep = { .keep = a->tables = more };
+		visit_node(a->pub, n, 0, &keep);
+		a->ntables = keep.kept;
 	}
 	ask_table(a, f->nodes[a->node - 1], &a->tables[a->next++]);
 	return true;
@@ -196,8 +198,8 @@ bool audit_ports_ask_next(struct audit *a)
 			continue;
 		}
 		const struct node *n = f->nodes[c->port_node++];
-		struct visit v = { .index = c->port_index, .bound = SIZE_MAX };
-		visit_node(a->pub, n, &v);
+		struct visit v = { 0 };
+		visit_node(a->pub, n, c->port_index, &v);
 		if (!v.met)
 			continue;
 		c->port_index_met = true;

@@ -27,15 +27,24 @@
 #define ENFORCE_IN 0x08		/* PortInfo: PartitionEnforcementInbound */
 #define ENFORCE_OUT 0x04	/* PartitionEnforcementOutbound */
 
+/* The blocks of a table of cap entries. */
+static unsigned blocks_of(unsigned cap)
+{
+	return (cap + IB_NUM_PKEY_ELEMENTS_IN_BLOCK - 1) / IB_NUM_PKEY_ELEMENTS_IN_BLOCK;
+}
+
 /*
  * Each block of a table of cap entries holding keys[0..nkeys) (the rest
  * 0) as a port_table for fn: at, the port its SMPs go to; port, the
- * table's; mod_high selects a switch port. False when fn said stop.
+ * table's; mod_high selects a switch port. *k counts the blocks gone
+ * through; those before the from-th are not built. False when fn said stop.
  */
 static bool each_block(port_table_fn fn, void *arg, uint8_t at, uint8_t port, uint32_t mod_high, unsigned cap,
-		       const uint16_t *keys, unsigned nkeys)
+		       const uint16_t *keys, unsigned nkeys, size_t *k, size_t from)
 {
-	for (unsigned block = 0; block * IB_NUM_PKEY_ELEMENTS_IN_BLOCK < cap; block++) {
+	for (unsigned block = 0; block < blocks_of(cap); block++) {
+		if ((*k)++ < from)
+			continue;
 		unsigned first = block * IB_NUM_PKEY_ELEMENTS_IN_BLOCK, held = cap - first;
 		struct port_table t = { .attr = IB_MAD_ATTR_P_KEY_TABLE, .mod = mod_high | block, .at = at, .in = port,
 					.out = port, .size = sizeof(ib_pkey_table_t) };
@@ -69,7 +78,8 @@ static void send_table(struct batch *b, struct node *n, uint8_t route_port, uint
 		       const uint16_t *keys, unsigned nkeys)
 {
 	struct table_sets w = { b, n };
-	each_block(set_block, &w, route_port, route_port, mod_high, cap, keys, nkeys);	/* (the ports matter to readers) */
+	size_t k = 0;
+	each_block(set_block, &w, route_port, route_port, mod_high, cap, keys, nkeys, &k, 0);
 }
 
 /* Enforcement on switch port (sw, port) as far as the switch can. */
@@ -85,6 +95,13 @@ static void enforce(struct batch *b, struct node *sw, uint8_t port)
 	ib_port_info_set_port_phys_state(0, &pi);	/* no change */
 	pi.vl_enforce |= want;
 	batch_set_stored(b, sw, 0, IB_MAD_ATTR_PORT_INFO, port, &pi, sizeof(pi));
+}
+
+/* Switch sw's PartitionEnforcementCap: the entries of the tables of its ports facing CAs (0: it does not enforce). */
+static unsigned enforce_cap(const struct node *sw)
+{
+	const struct sm_node *s = sm_node(sw);
+	return s && s->have_switch_info ? cl_ntoh16(s->switch_info.enforce_cap) : 0;
 }
 
 static unsigned table_cap(const struct node *n)
@@ -146,8 +163,7 @@ static bool program_ca(struct batch *b, struct node *n, const struct pkeys_job *
 		send_table(b, n, (uint8_t)p, 0, cap, keys, k);
 		struct node *sw = n->ports[p].remote;
 		uint8_t sp = n->ports[p].remote_port;
-		unsigned sw_cap = sw->type == NODE_SWITCH && sm_node(sw)->have_switch_info
-					  ? cl_ntoh16(sm_node(sw)->switch_info.enforce_cap) : 0;
+		unsigned sw_cap = sw->type == NODE_SWITCH ? enforce_cap(sw) : 0;
 		if (sw_cap) {
 			send_table(b, sw, 0, (uint32_t)sp << 16, sw_cap, keys, k < sw_cap ? k : sw_cap);
 			enforce(b, sw, sp);
@@ -234,38 +250,35 @@ unsigned pkeys_port_table(const struct node *n, unsigned p, const struct partiti
 	return port_keys(n, p, ps, keys, &dropped);
 }
 
-void pkeys_each_table(const struct node *n, const struct partitions *ps, port_table_fn fn, void *arg)
+size_t pkeys_each_table(const struct node *n, const struct partitions *ps, size_t from, port_table_fn fn, void *arg)
 {
 	const struct sm_node *s = sm_node(n);
+	size_t k = 0;
 	for (uint8_t p = 1; p <= n->nports; p++) {
 		const struct node *peer = n->ports[p].remote;
-		uint16_t keys[PART_MAX + 1];
-		unsigned cap, k;
-		if (!peer)
+		bool ca = n->type != NODE_SWITCH;
+		/* a switch port's table is written with the CA port it faces */
+		if (!peer || (ca ? !s->have_port_info[p] :
+			      peer->type == NODE_SWITCH || !sm_node(peer)->have_port_info[n->ports[p].remote_port]))
 			continue;
-		if (n->type != NODE_SWITCH) {
-			if (!s->have_port_info[p])
-				continue;
-			k = pkeys_port_table(n, p, ps, keys, &cap);
-			if (!each_block(fn, arg, p, p, 0, cap, keys, k))
-				return;
+		unsigned cap = ca ? table_cap(n) : enforce_cap(n), nkeys;
+		if (k + blocks_of(cap) <= from) {	/* before from: counted, the keys not even worked out */
+			k += blocks_of(cap);
 			continue;
 		}
-		/* a switch port's table is written with the CA port it faces */
-		if (peer->type == NODE_SWITCH || !sm_node(peer)->have_port_info[n->ports[p].remote_port])
-			continue;
-		k = pkeys_switch_port_table(n, p, ps, keys, &cap);
-		if (cap && !each_block(fn, arg, 0, p, (uint32_t)p << 16, cap, keys, k))
-			return;
+		uint16_t keys[PART_MAX + 1];
+		nkeys = ca ? pkeys_port_table(n, p, ps, keys, &cap) : pkeys_switch_port_table(n, p, ps, keys, &cap);
+		if (!each_block(fn, arg, ca ? p : 0, p, ca ? 0 : (uint32_t)p << 16, cap, keys, nkeys, &k, from))
+			return k;
 	}
+	return k;
 }
 
 unsigned pkeys_switch_port_table(const struct node *sw, unsigned port, const struct partitions *ps, uint16_t *keys,
 				 unsigned *cap)
 {
 	const struct node *ca = port && port <= sw->nports ? sw->ports[port].remote : NULL;
-	const struct sm_node *s = sm_node(sw);
-	*cap = s && s->have_switch_info ? cl_ntoh16(s->switch_info.enforce_cap) : 0;
+	*cap = enforce_cap(sw);
 	if (!ca || ca->type == NODE_SWITCH || !*cap) {
 		*cap = 0;
 		return 0;

@@ -44,8 +44,10 @@ unsigned pkeys_switch_port_table(const struct node *sw, unsigned port, const str
 /*
  * Calls fn for each P_Key block pkeys_program gives n (a CA's linked
  * ports; a switch's ports facing a CA, where it enforces), in port order,
- * until fn returns false.
+ * from the from-th on (those before are counted, not built), until fn
+ * returns false. Returns how many blocks it went through, the one fn
+ * stopped at included: with from SIZE_MAX, how many n has.
  */
-void pkeys_each_table(const struct node *n, const struct partitions *ps, port_table_fn fn, void *arg);
+size_t pkeys_each_table(const struct node *n, const struct partitions *ps, size_t from, port_table_fn fn, void *arg);
 
 #endif

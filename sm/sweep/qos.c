@@ -187,25 +187,41 @@ static struct port_table sl2vl_table(const ib_slvl_table_t *map, uint32_t mod, u
 	return t;
 }
 
-void qos_each_table(const struct node *n, const struct qos_tables *q, port_table_fn fn, void *arg)
+/* Whether a port with caps pi has VLArbitrationTable block (1-2 low, 3-4 high): qos_vlarb_block's test. */
+static bool vlarb_has(const ib_port_info_t *pi, unsigned block)
+{
+	return (block - 1) % 2 * 32u < (block >= 3 ? pi->vl_arb_high_cap : pi->vl_arb_low_cap);
+}
+
+size_t qos_each_table(const struct node *n, const struct qos_tables *q, size_t from, port_table_fn fn, void *arg)
 {
 	const struct sm_node *s = sm_node(n);
+	size_t k = 0;
 	for (uint8_t p = 1; p <= n->nports; p++) {
 		struct port_table t;
 		bool linked = n->ports[p].remote && s->have_port_info[p];
-		for (unsigned block = 1; linked && block <= 4; block++)
-			if (vlarb_table(q, n, p, block, &t) && !fn(arg, &t))
-				return;
+		for (unsigned block = 1; linked && block <= 4; block++) {
+			if (!vlarb_has(&s->port_info[p], block) || k++ < from)
+				continue;
+			vlarb_table(q, n, p, block, &t);
+			if (!fn(arg, &t))
+				return k;
+		}
 		if (n->type != NODE_SWITCH) {
-			if (linked && qos_has_sl_map(n, p) && !fn(arg, (t = sl2vl_table(&q->sl2vl, 0, p, p, p), &t)))
-				return;
+			if (linked && qos_has_sl_map(n, p) && k++ >= from &&
+			    !fn(arg, (t = sl2vl_table(&q->sl2vl, 0, p, p, p), &t)))
+				return k;
 			continue;
 		}
-		for (uint8_t in = 0; in <= n->nports; in++)
-			if (qos_sl2vl_programmed(n, in, p) &&
-			    !fn(arg, (t = sl2vl_table(qos_sl2vl_of(q, in), (uint32_t)in << 8 | p, 0, in, p), &t)))
-				return;
+		for (uint8_t in = 0; in <= n->nports; in++) {
+			if (!qos_sl2vl_programmed(n, in, p) || k++ < from)
+				continue;
+			t = sl2vl_table(qos_sl2vl_of(q, in), (uint32_t)in << 8 | p, 0, in, p);
+			if (!fn(arg, &t))
+				return k;
+		}
 	}
+	return k;
 }
 
 /* What one node is sent: o, its node in the published fabric (NULL: it holds nothing known). */
@@ -230,7 +246,7 @@ static bool set_table(void *arg, const struct port_table *t)
 static void program_node(struct batch *b, struct node *n, const struct qos_tables *q, const struct node *o)
 {
 	struct node_sets w = { b, n, o, n->type == NODE_SWITCH && qos_has_sl_map(n, 0) && optimized_sl2vl(n) };
-	qos_each_table(n, q, set_table, &w);
+	qos_each_table(n, q, 0, set_table, &w);
 	if (w.no_sl2vl) {
 		batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, SL2VL_ALL_PORTS, &q->sl2vl, sizeof(q->sl2vl));
 		batch_set(b, n, 0, IB_MAD_ATTR_SLVL_TABLE, SL2VL_ALL_OUTPUTS, &q->sl2vl_own, sizeof(q->sl2vl_own));

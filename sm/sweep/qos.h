@@ -50,10 +50,12 @@ bool qos_has_sl_map(const struct node *n, unsigned port);
 /*
  * Calls fn for each VL table of n that the sweeps write (SL-to-VL maps,
  * VL arbitration blocks; a switch with optimized SL-to-VL programming:
- * every port pair, which its two Sets cover), in port order, until fn
- * returns false.
+ * every port pair, which its two Sets cover), in port order, from the
+ * from-th on (those before are counted, not built), until fn returns
+ * false. Returns how many tables it went through, the one fn stopped at
+ * included: with from SIZE_MAX, how many n has.
  */
-void qos_each_table(const struct node *n, const struct qos_tables *q, port_table_fn fn, void *arg);
+size_t qos_each_table(const struct node *n, const struct qos_tables *q, size_t from, port_table_fn fn, void *arg);
 
 /*
  * Sends SLtoVLMappingTable (one MAD per switch that has the optimized
