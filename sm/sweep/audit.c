@@ -82,10 +82,8 @@ static void ask_block(struct audit *a, const struct node *n, unsigned block)
 	struct block_get *q = malloc(sizeof(*q));
 	if (q) {
 		*q = (struct block_get){ a, n, block };
-		a->in_flight++;
-		if (sm_node_get(a->sm->mp, n, 0, IB_MAD_ATTR_LIN_FWD_TBL, block, on_block, q) == 0)
+		if (paced_get(&a->pace, a->sm->mp, n, 0, IB_MAD_ATTR_LIN_FWD_TBL, block, on_block, q))
 			return;
-		a->in_flight--;
 		free(q);
 	}
 	a->r.unanswered++;
@@ -110,12 +108,11 @@ static bool ask_next_block(struct audit *a)
 	while (c->node >= f->nnodes || !a->pub->tables.lft[c->node] || c->block >= per_switch) {
 		if (c->node >= f->nnodes) {	/* round again */
 			c->node = 0;
-			c->block = 0;
 			c->rotations++;
-		} else if (!a->pub->tables.lft[c->node] || c->block >= per_switch) {
+		} else {	/* no table, or its blocks all asked */
 			c->node++;
-			c->block = 0;
 		}
+		c->block = 0;
 	}
 	a->lft_left--;
 	ask_block(a, f->nodes[c->node], c->block++);
@@ -123,9 +120,9 @@ static bool ask_next_block(struct audit *a)
 }
 
 /* The LFT blocks first, then the port tables. */
-static bool ask_more(struct audit *a)
+static bool ask_more(void *owner)
 {
-	return ask_next_block(a) || audit_ports_ask_next(a);
+	return ask_next_block(owner) || audit_ports_ask_next(owner);
 }
 
 void audit_tables(struct sm *sm, audit_done_fn done)
@@ -139,12 +136,13 @@ void audit_tables(struct sm *sm, audit_done_fn done)
 		done(sm, &(struct audit_report){ 0 });
 		return;
 	}
-	*a = (struct audit){ .sm = sm, .pub = pub, .done = done, .unlike = unlike, .t0 = evl_now_ms(), .in_flight = 1,
-			     .whole = sm->audit.whole_wanted, .ask_more = ask_more };
+	*a = (struct audit){ .sm = sm, .pub = pub, .done = done, .unlike = unlike, .t0 = evl_now_ms(),
+			     .whole = sm->audit.whole_wanted,
+			     .pace = { .in_flight = 1, .limit = AUDIT_IN_FLIGHT, .ask_more = ask_more, .owner = a } };
 	sm->audit.whole_wanted = false;
 	sm->sched.sweeping = true;	/* a heavy sweep asked for meanwhile waits for us */
 	size_t all = pub->tables.lft ? audit_blocks_published(pub) : 0;
 	a->lft_left = a->whole || sm->cfg.lft_audit_blocks > all ? all : sm->cfg.lft_audit_blocks;	/* no block twice */
 	audit_ports_start(a, sm->cfg.port_audit_tables);
-	audit_answered(a);	/* the hold on in_flight: the first Gets go out */
+	audit_answered(a);	/* the hold on pace.in_flight: the first Gets go out */
 }

@@ -98,10 +98,8 @@ static void ask_table(struct audit *a, const struct node *n, const struct port_t
 	struct table_get *q = malloc(sizeof(*q));
 	if (q) {
 		*q = (struct table_get){ a, n, *t };
-		a->in_flight++;
-		if (sm_node_get(a->sm->mp, n, t->at, t->attr, t->mod, on_table, q) == 0)
+		if (paced_get(&a->pace, a->sm->mp, n, t->at, t->attr, t->mod, on_table, q))
 			return;
-		a->in_flight--;
 		free(q);
 	}
 	a->r.port_unanswered++;

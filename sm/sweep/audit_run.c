@@ -5,8 +5,9 @@
  * audit_ports.c) count their Gets into one report and name the nodes they
  * find holding something unlike the published sweep here, once each, in
  * the log and the event store. Each answer lets the audit ask for the
- * next block or table, so that no more than AUDIT_IN_FLIGHT Gets are out
- * and queued at a time. The last answer in ends the audit: the
+ * next block or table (sm/sweep/paced.c), so that no more than
+ * AUDIT_IN_FLIGHT Gets are out and queued at a time. The last answer in
+ * ends the audit: the
  * figures go into sm->audit, the nodes found unlike into the next sweep
  * (sm->lft_unsure, sm->port_unsure, sealed here), and the scheduler hears
  * the report.
@@ -19,14 +20,7 @@
 
 void audit_answered(struct audit *a)
 {
-	a->in_flight--;
-	if (a->asking)	/* answered at once (a send that failed): the loop below goes on */
-		return;
-	a->asking = true;
-	while (a->in_flight < AUDIT_IN_FLIGHT && a->ask_more(a))
-		;
-	a->asking = false;
-	if (a->in_flight)
+	if (!paced_answered(&a->pace))
 		return;
 	struct sm *sm = a->sm;
 	struct audit_report r = a->r;

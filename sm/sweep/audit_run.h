@@ -6,6 +6,7 @@
 #define SM_AUDIT_RUN_H
 
 #include "sm/sweep/audit.h"
+#include "sm/sweep/paced.h"
 #include "sm/sweep/qos.h"
 
 /*
@@ -22,9 +23,7 @@ struct audit {
 	audit_done_fn done;
 	struct audit_report r;
 	bool whole;		/* every block and table (fabricctl audit) */
-	unsigned in_flight;
-	bool asking;		/* in the loop that asks for more */
-	bool (*ask_more)(struct audit *a);	/* asks for the next block or table; false when none is left */
+	struct paced pace;	/* AUDIT_IN_FLIGHT Gets out at most: the next block or table asked as each answer comes */
 	size_t lft_left;	/* LFT blocks still to ask for */
 	size_t port_left;	/* port tables still to ask for in the rotation (not whole) */
 	/* a whole audit's port tables: those of node `node` - 1, tables[next..ntables) still to ask for */
@@ -34,10 +33,7 @@ struct audit {
 	uint64_t t0;
 };
 
-/*
- * One Get's answer is in (or will never come): asks for more while any
- * is left, up to AUDIT_IN_FLIGHT out; the audit ends with the last answer.
- */
+/* One Get's answer is in (or will never come): the audit ends with the last (paced_answered). */
 void audit_answered(struct audit *a);
 /* Counts node n as holding a table unlike pub's (once), detail naming it: log, event, the next sweep. */
 void audit_note_unlike(struct audit *a, const struct node *n, const char *detail);

@@ -2,7 +2,7 @@
  * DOC: reading the switches' tables
  *
  * One LinearForwardingTable Get per block, READBACK_IN_FLIGHT out at a
- * time, the next asked as each answer comes (all at once, the 27,648-host
+ * time, the next asked as each answer comes (sm/sweep/paced.c) (all at once, the 27,648-host
  * tree's 1.41 million blocks would hold some 600 MB of MADs queued), each
  * answer copied into the switch's lft_held.
  * Used when this process has no clean sweep of its own to compare with,
@@ -18,11 +18,11 @@
 
 #include "sm/log.h"
 #include "sm/smnode.h"
+#include "sm/sweep/paced.h"
 
 struct readback {
 	struct cfg_result r;
-	unsigned in_flight;
-	bool asking;		/* in the loop that asks for more */
+	struct paced pace;
 	struct mad_port *mp;
 	struct fabric *f;
 	size_t node;		/* the next block to ask for: f->nodes[node]'s */
@@ -55,14 +55,15 @@ static void unknown(struct sm_node *s)
 	s->lft_unknown = true;
 }
 
-static bool ask_block(struct block_req *q);
+static bool ask_block(struct block_req *q, bool first);
 
 /*
  * Asks for the next block to read (of a switch whose lft_held waits for
  * it: none after a block of its could not be read); false when none is left.
  */
-static bool ask_next(struct readback *rb)
+static bool ask_next(void *owner)
 {
+	struct readback *rb = owner;
 	while (rb->node < rb->f->nnodes) {
 		struct node *n = rb->f->nodes[rb->node];
 		struct sm_node *s = sm_node(n);
@@ -74,10 +75,8 @@ static bool ask_next(struct readback *rb)
 		struct block_req *q = malloc(sizeof(*q));
 		if (q) {
 			*q = (struct block_req){ .rb = rb, .mp = rb->mp, .n = n, .block = rb->block++ };
-			rb->in_flight++;
-			if (ask_block(q))
+			if (ask_block(q, true))
 				return true;
-			rb->in_flight--;
 			free(q);
 		}
 		unknown(s);	/* a block that cannot be asked for: the rest of its table is not asked either */
@@ -85,17 +84,10 @@ static bool ask_next(struct readback *rb)
 	return false;
 }
 
-/* One Get's answer is in: asks for more while any is left; the last answer ends the read. */
+/* One Get's answer is in: the last ends the read. */
 static void answered(struct readback *rb)
 {
-	rb->in_flight--;
-	if (rb->asking)	/* answered at once (a send that failed): the loop below goes on */
-		return;
-	rb->asking = true;
-	while (rb->in_flight < READBACK_IN_FLIGHT && ask_next(rb))
-		;
-	rb->asking = false;
-	if (rb->in_flight)
+	if (!paced_answered(&rb->pace))
 		return;
 	rb->done(rb->arg, &rb->r);
 	free(rb);
@@ -105,7 +97,7 @@ static void on_block(void *ctx, int status, const ib_smp_t *reply)
 {
 	struct block_req *q = ctx;
 	struct sm_node *s = sm_node(q->n);
-	if (status != 0 && q->asked < BLOCK_ASKS && s->lft_held && ask_block(q))
+	if (status != 0 && q->asked < BLOCK_ASKS && s->lft_held && ask_block(q, false))
 		return;	/* asked again: this answer will come */
 	if (status != 0) {
 		q->rb->r.failed++;
@@ -119,14 +111,17 @@ static void on_block(void *ctx, int status, const ib_smp_t *reply)
 	answered(rb);
 }
 
-/* Sends q's Get (counted in r.sent); false when it could not go. */
-static bool ask_block(struct block_req *q)
+/* Sends q's Get (counted in r.sent; the first time also counted out); false when it could not go. */
+static bool ask_block(struct block_req *q, bool first)
 {
-	if (sm_node_get(q->mp, q->n, 0, IB_MAD_ATTR_LIN_FWD_TBL, q->block, on_block, q) < 0)
-		return false;
-	q->asked++;
-	q->rb->r.sent++;
-	return true;
+	struct readback *rb = q->rb;
+	bool sent = first ? paced_get(&rb->pace, q->mp, q->n, 0, IB_MAD_ATTR_LIN_FWD_TBL, q->block, on_block, q)
+			  : sm_node_get(q->mp, q->n, 0, IB_MAD_ATTR_LIN_FWD_TBL, q->block, on_block, q) == 0;
+	if (sent) {
+		q->asked++;
+		rb->r.sent++;
+	}
+	return sent;
 }
 
 int readback_lfts(struct mad_port *mp, struct fabric *f, const struct fabric *prev, const struct routing_tables *prev_t,
@@ -135,7 +130,8 @@ int readback_lfts(struct mad_port *mp, struct fabric *f, const struct fabric *pr
 	struct readback *rb = calloc(1, sizeof(*rb));
 	if (!rb)
 		return -1;
-	*rb = (struct readback){ .in_flight = 1, .mp = mp, .f = f, .done = done, .arg = arg };
+	*rb = (struct readback){ .mp = mp, .f = f, .done = done, .arg = arg,
+				 .pace = { .in_flight = 1, .limit = READBACK_IN_FLIGHT, .ask_more = ask_next, .owner = rb } };
 	for (size_t i = 0; i < f->nnodes; i++) {
 		struct node *n = f->nodes[i];
 		struct sm_node *s = sm_node(n);
@@ -151,7 +147,7 @@ int readback_lfts(struct mad_port *mp, struct fabric *f, const struct fabric *pr
 		s->lft_held_top = top;
 		s->lft_held[0] = LFT_NO_PATH;	/* LinearFDBTop 0: no table, every LID drops (nothing to read) */
 	}
-	answered(rb);	/* the hold on in_flight: the first Gets go out */
+	answered(rb);	/* the hold on pace.in_flight: the first Gets go out */
 	return 0;
 }
 
