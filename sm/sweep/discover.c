@@ -412,6 +412,27 @@ static void report_duplicate(struct discovery *d, const struct probe *p, uint64_
 		log_warn("discovery: duplicate GUID 0x%016llx", (unsigned long long)guid);
 }
 
+/*
+ * Whether a NodeInfo answer cannot describe the node behind p, with why:
+ * a host answers the SMPs to its own port, and the model sizes and
+ * indexes the node's ports by these fields.
+ */
+static bool node_info_malformed(const ib_node_info_t *ni, const struct probe *p, char *why, size_t len)
+{
+	uint8_t local = ib_node_info_get_local_port_num(ni);
+	if (ni->node_type < IB_NODE_TYPE_CA || ni->node_type > IB_NODE_TYPE_ROUTER)
+		snprintf(why, len, "node type %u", ni->node_type);
+	else if (ni->num_ports == 0 || ni->num_ports > FABRIC_MAX_PORTS)
+		snprintf(why, len, "%u ports", ni->num_ports);
+	else if (local > ni->num_ports)
+		snprintf(why, len, "entered by port %u of %u", local, ni->num_ports);
+	else if (local == 0 && (ni->node_type != IB_NODE_TYPE_SWITCH || p->node))
+		snprintf(why, len, "entered by port 0%s", p->node ? " over a link" : "");
+	else
+		return false;
+	return true;
+}
+
 static void on_node_info(void *ctx, int status, const ib_smp_t *reply)
 {
 	struct probe *p = ctx;
@@ -432,6 +453,17 @@ static void on_node_info(void *ctx, int status, const ib_smp_t *reply)
 		return;
 	}
 	const ib_node_info_t *ni = (const ib_node_info_t *)reply->data;
+	char why[80];
+	if (node_info_malformed(ni, p, why, sizeof(why))) {
+		d->report.malformed++;
+		if (p->node)
+			log_warn("discovery: the node behind %s port %u answers a malformed NodeInfo (%s): left out",
+				 p->node->desc, p->port, why);
+		else
+			log_error("discovery: the local port answers a malformed NodeInfo (%s)", why);
+		complete(d, p);
+		return;
+	}
 	uint64_t guid = cl_ntoh64(ni->node_guid);
 	uint8_t local = ib_node_info_get_local_port_num(ni);
 	struct node *n = fabric_find_guid(d->f, guid);

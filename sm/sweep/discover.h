@@ -14,6 +14,7 @@ struct disc_report {
 	unsigned nodes, switches, cas, links;
 	unsigned unreachable;	/* ports whose neighbour never answered */
 	unsigned duplicates;	/* GUIDs seen at two places */
+	unsigned malformed;	/* NodeInfo answers no node can give: the node behind is left out */
 	unsigned failed_attrs;	/* NodeDescription/PortInfo/SwitchInfo reads that failed */
 	unsigned pruned;	/* a repair: nodes of the model it started from no longer reached */
 	unsigned joined;	/* a repair: switches that reported a change while it read (disc_repair_join) */

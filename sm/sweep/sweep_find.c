@@ -21,7 +21,7 @@
 static void on_discovered(void *arg, const struct disc_report *r)
 {
 	struct sweep *s = arg;
-	char detail[200];
+	char detail[256];
 	if (r->repair_failed[0]) {	/* the safety net: discover it all */
 		log_warn("sweep: repair: %s: discovering the whole fabric", r->repair_failed);
 		sm_node_detach_all(&s->f);
@@ -33,10 +33,13 @@ static void on_discovered(void *arg, const struct disc_report *r)
 	}
 	s->disc = *r;
 	namemap_apply(&s->sm->names, &s->f);	/* the operator's names, in the log and the database */
-	snprintf(detail, sizeof(detail), "%u switches, %u CAs, %u links, %u unreachable, %u duplicate GUIDs%s",
-		 r->switches, r->cas, r->links, r->unreachable, r->duplicates, s->nrepair ? "; repaired" : "");
+	snprintf(detail, sizeof(detail), "%u switches, %u CAs, %u links, %u unreachable, %u duplicate GUIDs", r->switches,
+		 r->cas, r->links, r->unreachable, r->duplicates);
+	if (r->malformed)
+		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), ", %u malformed NodeInfo answers (left out)",
+			 r->malformed);
 	if (s->nrepair)
-		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), " from %zu switch%s read again%s, "
+		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), "; repaired from %zu switch%s read again%s, "
 			 "%u nodes gone", s->nrepair + r->joined, s->nrepair + r->joined == 1 ? "" : "es",
 			 r->joined ? " (some joined while it read)" : "", r->pruned);
 	if (r->nodes == 0)

@@ -26,6 +26,8 @@ static struct fabric truth;
 static const struct node *lost;	/* the node whose NodeInfo answers never come */
 static bool state_change[SIM_MAX_NODES];	/* per truth node index: SwitchInfo's PortStateChange set */
 static bool no_client_rereg[SIM_MAX_NODES];	/* per truth node index: its ports do not offer ClientReregister */
+/* When set, called on every answer before it is queued: a test's node that answers what it likes. */
+static void (*sim_tamper)(const struct node *n, ib_net16_t attr, uint32_t mod, ib_smp_t *r);
 static struct answer {
 	mad_done_fn done;
 	void *ctx;
@@ -131,6 +133,8 @@ static void sim_queue(uint8_t method, ib_net16_t attr, uint32_t mod, const uint8
 			memcpy(a->reply.data, data, len < IB_SMP_DATA_SIZE ? len : IB_SMP_DATA_SIZE);
 		if (method == IB_MAD_METHOD_SET && attr == IB_MAD_ATTR_SWITCH_INFO)	/* written 1, reads 0 */
 			((ib_switch_info_t *)a->reply.data)->life_state &= (uint8_t)~IB_SWITCH_PSC;
+		if (sim_tamper)
+			sim_tamper(n, attr, mod, &a->reply);
 	}
 }
 

@@ -8,6 +8,11 @@
  *   true fabric: the same GUIDs, types, links, port for port.
  * - A CA whose NodeInfo is lost is counted unreachable and left out;
  *   nothing else changes.
+ * - A node whose NodeInfo is malformed (an unknown type, no ports or more
+ *   than a node can have, entered by a port it does not have) is left out,
+ *   with what only it leads to, and each such answer counted; nothing else
+ *   changes (under ASan, in the sanitized suite, a write past its ports
+ *   would fail).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -145,11 +150,79 @@ static void a_lost_ca_is_unreachable_and_left_out(void **state)
 	fabric_free(&f);
 }
 
+/* The node that answers NodeInfo with lie's fields (its own GUIDs kept). */
+static const struct node *liar;
+static struct lie {
+	uint8_t type, nports, local;
+} lie;
+
+static void lie_in_node_info(const struct node *n, ib_net16_t attr, uint32_t mod, ib_smp_t *r)
+{
+	if (n != liar || attr != IB_MAD_ATTR_NODE_INFO)
+		return;
+	ib_node_info_t *ni = (ib_node_info_t *)r->data;
+	ni->node_type = lie.type;
+	ni->num_ports = lie.nports;
+	ni->port_num_vendor_id = (ni->port_num_vendor_id & cl_hton32(0x00ffffff)) | cl_hton32((uint32_t)lie.local << 24);
+}
+
+/* The last node of truth of the type, which is not the SM's. */
+static const struct node *last_of(enum node_type type)
+{
+	for (size_t i = truth.nnodes; i-- > 0;)
+		if (truth.nodes[i]->type == type)
+			return truth.nodes[i];
+	return NULL;
+}
+
+static void a_malformed_node_info_is_left_out(void **state)
+{
+	const struct node *ca = last_of(NODE_CA), *leaf = ca->ports[1].remote;
+	size_t behind_leaf = 0, above_leaf = 0;	/* its CAs; the spines, each of which asks it */
+	for (unsigned p = 1; p <= leaf->nports; p++) {
+		behind_leaf += leaf->ports[p].remote && leaf->ports[p].remote->type == NODE_CA;
+		above_leaf += leaf->ports[p].remote && leaf->ports[p].remote->type == NODE_SWITCH;
+	}
+	const struct {
+		const struct node *liar;
+		struct lie lie;
+		size_t gone;	/* nodes the model lacks: the liar and what only it leads to */
+		size_t answers;	/* malformed answers: one per neighbour that asks */
+	} cases[] = {
+		{ ca, { IB_NODE_TYPE_CA, 1, 200 }, 1, 1 },	/* entered by a port beyond its ports */
+		{ ca, { IB_NODE_TYPE_CA, 1, 0 }, 1, 1 },	/* a CA entered by port 0 */
+		{ ca, { IB_NODE_TYPE_CA, 0, 1 }, 1, 1 },	/* no ports */
+		{ ca, { IB_NODE_TYPE_CA, 255, 1 }, 1, 1 },	/* more than a node can have */
+		{ ca, { 0, 1, 1 }, 1, 1 },	/* no type */
+		{ ca, { 9, 1, 1 }, 1, 1 },	/* a type IBA does not define */
+		{ leaf, { IB_NODE_TYPE_SWITCH, leaf->nports, (uint8_t)(leaf->nports + 1) }, 1 + behind_leaf, above_leaf },
+		{ leaf, { IB_NODE_TYPE_SWITCH, leaf->nports, 0 }, 1 + behind_leaf, above_leaf },	/* port 0 over a link */
+		{ leaf, { IB_NODE_TYPE_SWITCH, 0, 0 }, 1 + behind_leaf, above_leaf },
+	};
+	sim_tamper = lie_in_node_info;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		liar = cases[k].liar;
+		lie = cases[k].lie;
+		struct fabric f;
+		discover(&f, SHUFFLED, k);
+		assert_int_equal(report.malformed, cases[k].answers);
+		assert_int_equal(report.nodes, truth.nnodes - cases[k].gone);
+		assert_int_equal(report.duplicates + report.failed_attrs, 0);
+		assert_null(fabric_find_guid(&f, liar->guid));
+		if (liar == ca)
+			same_as_truth(&f, ca);
+		sm_node_detach_all(&f);
+		fabric_free(&f);
+	}
+	sim_tamper = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(whatever_the_order_the_model_is_the_fabric, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_lost_ca_is_unreachable_and_left_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_malformed_node_info_is_left_out, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
