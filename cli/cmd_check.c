@@ -27,6 +27,7 @@
 #include "cli/walk.h"
 #include "cli/lftdump.h"
 #include "cli/sl2vldump.h"
+#include "cli/slfile.h"
 #include "routing/cdg.h"
 #include "routing/cdg_vl.h"
 #include "routing/loops.h"
@@ -102,32 +103,11 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 /* Reads "LID SL" lines into t->sl (and t->layers); -1 with the error printed. */
 static int read_sls(const char *path, struct routing_tables *t)
 {
-	FILE *fp = fopen(path, "r");
-	char line[128];
-	unsigned lineno = 0;
-	if (!fp) {
-		fprintf(stderr, "fabricctl: %s: cannot open\n", path);
-		return -1;
-	}
-	while (fgets(line, sizeof(line), fp)) {
-		long lid, sl;
-		char tail;
-		lineno++;
-		if (sscanf(line, " %c", &tail) < 1 || tail == '#')
-			continue;
-		if (sscanf(line, "%li %li %c", &lid, &sl, &tail) != 2 || lid < 1 || lid > t->max_lid || sl < 0 ||
-		    sl > 15) {
-			fprintf(stderr, "fabricctl: %s:%u: expected 'LID SL' with a LID up to %u and an SL up to 15\n",
-				path, lineno, t->max_lid);
-			fclose(fp);
-			return -1;
-		}
-		t->sl[lid] = (uint8_t)sl;
-		if ((unsigned)sl + 1 > t->layers)
-			t->layers = (unsigned)sl + 1;
-	}
-	fclose(fp);
-	return 0;
+	char err[256];
+	if (slfile_read(path, t, err, sizeof(err)) == 0)
+		return 0;
+	fprintf(stderr, "fabricctl: %s\n", err);
+	return -1;
 }
 
 /* The tables to judge: stored, or from files (the --after ones for a transition; *before too). */
