@@ -151,7 +151,8 @@ static int by_guid(const void *a, const void *b)
 
 void fabric_sort_by_guid(struct fabric *f)
 {
-	qsort(f->nodes, f->nnodes, sizeof(*f->nodes), by_guid);
+	if (f->nnodes > 1)	/* an empty fabric has no array: qsort must not see NULL */
+		qsort(f->nodes, f->nnodes, sizeof(*f->nodes), by_guid);
 	for (size_t i = 0; i < f->nnodes; i++)
 		f->nodes[i]->index = i;
 }

@@ -1,0 +1,111 @@
+/*
+ * Fuzz target: discovery (sm/sweep/discover.c) and its repair fed
+ * whatever the nodes answer. Behind a fake MAD port (mad_send_dr wrapped
+ * at link time), the simulator of tests/common/smp_sim.h answers every
+ * SMP as a 2-level radix-4 fat tree would; the input then rewrites the
+ * answers, three bytes per answer in the order they come: a mode (0-3:
+ * the byte at the offset takes the value; 4: the answer is lost; else it
+ * stays true), an offset into the SMP's data and a value. Once the
+ * discovery ends, a repair from the leaf of the last CA goes the same way.
+ * Any host answers the SMPs to its own port, and a switch may be buggy:
+ * nothing it says may make fabricd read or write past what it holds.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define assert_true(x) do { if (!(x)) abort(); } while (0)	/* smp_sim.h's, without cmocka */
+
+#include "sm/smnode.h"
+#include "sm/sweep/discover.h"
+#include "topology/fattree_gen.h"
+#include "smp_sim.h"
+
+static const uint8_t *input;
+static size_t input_left;
+
+/* Rewrites r as the next three bytes of the input say. */
+static void tamper(const struct node *n, ib_net16_t attr, uint32_t mod, ib_smp_t *r)
+{
+	if (input_left < 3)
+		return;
+	uint8_t mode = input[0], at = input[1], value = input[2];
+	input += 3;
+	input_left -= 3;
+	if (mode % 8 < 4)
+		r->data[at % IB_SMP_DATA_SIZE] = value;
+}
+
+int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, const uint8_t *path,
+		       uint8_t hops, uint64_t mkey, const void *data, size_t len, mad_done_fn done, void *ctx)
+{
+	if (queued == QUEUE)
+		return -1;	/* as a port out of memory: the caller copes */
+	bool lose = input_left >= 3 && input[0] % 8 == 4;
+	sim_queue(method, attr, mod, path, hops, data, len, done, ctx);
+	if (lose)
+		queue[queued - 1].status = MAD_TIMEOUT;
+	return 0;
+}
+
+static bool ended;
+static struct disc_report report;
+
+static void on_done(void *arg, const struct disc_report *r)
+{
+	report = *r;
+	ended = true;
+}
+
+/* Delivers the answers first in, first out until the discovery ends. */
+static void deliver(void)
+{
+	size_t first = 0;
+	while (!ended && first < queued) {
+		struct answer a = queue[first++];
+		a.done(a.ctx, a.status, a.status ? NULL : &a.reply);
+	}
+	if (!ended)
+		abort();	/* answered all, yet not done: it would hang */
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static bool have_truth;
+	char err[256];
+	if (!have_truth) {
+		struct fattree_spec spec = { .levels = 2, .radix = 4 };
+		if (fattree_generate(&spec, &truth, err) < 0)
+			abort();
+		have_truth = true;
+		sim_tamper = tamper;
+	}
+	input = data;
+	input_left = size;
+	struct mkey_config off = { 0 };
+	struct mkeys keys;
+	if (mkeys_init(&keys, &off, NULL, 0) < 0)
+		abort();
+	struct fabric f, g;
+	fabric_init(&f);
+	queued = 0;
+	ended = false;
+	if (disc_start(NULL, &keys, &f, on_done, NULL) < 0)
+		abort();
+	deliver();
+	const struct node *ca = truth.nodes[truth.nnodes - 1];
+	uint64_t leaf = ca->type == NODE_CA && ca->ports[1].remote ? ca->ports[1].remote->guid : 0;
+	if (report.nodes && leaf && fabric_find_guid(&f, leaf)) {
+		queued = 0;
+		ended = false;
+		if (disc_repair(NULL, &keys, &f, &leaf, 1, &g, on_done, NULL, NULL) < 0)
+			abort();
+		deliver();
+		sm_node_detach_all(&g);
+		fabric_free(&g);
+	}
+	sm_node_detach_all(&f);
+	fabric_free(&f);
+	mkeys_free(&keys);
+	return 0;
+}
