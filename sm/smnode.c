@@ -159,12 +159,17 @@ uint16_t sm_node_own_lid(const struct fabric *f)
 	return 0;
 }
 
-/* True if n was programmed by the last clean sweep and kept its LIDs (no reset). */
+/*
+ * True if n was programmed by the last clean sweep and kept its LIDs (no
+ * reset). A node whose type or port count changed (a switch split into
+ * more ports, or an answer no longer the same) is not: its ports are not
+ * the ones that sweep programmed.
+ */
 bool sm_node_kept(const struct node *n, const struct fabric *prev)
 {
 	const struct node *o = prev ? fabric_find_guid(prev, n->guid) : NULL;
 	const struct sm_node *s = sm_node(n);
-	if (!o)
+	if (!o || o->type != n->type || o->nports != n->nports)
 		return false;
 	/* a switch's LID is on port 0; a CA has one on each port */
 	unsigned first = n->type == NODE_SWITCH ? 0 : 1, last = n->type == NODE_SWITCH ? 0 : n->nports;

@@ -1021,6 +1021,40 @@ static void vl_tables_go_to_ports_linked_since_and_nodes_a_set_was_lost_to(void 
 	}
 }
 
+/* The SM's leaf in fewer_ports_of: it answers NodeInfo with only its host ports. */
+static const struct node *shrunk;
+
+static void fewer_ports_of(const struct node *n, ib_net16_t attr, uint32_t mod, ib_smp_t *r)
+{
+	if (n == shrunk && attr == IB_MAD_ATTR_NODE_INFO)
+		((ib_node_info_t *)r->data)->num_ports = 2;
+}
+
+/*
+ * A switch that comes back with more ports (a switch split into more, as
+ * some can be) is not the node the published sweep programmed, LIDs kept
+ * or not: every SL-to-VL table of it is written, its host ports' pair
+ * too. Before, the sweep took it for kept and read its old self's ports
+ * past their end for the new ones (found by fuzz_sweep).
+ */
+static void a_switch_with_more_ports_is_programmed_anew(void **state)
+{
+	const struct node *sm_ca = sim_sm_node();
+	shrunk = sm_ca->ports[1].remote;
+	sim_tamper = fewer_ports_of;	/* the first sweep sees the leaf and its two hosts */
+	sweep(NULL, 0);
+	sim_tamper = NULL;
+	assert_true(outcome.ok);
+	assert_int_equal(sm_published(&sm)->fabric.nnodes, 3);
+	memset(held_sl2vl[shrunk->index], 0, sizeof(held_sl2vl[shrunk->index]));
+	sweep(NULL, 0);
+	assert_true(outcome.ok);
+	assert_int_equal(sm_published(&sm)->fabric.nnodes, truth.nnodes);
+	static const ib_slvl_table_t unwritten;
+	assert_true(memcmp(&held_sl2vl[shrunk->index][1][2], &unwritten, sizeof(unwritten)) != 0);
+	assert_true(memcmp(&held_sl2vl[shrunk->index][1][3], &unwritten, sizeof(unwritten)) != 0);
+}
+
 /*
  * A switch whose LFT Sets keep failing (another SM's M_Key) would stop
  * every transition: after three stopped in a row, the sweep goes on and
@@ -1668,6 +1702,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(the_table_audit_finds_an_entry_changed_behind_our_back, setup_3_levels,
 						teardown),
 		cmocka_unit_test_setup_teardown(a_light_sweep_finds_a_table_top_moved, setup_3_levels, teardown),
+		cmocka_unit_test_setup_teardown(a_switch_with_more_ports_is_programmed_anew, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
