@@ -2,11 +2,9 @@
  * Fuzz target: discovery (sm/sweep/discover.c) and its repair fed
  * whatever the nodes answer. Behind a fake MAD port (mad_send_dr wrapped
  * at link time), the simulator of tests/common/smp_sim.h answers every
- * SMP as a 2-level radix-4 fat tree would; the input then rewrites the
- * answers, three bytes per answer in the order they come: a mode (0-3:
- * the byte at the offset takes the value; 4: the answer is lost; else it
- * stays true), an offset into the SMP's data and a value. Once the
- * discovery ends, a repair from the leaf of the last CA goes the same way.
+ * SMP as a 2-level radix-4 fat tree would; the input then rewrites or
+ * loses answers it names by number (fuzz_answers.h). Once the discovery
+ * ends, a repair from the leaf of the last CA goes the same way.
  * Any host answers the SMPs to its own port, and a switch may be buggy:
  * nothing it says may make fabricd read or write past what it holds.
  */
@@ -20,32 +18,12 @@
 #include "sm/sweep/discover.h"
 #include "topology/fattree_gen.h"
 #include "smp_sim.h"
-
-static const uint8_t *input;
-static size_t input_left;
-
-/* Rewrites r as the next three bytes of the input say. */
-static void tamper(const struct node *n, ib_net16_t attr, uint32_t mod, ib_smp_t *r)
-{
-	if (input_left < 3)
-		return;
-	uint8_t mode = input[0], at = input[1], value = input[2];
-	input += 3;
-	input_left -= 3;
-	if (mode % 8 < 4)
-		r->data[at % IB_SMP_DATA_SIZE] = value;
-}
+#include "fuzz_answers.h"
 
 int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, const uint8_t *path,
 		       uint8_t hops, uint64_t mkey, const void *data, size_t len, mad_done_fn done, void *ctx)
 {
-	if (queued == QUEUE)
-		return -1;	/* as a port out of memory: the caller copes */
-	bool lose = input_left >= 3 && input[0] % 8 == 4;
-	sim_queue(method, attr, mod, path, hops, data, len, done, ctx);
-	if (lose)
-		queue[queued - 1].status = MAD_TIMEOUT;
-	return 0;
+	return fuzz_queue(method, attr, mod, path, hops, data, len, done, ctx);
 }
 
 static bool ended;
@@ -78,10 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (fattree_generate(&spec, &truth, err) < 0)
 			abort();
 		have_truth = true;
-		sim_tamper = tamper;
 	}
-	input = data;
-	input_left = size;
+	fuzz_answers_start(data, size);
 	struct mkey_config off = { 0 };
 	struct mkeys keys;
 	if (mkeys_init(&keys, &off, NULL, 0) < 0)
