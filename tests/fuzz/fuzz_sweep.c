@@ -5,10 +5,12 @@
  * every SMP as a 2-level radix-4 fat tree would, Gets and Sets alike; the
  * input then rewrites or loses answers it names by number
  * (fuzz_answers.h). A real SQLite database in /tmp takes each
- * sweep. Discovery, LIDs, routing, programming (LFTs, SL-to-VL, P_Keys,
- * port states), the store and the repair's read-back all meet what the
- * answers say; every sweep must end, whatever they say (a hang is the
- * timeout's finding).
+ * sweep. Between the two, a light sweep and a whole table audit (every
+ * LFT block, SL-to-VL, VL arbitration and P_Key table read back).
+ * Discovery, LIDs, routing, programming (LFTs, SL-to-VL, P_Keys, port
+ * states), the store, the light sweep's and the audit's findings and the
+ * repair's read-back all meet what the answers say; each must end,
+ * whatever they say (a hang is the timeout's finding).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +22,8 @@
 
 #include "sm/sm.h"
 #include "sm/log.h"
+#include "sm/sweep/audit.h"
+#include "sm/sweep/light.h"
 #include "sm/sweep/sweep.h"
 #include "topology/fattree_gen.h"
 #include "smp_sim.h"
@@ -75,6 +79,26 @@ static void on_swept(struct sm *s, const struct sweep_outcome *o)
 
 static void want_sweep(struct sm *s)
 {
+}
+
+static void on_lit(struct sm *s, const struct light_report *r)
+{
+	ended = true;
+}
+
+static void on_audited(struct sm *s, const struct audit_report *r)
+{
+	ended = true;
+}
+
+/* Answers what a light sweep or an audit (started with ended false) asked, in order, until it ends. */
+static void answer_to_end(void)
+{
+	for (size_t next = 0; !ended; next++) {
+		if (next == queued)
+			abort();	/* nothing left to answer, yet not ended: it would wait for ever */
+		queue[next].done(queue[next].ctx, queue[next].status, queue[next].status ? NULL : &queue[next].reply);
+	}
 }
 
 /* Runs a sweep (a repair of the switches named, or full) to its end, the answers first in, first out. */
@@ -145,6 +169,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sweep_to_end(NULL, 0);
 	const struct node *ca = truth.nodes[truth.nnodes - 1];
 	uint64_t leaf = ca->type == NODE_CA && ca->ports[1].remote ? ca->ports[1].remote->guid : 0;
+	if (sm_published(&sm)) {
+		queued = 0;
+		ended = false;
+		light_sweep(&sm, on_lit);
+		answer_to_end();
+		queued = 0;
+		ended = false;
+		sm.audit.whole_wanted = true;
+		audit_tables(&sm, on_audited);
+		answer_to_end();
+	}
 	if (sm_published(&sm) && leaf)
 		sweep_to_end(&leaf, 1);
 	teardown();
