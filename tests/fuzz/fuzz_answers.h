@@ -4,13 +4,17 @@
  * naming an answer by its number (the first two bytes, little-endian,
  * counted from 0 over the whole input's run), a byte of its data (the
  * third, modulo the data's size) and the value that byte takes (the
- * fourth); a third byte of 0xf0 or more loses the answer instead. Include
- * after smp_sim.h; call fuzz_answers_start with each input.
+ * fourth); a third byte of 0xf0 or more loses the answer instead. The
+ * simulator's true fabric is a 2-level radix-4 fat tree. Include after
+ * smp_sim.h; call fuzz_answers_start with each input.
  */
 #ifndef TESTS_FUZZ_ANSWERS_H
 #define TESTS_FUZZ_ANSWERS_H
 
 #include <stdint.h>
+#include <stdlib.h>
+
+#include "topology/fattree_gen.h"
 
 #define FUZZ_RECORDS_MAX 256	/* records read of an input: the rest is ignored */
 
@@ -57,8 +61,12 @@ static int fuzz_queue(uint8_t method, ib_net16_t attr, uint32_t mod, const uint8
 	return 0;
 }
 
+/* Starts an input's run (the true fabric made on the first). */
 static void fuzz_answers_start(const uint8_t *data, size_t size)
 {
+	char err[256];
+	if (!truth.nnodes && fattree_generate(&(struct fattree_spec){ .levels = 2, .radix = 4 }, &truth, err) < 0)
+		abort();
 	fuzz_records = data;
 	fuzz_nrecords = size / 4 < FUZZ_RECORDS_MAX ? size / 4 : FUZZ_RECORDS_MAX;
 	fuzz_answer = 0;

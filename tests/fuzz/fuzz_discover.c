@@ -16,7 +16,6 @@
 
 #include "sm/smnode.h"
 #include "sm/sweep/discover.h"
-#include "topology/fattree_gen.h"
 #include "smp_sim.h"
 #include "fuzz_answers.h"
 
@@ -49,14 +48,6 @@ static void deliver(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static bool have_truth;
-	char err[256];
-	if (!have_truth) {
-		struct fattree_spec spec = { .levels = 2, .radix = 4 };
-		if (fattree_generate(&spec, &truth, err) < 0)
-			abort();
-		have_truth = true;
-	}
 	fuzz_answers_start(data, size);
 	struct mkey_config off = { 0 };
 	struct mkeys keys;
