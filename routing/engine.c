@@ -15,6 +15,7 @@
 #include "routing/order_proof.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,15 +102,26 @@ static int prove(const struct fabric *f, const struct routing_request *rq, struc
 		memset(&res->loops, 0, sizeof(res->loops));
 		return 0;
 	}
-	/* the layering's searches leave a CPU idle much of the time: the loop check takes it */
+	/*
+	 * The layering's searches leave a CPU idle much of the time: the loop
+	 * check takes it, at idle priority so that it never slows the
+	 * layering's own walks on both CPUs, and at the normal one again once
+	 * the layering is done and only it is left (where that is allowed:
+	 * else it goes on idle, as the CPUs are then).
+	 */
 	struct loop_check lc = { f, t, loop_lids, &res->loops, 0 };
+	struct sched_param no_priority = { 0 };
 	pthread_t thread;
 	bool beside = pthread_create(&thread, NULL, check_loops, &lc) == 0;
-	int rc = layers_assign(f, t, max_layers, offer, &res->layers);
 	if (beside)
+		pthread_setschedparam(thread, SCHED_IDLE, &no_priority);
+	int rc = layers_assign(f, t, max_layers, offer, &res->layers);
+	if (beside) {
+		pthread_setschedparam(thread, SCHED_OTHER, &no_priority);
 		pthread_join(thread, NULL);
-	else
+	} else {
 		check_loops(&lc);
+	}
 	if (rc >= 0 && lc.rc < 0)
 		rc = -1;
 	res->cdg = res->layers.cdg;
