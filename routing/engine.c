@@ -71,10 +71,14 @@ struct loop_check {
 	int rc;
 };
 
+/*
+ * On one thread: it may run at idle priority, and a thread it started
+ * would keep that priority after its own is raised again.
+ */
 static void *check_loops(void *arg)
 {
 	struct loop_check *c = arg;
-	c->rc = loops_find_lids(c->f, c->t, c->lids, c->r);
+	c->rc = loops_find_shared(c->f, c->t, c->lids, 1, c->r);
 	return NULL;
 }
 
@@ -107,7 +111,8 @@ static int prove(const struct fabric *f, const struct routing_request *rq, struc
 	 * check takes it, at idle priority so that it never slows the
 	 * layering's own walks on both CPUs, and at the normal one again once
 	 * the layering is done and only it is left (where that is allowed:
-	 * else it goes on idle, as the CPUs are then).
+	 * else it goes on idle). Idle priority gets next to no CPU on a busy
+	 * machine, so nothing is waited for at it.
 	 */
 	struct loop_check lc = { f, t, loop_lids, &res->loops, 0 };
 	struct sched_param no_priority = { 0 };

@@ -175,14 +175,23 @@ static int index_switches(struct lid_shares *s)
 
 int loops_find_lids(const struct fabric *f, const struct routing_tables *t, const bool *lids, struct loops_report *r)
 {
+	return loops_find_shared(f, t, lids, shares_count(f->nnodes, SHARE_MIN_NODES), r);
+}
+
+int loops_find_shared(const struct fabric *f, const struct routing_tables *t, const bool *lids, size_t nshares,
+		      struct loops_report *r)
+{
 	struct lid_shares s = { .f = f, .t = t, .lids = lids };
 	int rc = 0;
 	memset(r, 0, sizeof(*r));
+	if (nshares > SHARES_MAX)
+		nshares = SHARES_MAX;
+	if (nshares < 1)
+		nshares = 1;
 	if (index_switches(&s) < 0) {
 		rc = -1;
 		goto done;
 	}
-	size_t nshares = shares_count(f->nnodes, SHARE_MIN_NODES);
 	shares_run(nshares, t->max_lid, find_share, &s);	/* LIDs 1..max_lid as items 0..max_lid-1 */
 	for (size_t k = 0; k < nshares; k++) {
 		if (s.rc[k] < 0)

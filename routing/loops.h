@@ -24,6 +24,9 @@ struct loops_report {
 int loops_find(const struct fabric *f, const struct routing_tables *t, struct loops_report *r);
 /* The same for the LIDs with lids[lid] set only (max_lid + 1 entries). */
 int loops_find_lids(const struct fabric *f, const struct routing_tables *t, const bool *lids, struct loops_report *r);
+/* loops_find_lids on nshares threads (the calling one among them): the same report whatever their number. */
+int loops_find_shared(const struct fabric *f, const struct routing_tables *t, const bool *lids, size_t nshares,
+		      struct loops_report *r);
 /* "LID 2: A2 -> C8 -> A2" into buf. */
 void loops_text(const struct loops_report *r, char *buf, size_t len);
 
