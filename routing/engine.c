@@ -62,23 +62,16 @@ static int run_engine(const struct fabric *f, const struct routing_request *rq, 
 	return -1;
 }
 
-/* The loop check, run beside the layering: it reads only the tables' entries, the layering only writes SLs. */
-struct loop_check {
-	const struct fabric *f;
-	const struct routing_tables *t;
-	const bool *lids;
-	struct loops_report *r;
-	int rc;
-};
-
 /*
- * On one thread: it may run at idle priority, and a thread it started
- * would keep that priority after its own is raised again.
+ * The loop check's helper beside the layering, at idle priority: it takes
+ * the check's blocks while the layering leaves a CPU idle, and never
+ * slows the layering's own walks on both CPUs.
  */
-static void *check_loops(void *arg)
+static void *help_idle(void *arg)
 {
-	struct loop_check *c = arg;
-	c->rc = loops_find_shared(c->f, c->t, c->lids, 1, c->r);
+	struct sched_param no_priority = { 0 };
+	pthread_setschedparam(pthread_self(), SCHED_IDLE, &no_priority);
+	loops_work_take(arg, 1);
 	return NULL;
 }
 
@@ -108,26 +101,21 @@ static int prove(const struct fabric *f, const struct routing_request *rq, struc
 	}
 	/*
 	 * The layering's searches leave a CPU idle much of the time: the loop
-	 * check takes it, at idle priority so that it never slows the
-	 * layering's own walks on both CPUs, and at the normal one again once
-	 * the layering is done and only it is left (where that is allowed:
-	 * else it goes on idle). Idle priority gets next to no CPU on a busy
-	 * machine, so nothing is waited for at it.
+	 * check takes it, at idle priority (help_idle), and the blocks left
+	 * when the layering is done are taken here, at this thread's: idle
+	 * priority gets next to no CPU on a busy machine, so nothing waits on
+	 * it but the one block it may be in.
 	 */
-	struct loop_check lc = { f, t, loop_lids, &res->loops, 0 };
-	struct sched_param no_priority = { 0 };
+	struct loops_work *lw = loops_work_new(f, t, loop_lids, 2);
+	if (!lw)
+		return -1;
 	pthread_t thread;
-	bool beside = pthread_create(&thread, NULL, check_loops, &lc) == 0;
-	if (beside)
-		pthread_setschedparam(thread, SCHED_IDLE, &no_priority);
+	bool beside = pthread_create(&thread, NULL, help_idle, lw) == 0;
 	int rc = layers_assign(f, t, max_layers, offer, &res->layers);
-	if (beside) {
-		pthread_setschedparam(thread, SCHED_OTHER, &no_priority);
+	loops_work_take(lw, 0);
+	if (beside)
 		pthread_join(thread, NULL);
-	} else {
-		check_loops(&lc);
-	}
-	if (rc >= 0 && lc.rc < 0)
+	if (loops_work_end(lw, &res->loops) < 0)
 		rc = -1;
 	res->cdg = res->layers.cdg;
 	return rc < 0 ? -1 : rc || res->loops.entries ? 1 : 0;

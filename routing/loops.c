@@ -9,10 +9,12 @@
  * switch already decided. Each switch is decided once per LID, so the
  * whole check costs switches x LIDs steps. Those steps read the tables
  * 64 LIDs at a time, switch by switch (a line of each row), into a small
- * next-switch array per LID, which the walks then follow in cache. On
- * large fabrics the LIDs are shared out among the CPUs (routing/shares.h),
- * each share's report joined in LID order: the same report as one walk
- * over all.
+ * next-switch array per LID, which the walks then follow in cache. The
+ * blocks of 64 LIDs are taken in turn by whoever works on the check (on
+ * large fabrics every CPU, routing/shares.h; beside the VL layering, an
+ * idle-priority thread and then the caller), each worker its own report,
+ * joined so that the first loop named is the lowest LID's: the same report
+ * as one walk over all, whoever took which block.
  */
 #include "routing/loops.h"
 
@@ -43,8 +45,8 @@ static void keep_cycle(const struct routing_tables *t, const struct node *from, 
 	} while (sw && sw != from && r->cycle_len < LOOPS_MAX_SHOWN);
 }
 
-/* The LIDs shared out among the CPUs: each share its own report, joined in LID order. */
-struct lid_shares {
+/* A check's LID blocks, taken in turn by its workers: each its own report. */
+struct loops_work {
 	const struct fabric *f;
 	const struct routing_tables *t;
 	const bool *lids;
@@ -52,8 +54,10 @@ struct lid_shares {
 	size_t nsw;
 	size_t *base;		/* per switch: where its ports start in peer[] */
 	uint32_t *peer;		/* per switch port: the switch (index in sw[]) it leads to, NO_NEXT for none */
-	struct loops_report r[SHARES_MAX];
-	int rc[SHARES_MAX];
+	size_t next_block;	/* the next block to take (atomic) */
+	unsigned nworkers;
+	struct loops_report r[LOOPS_WORKERS_MAX];
+	int rc[LOOPS_WORKERS_MAX];
 };
 
 #define NO_NEXT UINT32_MAX
@@ -66,7 +70,7 @@ struct lid_shares {
  * by switch, a line of its row each, where a walk per LID would miss the
  * cache at every hop.
  */
-static void fill_block(const struct lid_shares *s, uint16_t lo, size_t nk, uint32_t *next)
+static void fill_block(const struct loops_work *s, uint16_t lo, size_t nk, uint32_t *next)
 {
 	for (size_t i = 0; i < s->nsw; i++) {
 		const struct node *sw = s->sw[i];
@@ -108,15 +112,16 @@ int loops_find(const struct fabric *f, const struct routing_tables *t, struct lo
 	return loops_find_lids(f, t, NULL, r);
 }
 
-static void find_share(void *arg, size_t k, size_t from, size_t to)
+void loops_work_take(struct loops_work *s, unsigned k)
 {
-	struct lid_shares *s = arg;
 	uint8_t *state = malloc(s->nsw + 1);
 	uint32_t *walk = malloc((s->nsw + 1) * sizeof(*walk)), *next = malloc(LID_BLOCK * (s->nsw + 1) * sizeof(*next));
-	memset(&s->r[k], 0, sizeof(s->r[k]));
 	s->rc[k] = state && walk && next ? 0 : -1;
-	for (size_t lo = from + 1; lo <= to && s->rc[k] == 0; lo += LID_BLOCK) {
-		size_t nk = to - lo + 1 < LID_BLOCK ? to - lo + 1 : LID_BLOCK, wanted = 0;
+	while (s->rc[k] == 0) {
+		size_t lo = 1 + LID_BLOCK * __atomic_fetch_add(&s->next_block, 1, __ATOMIC_RELAXED);
+		if (lo > s->t->max_lid)
+			break;
+		size_t nk = s->t->max_lid - lo + 1 < LID_BLOCK ? s->t->max_lid - lo + 1 : LID_BLOCK, wanted = 0;
 		for (size_t j = 0; j < nk && !wanted; j++)
 			wanted = !s->lids || s->lids[lo + j];
 		if (!wanted)
@@ -128,6 +133,7 @@ static void find_share(void *arg, size_t k, size_t from, size_t to)
 			if (s->lids && !s->lids[lid])
 				continue;
 			size_t n = check_lid(next + j * s->nsw, s->nsw, state, walk, &met);
+			/* a worker's blocks come in LID order: its first loop is its lowest */
 			if (met != NO_NEXT && !s->r[k].first_lid)
 				keep_cycle(s->t, s->sw[met], lid, &s->r[k]);
 			s->r[k].entries += n;
@@ -140,7 +146,7 @@ static void find_share(void *arg, size_t k, size_t from, size_t to)
 }
 
 /* Numbers the switches with tables and where each port leads among them; -1 on allocation failure. */
-static int index_switches(struct lid_shares *s)
+static int index_switches(struct loops_work *s)
 {
 	const struct fabric *f = s->f;
 	size_t *of_node = malloc((f->nnodes + 1) * sizeof(*of_node)), ports = 0;
@@ -170,47 +176,65 @@ static int index_switches(struct lid_shares *s)
 	return s->peer ? 0 : -1;
 }
 
+struct loops_work *loops_work_new(const struct fabric *f, const struct routing_tables *t, const bool *lids,
+				  unsigned nworkers)
+{
+	struct loops_work *w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	*w = (struct loops_work){ .f = f, .t = t, .lids = lids,
+				  .nworkers = nworkers < 1 ? 1 : nworkers > LOOPS_WORKERS_MAX ? LOOPS_WORKERS_MAX : nworkers };
+	if (index_switches(w) < 0) {
+		struct loops_report none;
+		loops_work_end(w, &none);
+		return NULL;
+	}
+	return w;
+}
+
+int loops_work_end(struct loops_work *w, struct loops_report *r)
+{
+	int rc = 0;
+	memset(r, 0, sizeof(*r));
+	for (unsigned k = 0; k < w->nworkers; k++) {
+		const struct loops_report *x = &w->r[k];
+		if (w->rc[k] < 0)
+			rc = -1;
+		if (x->first_lid && (!r->first_lid || x->first_lid < r->first_lid)) {
+			r->first_lid = x->first_lid;
+			r->cycle_len = x->cycle_len;
+			memcpy(r->cycle, x->cycle, sizeof(r->cycle));
+		}
+		r->entries += x->entries;
+		r->lids += x->lids;
+	}
+	free(w->sw);
+	free(w->base);
+	free(w->peer);
+	free(w);
+	if (rc < 0)
+		memset(r, 0, sizeof(*r));
+	return rc;
+}
+
+static void take_share(void *arg, size_t k, size_t from, size_t to)
+{
+	loops_work_take(arg, (unsigned)k);
+}
+
 /* Fabrics with fewer nodes are looked at by one thread: starting more costs more than it saves. */
 #define SHARE_MIN_NODES 1024
 
 int loops_find_lids(const struct fabric *f, const struct routing_tables *t, const bool *lids, struct loops_report *r)
 {
-	return loops_find_shared(f, t, lids, shares_count(f->nnodes, SHARE_MIN_NODES), r);
-}
-
-int loops_find_shared(const struct fabric *f, const struct routing_tables *t, const bool *lids, size_t nshares,
-		      struct loops_report *r)
-{
-	struct lid_shares s = { .f = f, .t = t, .lids = lids };
-	int rc = 0;
-	memset(r, 0, sizeof(*r));
-	if (nshares > SHARES_MAX)
-		nshares = SHARES_MAX;
-	if (nshares < 1)
-		nshares = 1;
-	if (index_switches(&s) < 0) {
-		rc = -1;
-		goto done;
-	}
-	shares_run(nshares, t->max_lid, find_share, &s);	/* LIDs 1..max_lid as items 0..max_lid-1 */
-	for (size_t k = 0; k < nshares; k++) {
-		if (s.rc[k] < 0)
-			rc = -1;
-		if (!r->first_lid && s.r[k].first_lid) {
-			r->first_lid = s.r[k].first_lid;
-			r->cycle_len = s.r[k].cycle_len;
-			memcpy(r->cycle, s.r[k].cycle, sizeof(r->cycle));
-		}
-		r->entries += s.r[k].entries;
-		r->lids += s.r[k].lids;
-	}
-done:
-	free(s.sw);
-	free(s.base);
-	free(s.peer);
-	if (rc < 0)
+	size_t nshares = shares_count(f->nnodes, SHARE_MIN_NODES);
+	struct loops_work *w = loops_work_new(f, t, lids, (unsigned)nshares);
+	if (!w) {
 		memset(r, 0, sizeof(*r));
-	return rc;
+		return -1;
+	}
+	shares_run(nshares, nshares, take_share, w);	/* one item a share: each takes blocks until none is left */
+	return loops_work_end(w, r);
 }
 
 void loops_text(const struct loops_report *r, char *buf, size_t len)

@@ -24,9 +24,19 @@ struct loops_report {
 int loops_find(const struct fabric *f, const struct routing_tables *t, struct loops_report *r);
 /* The same for the LIDs with lids[lid] set only (max_lid + 1 entries). */
 int loops_find_lids(const struct fabric *f, const struct routing_tables *t, const bool *lids, struct loops_report *r);
-/* loops_find_lids on nshares threads (the calling one among them): the same report whatever their number. */
-int loops_find_shared(const struct fabric *f, const struct routing_tables *t, const bool *lids, size_t nshares,
-		      struct loops_report *r);
+/*
+ * The same check, worked on by up to nworkers threads that take its LID
+ * blocks in turn: each calls loops_work_take as worker k (0 ..
+ * nworkers - 1), which returns once no block is left; once every take
+ * has returned, loops_work_end gives the report (the same whoever took
+ * which block) and frees w. NULL, or -1, on allocation failure.
+ */
+#define LOOPS_WORKERS_MAX 8
+struct loops_work;
+struct loops_work *loops_work_new(const struct fabric *f, const struct routing_tables *t, const bool *lids,
+				  unsigned nworkers);
+void loops_work_take(struct loops_work *w, unsigned k);
+int loops_work_end(struct loops_work *w, struct loops_report *r);
 /* "LID 2: A2 -> C8 -> A2" into buf. */
 void loops_text(const struct loops_report *r, char *buf, size_t len);
 
