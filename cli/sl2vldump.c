@@ -45,9 +45,9 @@ static bool parse_vls(const char *s, uint8_t vl[SL2VL_SLS])
 static int parse_row(const struct cursor *c, const char *line, const struct node *n, struct sl2vl_tables *m)
 {
 	unsigned in, out;
-	int used;
+	int used = -1;	/* set only once the ':' after the ports is met: sscanf counts the two numbers either way */
 	uint8_t vl[SL2VL_SLS];
-	if (sscanf(line, "ports: in %u, out %u:%n", &in, &out, &used) != 2 || !parse_vls(line + used, vl))
+	if (sscanf(line, "ports: in %u, out %u:%n", &in, &out, &used) != 2 || used < 0 || !parse_vls(line + used, vl))
 		return fail(c, "expected 'ports: in N, out M: ' and 16 VLs up to 15 between '|'");
 	if (!n)
 		return 0;

@@ -90,6 +90,12 @@ sed '/^ports: in  1, out  2:/d' "$WORK/up.sl2vl" >"$WORK/short.sl2vl"	# host to 
 out=$("$FABRICCTL" check --lfts "$WORK/up.lfts" --topology "$WORK/up.topo" --sl "$WORK/up.sl" --sl2vl "$WORK/short.sl2vl" 2>&1) &&
 	fail "a dump missing tables was accepted: $out"
 grep -q "has no SL-to-VL table for .* in 1 out 2, which routes cross" <<<"$out" || fail "missing tables: $out"
+# a row whose ':' after the ports is gone (fuzz_dumps once crashed the reader on it): one line, exit 2
+sed '0,/^ports: in  1, out  2:/s//ports: in  1, out  2/' "$WORK/up.sl2vl" >"$WORK/colon.sl2vl"
+rc=0
+out=$("$FABRICCTL" check --lfts "$WORK/up.lfts" --topology "$WORK/up.topo" --sl2vl "$WORK/colon.sl2vl" 2>&1) || rc=$?
+[[ $rc == 2 && $out == *"colon.sl2vl:"*": expected 'ports: in N, out M: '"* && $(wc -l <<<"$out") == 1 ]] ||
+	fail "a row without its ':' gave exit $rc: $out"
 note "smpquery sl2vl of $(wc -l <"$WORK/switches") switches: acyclic over (channel, VL), answers too; port 0 on the SL's VL: $(grep -A1 '^answers' <<<"$keep" | tail -1)"
 
 for f in opensm-subnet opensm-fdbs ibdmchk-sl; do
