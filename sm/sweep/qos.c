@@ -104,13 +104,19 @@ static bool same_tables(const struct qos_tables *a, const struct qos_tables *b)
 	return b && memcmp(a, b, sizeof(*a)) == 0;
 }
 
+/* Whether a port with caps pi has VLArbitrationTable block (1-2 low, 3-4 high). */
+static bool vlarb_has(const ib_port_info_t *pi, unsigned block)
+{
+	return block >= 1 && block <= 4 && (block - 1) % 2 * 32u < (block >= 3 ? pi->vl_arb_high_cap : pi->vl_arb_low_cap);
+}
+
 bool qos_vlarb_block(const struct qos_tables *q, const ib_port_info_t *pi, unsigned block, ib_vl_arb_table_t *out)
 {
 	bool high = block >= 3;
 	unsigned half = (block - 1) % 2, cap = high ? pi->vl_arb_high_cap : pi->vl_arb_low_cap;
 	unsigned n = high ? q->nhigh : q->nlow;
 	const ib_vl_arb_element_t *e = high ? q->high : q->low;
-	if (block < 1 || block > 4 || half * 32 >= cap)
+	if (!vlarb_has(pi, block))
 		return false;
 	memset(out, 0, sizeof(*out));
 	for (unsigned i = half * 32; i < n && i < cap && i < half * 32 + 32; i++)
@@ -185,12 +191,6 @@ static struct port_table sl2vl_table(const ib_slvl_table_t *map, uint32_t mod, u
 			       .size = sizeof(*map), .len = sizeof(*map) };
 	memcpy(t.data, map, sizeof(*map));
 	return t;
-}
-
-/* Whether a port with caps pi has VLArbitrationTable block (1-2 low, 3-4 high): qos_vlarb_block's test. */
-static bool vlarb_has(const ib_port_info_t *pi, unsigned block)
-{
-	return (block - 1) % 2 * 32u < (block >= 3 ? pi->vl_arb_high_cap : pi->vl_arb_low_cap);
 }
 
 size_t qos_each_table(const struct node *n, const struct qos_tables *q, size_t from, port_table_fn fn, void *arg)
