@@ -2,9 +2,9 @@
  * DOC: reading the switches' tables
  *
  * One LinearForwardingTable Get per block, READBACK_IN_FLIGHT out at a
- * time, the next asked as each answer comes (sm/sweep/paced.c) (all at once, the 27,648-host
- * tree's 1.41 million blocks would hold some 600 MB of MADs queued), each
- * answer copied into the switch's lft_held.
+ * time, the next asked as each answer comes (sm/sweep/paced.c; all at
+ * once, the 27,648-host tree's 1.41 million blocks would hold some 600 MB
+ * of MADs queued), each answer copied into the switch's lft_held.
  * Used when this process has no clean sweep of its own to compare with,
  * so a restarted fabricd, or a standby taking over, rewrites nothing the
  * switches already hold and traffic keeps its paths. After a sweep that
