@@ -70,6 +70,7 @@
 #include "sm/sweep/sweep.h"
 #include "topology/fattree_gen.h"
 #include "smp_sim.h"
+#include "sim_port.h"
 
 static struct sm sm;
 static char db_path[64];
@@ -208,41 +209,6 @@ int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uin
 			lose_times = 1;
 		}
 	}
-	return 0;
-}
-
-int __wrap_mad_send_lid(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, uint16_t dlid,
-			uint64_t mkey, const void *data, size_t len, mad_done_fn done, void *ctx)
-{
-	return -1;	/* no other SM to ask */
-}
-
-uint64_t __wrap_mad_port_guid(const struct mad_port *mp)
-{
-	for (size_t i = 0; i < truth.nnodes; i++)
-		if (truth.nodes[i]->type == NODE_CA)
-			return fabric_port_guid(truth.nodes[i], 1);
-	return 0;
-}
-
-int __wrap_mad_port_num(const struct mad_port *mp)
-{
-	return 1;
-}
-
-const char *__wrap_mad_port_ca(const struct mad_port *mp)
-{
-	return "fake0";
-}
-
-const struct mad_stats *__wrap_mad_get_stats(const struct mad_port *mp)
-{
-	static const struct mad_stats none;
-	return &none;
-}
-
-int __wrap_mad_claim_sm(struct mad_port *mp, char err[MAD_ERR_LEN])
-{
 	return 0;
 }
 
