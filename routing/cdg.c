@@ -382,17 +382,28 @@ int cdg_add_layer(const struct fabric *f, const struct cdg_mix *m, unsigned laye
 	return rc;
 }
 
+int cdg_check_layers_with(const struct fabric *f, const struct cdg_mix *m, uint32_t layers,
+			  int (*extra)(void *arg, struct depgraph *g), void *arg, struct cdg_report *r)
+{
+	struct depgraph dg;
+	int rc = depgraph_init(&dg, f);
+	memset(r, 0, sizeof(*r));
+	for (unsigned l = 0; l < 32 && rc == 0; l++)
+		if (layers & 1u << l)
+			rc = cdg_add_layer(f, m, l, NULL, &dg);
+	if (rc == 0 && (!extra || extra(arg, &dg) == 0))
+		rc = depgraph_check(&dg, r);
+	else
+		rc = -1;
+	r->vl = layers ? (unsigned)__builtin_ctz(layers) : 0;
+	depgraph_free(&dg);
+	return rc;
+}
+
 int cdg_check_layer_with(const struct fabric *f, const struct cdg_mix *m, unsigned layer,
 			 int (*extra)(void *arg, struct depgraph *g), void *arg, struct cdg_report *r)
 {
-	struct depgraph dg;
-	int rc = -1;
-	memset(r, 0, sizeof(*r));
-	if (depgraph_init(&dg, f) == 0 && cdg_add_layer(f, m, layer, NULL, &dg) == 0 && (!extra || extra(arg, &dg) == 0))
-		rc = depgraph_check(&dg, r);
-	r->vl = layer;
-	depgraph_free(&dg);
-	return rc;
+	return cdg_check_layers_with(f, m, 1u << layer, extra, arg, r);
 }
 
 int cdg_check_layer(const struct fabric *f, const struct routing_tables *t, unsigned layer,

@@ -56,6 +56,9 @@ int cdg_check_layer(const struct fabric *f, const struct routing_tables *t, unsi
 /* One layer of a mixture, with more dependencies (multicast trees) added by extra before the cycle search. */
 int cdg_check_layer_with(const struct fabric *f, const struct cdg_mix *m, unsigned layer,
 			 int (*extra)(void *arg, struct depgraph *g), void *arg, struct cdg_report *r);
+/* The same for the layers in the mask (bit l: layer l) together in one graph: those sharing a VL. */
+int cdg_check_layers_with(const struct fabric *f, const struct cdg_mix *m, uint32_t layers,
+			  int (*extra)(void *arg, struct depgraph *g), void *arg, struct cdg_report *r);
 
 /*
  * Adds to dg (a depgraph_init graph of f) the dependencies one layer of

@@ -9,8 +9,15 @@
  * broadcast group stays). A few milliseconds after a change (so a burst of
  * joins costs one update), and after each stored sweep, every switch on
  * the stored fabric gets the MFT blocks of every
- * group: the ports routing/mcast.c's tree gives, a 16-port mask per
+ * group: the ports routing/mtree.c's tree gives, a 16-port mask per
  * position. Groups live in memory; hosts rejoin after an SM restart.
+ *
+ * A group's packets travel on the VL its SL maps to, and the SL is the
+ * creator's choice (IBA: the join that creates a group names it), so the
+ * trees are proven VL by VL, each with the unicast layers on that VL. A
+ * VL where they close a cycle keeps its groups out of the MFTs (their
+ * entries cleared: their packets are dropped, not deadlocked) until the
+ * next programming proves them; the other VLs' groups are programmed.
  *
  * A join that creates a group with MGID 0 gets one the SA assigns,
  * ff1S:a01b:PPPP::NNNN:NNNN (S the scope asked for, link-local by default;
@@ -373,42 +380,72 @@ static size_t members_of(const struct fabric *f, const struct mc_group *g, struc
 
 struct trees {
 	const struct fabric *f;
+	const struct mcast *mc;
+	const struct routing_tables *t;
 	bool ***on;		/* per group, per node, per port */
-	unsigned n;
+	unsigned vl;		/* the groups of this VL only */
 };
+
+/* The VL g's packets take: its SL's, as every port maps it. */
+static unsigned group_vl(const struct routing_tables *t, const struct mc_group *g)
+{
+	uint8_t sl, hop;
+	uint32_t flow;
+	ib_member_get_sl_flow_hop(g->rec.sl_flow_hop, &sl, &flow, &hop);
+	return t->vl_by_sl[sl & 15];
+}
 
 static int add_trees(void *arg, struct depgraph *g)
 {
 	const struct trees *t = arg;
-	for (unsigned i = 0; i < t->n; i++)
-		if (t->on[i] && mtree_dependencies(t->f, t->on[i], g) < 0)
+	for (unsigned i = 0; i < t->mc->n; i++)
+		if (t->on[i] && group_vl(t->t, &t->mc->g[i]) == t->vl && mtree_dependencies(t->f, t->on[i], g) < 0)
 			return -1;
 	return 0;
 }
 
 /*
- * The groups' trees together with the unicast routes of VL layer 0 (the
- * groups' SL 0) must keep that layer's channel dependency graph acyclic.
+ * The groups' trees on each VL together with the unicast layers on it
+ * must keep its channel dependency graph acyclic. The groups of a VL
+ * where they do not are marked unproven and their trees emptied. False
+ * when memory ran out (nothing is programmed then).
  */
-static bool trees_deadlock_free(struct sm *sm, bool ***on)
+static bool prove_trees(struct sm *sm, bool ***on)
 {
 	const struct sm_snapshot *pub = sm_published(sm);
-	struct trees t = { &pub->fabric, on, sm->mcast.n };
-	struct cdg_report r;
+	struct mcast *mc = &sm->mcast;
+	struct trees t = { &pub->fabric, mc, &pub->tables, on, 0 };
 	struct cdg_mix m = cdg_mix_of(&pub->tables);
-	if (cdg_check_layer_with(&pub->fabric, &m, 0, add_trees, &t, &r) < 0) {
-		log_error("mcast: out of memory proving the trees");
-		return false;
-	}
-	if (r.cycle_len) {
+	for (t.vl = 0; t.vl < 16; t.vl++) {
+		unsigned groups = 0;
+		for (unsigned i = 0; i < mc->n; i++)
+			groups += group_vl(t.t, &mc->g[i]) == t.vl;
+		uint32_t layers = 0;
+		for (unsigned l = 0; l < pub->tables.layers && l < 16; l++)
+			layers |= (uint32_t)(pub->tables.vl_by_sl[l] == t.vl) << l;
+		struct cdg_report r;
+		if (!groups)
+			continue;
+		if (cdg_check_layers_with(&pub->fabric, &m, layers, add_trees, &t, &r) < 0) {
+			log_error("mcast: out of memory proving the trees");
+			return false;
+		}
+		if (!r.cycle_len) {
+			log_debug("mcast: the trees of %u group%s and the routes on VL %u acyclic (%zu channels, %zu "
+				  "dependencies)", groups, groups == 1 ? "" : "s", t.vl, r.channels, r.dependencies);
+			continue;
+		}
 		char cycle[512];
 		cdg_cycle_text(&r, cycle, sizeof(cycle));
-		log_error("mcast: the multicast trees and the unicast routes close a cycle on VL 0: %s; MFTs not "
-			  "programmed", cycle);
-		return false;
+		log_error("mcast: the trees of the %u group%s on VL %u and the unicast routes there close a cycle: %s; "
+			  "left out of the MFTs", groups, groups == 1 ? "" : "s", t.vl, cycle);
+		for (unsigned i = 0; i < mc->n; i++)
+			if (group_vl(t.t, &mc->g[i]) == t.vl) {
+				mc->g[i].unproven = true;
+				for (size_t k = 0; on[i] && k < pub->fabric.nnodes; k++)
+					memset(on[i][k], 0, (size_t)pub->fabric.nodes[k]->nports + 1);
+			}
 	}
-	log_debug("mcast: trees and routes acyclic on VL 0 (%zu channels, %zu dependencies)", r.channels,
-		  r.dependencies);
 	return true;
 }
 
@@ -448,7 +485,7 @@ bool ***mcast_trees(const struct mcast *mc, const struct fabric *f)
 		ok = (on[g] = calloc(f->nnodes + 1, sizeof(**on))) != NULL;
 		for (size_t i = 0; ok && i < f->nnodes; i++)
 			ok = (on[g][i] = calloc((size_t)f->nodes[i]->nports + 1, sizeof(bool))) != NULL;
-		ok = ok && mtree_build(f, mem, members_of(f, &mc->g[g], mem), on[g]) == 0;
+		ok = ok && (mc->g[g].unproven || mtree_build(f, mem, members_of(f, &mc->g[g], mem), on[g]) == 0);
 	}
 	free(mem);
 	if (!ok) {
@@ -482,6 +519,8 @@ bool mcast_program(struct sm *sm, void (*done)(struct sm *sm))
 	if (!pub || sm->state != SM_MASTER)
 		return false;
 	const struct fabric *f = &pub->fabric;
+	for (unsigned g = 0; g < sm->mcast.n; g++)
+		sm->mcast.g[g].unproven = false;	/* proven afresh below, on the routes of now */
 	/* per group, per switch: the ports the tree uses */
 	bool ***on = mcast_trees(&sm->mcast, f);
 	struct programming *ctx = on ? malloc(sizeof(*ctx)) : NULL;
@@ -490,7 +529,7 @@ bool mcast_program(struct sm *sm, void (*done)(struct sm *sm))
 		*ctx = (struct programming){ sm, done };
 	if (!b)
 		free(ctx);
-	bool proven = b && trees_deadlock_free(sm, on);
+	bool proven = b && prove_trees(sm, on);
 	/* every MLID block that holds a group, on every switch, one Set per 16-port position */
 	for (size_t i = 0; proven && i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];

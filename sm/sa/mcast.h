@@ -25,6 +25,7 @@ struct mc_group {
 	} m[MC_MAX_MEMBERS];
 	unsigned nm;
 	uint64_t creator;	/* the port GUID whose join created it (0: fabricd) */
+	bool unproven;		/* with the unicast routes on its VL its tree closes a cycle: kept out of the MFTs */
 };
 
 struct evl_watch;
@@ -60,8 +61,8 @@ struct fabric;
 struct node;
 /*
  * Every group's tree in f (routing/mtree.c): on[group][node index][port]
- * for the ports its packets leave by. NULL on allocation failure; free
- * with mcast_trees_free.
+ * for the ports its packets leave by; none for a group mcast_program left
+ * unproven. NULL on allocation failure; free with mcast_trees_free.
  */
 bool ***mcast_trees(const struct mcast *mc, const struct fabric *f);
 void mcast_trees_free(bool ***on, unsigned ngroups, const struct fabric *f);

@@ -1,8 +1,9 @@
 /*
  * master.h - the SM the SA unit tests and the MAD fuzzer talk to: a master
- * of a routed 2-level radix-8 fat tree (LIDs 1.. in node order), with its
- * end-port index, RMPP sender and multicast groups, over a MAD port that
- * is never dereferenced (the tests wrap every mad_ call they reach).
+ * of a routed fat tree, 2-level radix 8 unless a test asks for another
+ * (LIDs 1.. in node order), with its end-port index, RMPP sender and
+ * multicast groups, over a MAD port that is never dereferenced (the tests
+ * wrap every mad_ call they reach).
  */
 #ifndef TESTS_COMMON_MASTER_H
 #define TESTS_COMMON_MASTER_H
@@ -15,11 +16,14 @@
 #include "sm/smnode.h"
 #include "topology/fattree_gen.h"
 
-/* Fills sm (zeroed first, configuration at its defaults); -1 if any part cannot be built. */
-static inline int test_master_init(struct sm *sm)
+/*
+ * Fills sm (zeroed first, configuration at its defaults) as master of the
+ * fat tree spec gives, SL s on VL s mod 8 as a sweep maps them; -1 if any
+ * part cannot be built.
+ */
+static inline int test_master_init_on(struct sm *sm, struct fattree_spec spec)
 {
 	char err[256];
-	struct fattree_spec spec = { .levels = 2, .radix = 8 };
 	struct routing_request rq = { .engine = ENGINE_FTREE, .max_layers = 8 };
 	struct routing_result res;
 	memset(sm, 0, sizeof(*sm));
@@ -41,10 +45,18 @@ static inline int test_master_init(struct sm *sm)
 	}
 	if (routing_compute(&pub->fabric, &rq, &pub->tables, &res) != 0 || fabric_index_end_ports(&pub->fabric) < 0)
 		return -1;
+	for (unsigned sl = 0; sl < 16; sl++)
+		pub->tables.vl_by_sl[sl] = (uint8_t)(sl % 8);
 	sm->state = SM_MASTER;
 	mcast_init(&sm->mcast, sm->cfg.subnet_prefix);
 	mcast_attach(sm);
 	return 0;
+}
+
+/* A master of the routed 2-level radix-8 fat tree. */
+static inline int test_master_init(struct sm *sm)
+{
+	return test_master_init_on(sm, (struct fattree_spec){ .levels = 2, .radix = 8 });
 }
 
 #endif

@@ -1,0 +1,163 @@
+/*
+ * Multicast trees proven on their own VL (sm/sa/mcast.c), over a fake MAD
+ * port that answers every MFT Set at once and keeps what it carried. The
+ * master routes a degraded 3-level radix-8 tree in two layers; every CA
+ * joins the IPoIB broadcast group (SL 0) and a group its creator put on
+ * SL 1, whose tree closes a cycle with layer 1's routes (and none with
+ * layer 0's):
+ *
+ * - the SL 1 group is left out of the MFTs: every Set clears its entry,
+ *   and the SA's trees (what MulticastForwardingTableRecords report) give
+ *   it none; the broadcast group is programmed on every switch of its tree;
+ * - moved to SL 0, the same group is proven with the broadcast group and
+ *   programmed too.
+ *
+ * Before trees were proven VL by VL, the SL 1 group was proven with layer
+ * 0's routes, where its tree is acyclic, and programmed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "master.h"
+#include "routing/cdg.h"
+#include "routing/mtree.h"
+
+#define SL1_GROUP 1	/* its index in sm.mcast, MLID 0xc001 */
+
+static struct sm sm;
+/* What the MFT Sets of block 0 carried: per group, the OR of its masks; sets seen. */
+static unsigned mft_sets;
+static uint16_t mask_or[2];
+
+int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, const uint8_t *path,
+		       uint8_t hops, uint64_t mkey, const void *data, size_t len, mad_done_fn done, void *ctx)
+{
+	ib_smp_t reply;
+	memset(&reply, 0, sizeof(reply));
+	memcpy(reply.data, data, len < IB_SMP_DATA_SIZE ? len : IB_SMP_DATA_SIZE);
+	if (attr == IB_MAD_ATTR_MCAST_FWD_TBL && (mod & 0x1ff) == 0) {
+		const ib_net16_t *masks = data;
+		mft_sets++;
+		for (unsigned g = 0; g < 2; g++)
+			mask_or[g] |= cl_ntoh16(masks[g]);
+	}
+	done(ctx, 0, &reply);
+	return 0;
+}
+
+uint64_t __wrap_mad_port_guid(const struct mad_port *mp)
+{
+	return 0x100000;
+}
+
+static int setup(void **state)
+{
+	/* seed 5 of the degraded radix-8 family (transition-bench's) */
+	struct fattree_spec spec = { .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1, .seed = 5 };
+	assert_int_equal(test_master_init_on(&sm, spec), 0);
+	assert_int_equal(sm.pub->tables.layers, 2);
+	struct mc_group *bcast = &sm.mcast.g[0], *g1 = &sm.mcast.g[SL1_GROUP];
+	const struct fabric *f = &sm.pub->fabric;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		struct node *n = f->nodes[i];
+		if (n->type == NODE_SWITCH) {
+			n->mft_cap = 1024;	/* as SwitchInfo says on ibsim */
+			continue;
+		}
+		struct mc_member *m = &bcast->m[bcast->nm++];
+		m->port_gid.unicast.prefix = cl_hton64(sm.cfg.subnet_prefix);
+		m->port_gid.unicast.interface_id = cl_hton64(n->ports[1].guid);
+		m->join_state = IB_MC_REC_STATE_FULL_MEMBER;
+	}
+	*g1 = *bcast;
+	g1->rec.mgid.raw[15] = 0x42;
+	g1->rec.mlid = cl_hton16(MC_FIRST_MLID + SL1_GROUP);
+	g1->rec.sl_flow_hop = ib_member_set_sl_flow_hop(1, 0, 0);
+	sm.mcast.n = 2;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	evl_watch_free(sm.mcast.timer);
+	rmpp_free(sm.rmpp);
+	rmpp_receiver_free(sm.rmpp_in);
+	sm_snapshot_free(sm.pub);
+	routing_memo_free(&sm.route_memo);
+	evl_free(sm.loop);
+	return 0;
+}
+
+static int add_tree(void *arg, struct depgraph *g)
+{
+	void **a = arg;
+	return mtree_dependencies(a[0], a[1], g);
+}
+
+/* Whether the tree of group g with the routes of layer closes a cycle (the fact the test stands on). */
+static bool cyclic_with_layer(bool ***on, unsigned g, unsigned layer)
+{
+	struct cdg_mix m = cdg_mix_of(&sm.pub->tables);
+	struct cdg_report r;
+	void *a[2] = { &sm.pub->fabric, on[g] };
+	assert_int_equal(cdg_check_layer_with(&sm.pub->fabric, &m, layer, add_tree, a, &r), 0);
+	return r.cycle_len > 0;
+}
+
+static unsigned ports_in_tree(bool ***on, unsigned g)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < sm.pub->fabric.nnodes; i++)
+		for (unsigned p = 0; p <= sm.pub->fabric.nodes[i]->nports; p++)
+			n += on[g][i][p];
+	return n;
+}
+
+static void a_group_is_proven_on_its_own_vl(void **state)
+{
+	const struct fabric *f = &sm.pub->fabric;
+	bool ***on = mcast_trees(&sm.mcast, f);
+	assert_non_null(on);
+	assert_true(cyclic_with_layer(on, SL1_GROUP, 1));
+	assert_false(cyclic_with_layer(on, SL1_GROUP, 0));
+	assert_false(cyclic_with_layer(on, 0, 0));
+	mcast_trees_free(on, sm.mcast.n, f);
+
+	mft_sets = 0;
+	memset(mask_or, 0, sizeof(mask_or));
+	assert_true(mcast_program(&sm, NULL));
+	assert_true(mft_sets > 0);
+	assert_int_not_equal(mask_or[0], 0);	/* the broadcast group: programmed */
+	assert_int_equal(mask_or[SL1_GROUP], 0);	/* the SL 1 group: cleared everywhere */
+	assert_true(sm.mcast.g[SL1_GROUP].unproven);
+	assert_false(sm.mcast.g[0].unproven);
+	on = mcast_trees(&sm.mcast, f);	/* what the SA reports */
+	assert_non_null(on);
+	assert_int_equal(ports_in_tree(on, SL1_GROUP), 0);
+	assert_true(ports_in_tree(on, 0) > 0);
+	mcast_trees_free(on, sm.mcast.n, f);
+}
+
+static void the_same_group_on_sl_0_is_programmed(void **state)
+{
+	sm.mcast.g[SL1_GROUP].rec.sl_flow_hop = ib_member_set_sl_flow_hop(0, 0, 0);
+	mft_sets = 0;
+	memset(mask_or, 0, sizeof(mask_or));
+	assert_true(mcast_program(&sm, NULL));
+	assert_int_not_equal(mask_or[0], 0);
+	assert_int_not_equal(mask_or[SL1_GROUP], 0);
+	assert_false(sm.mcast.g[SL1_GROUP].unproven);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(a_group_is_proven_on_its_own_vl, setup, teardown),
+		cmocka_unit_test_setup_teardown(the_same_group_on_sl_0_is_programmed, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
