@@ -31,12 +31,11 @@
 #include "smp_sim.h"
 #include "sim_port.h"
 #include "fuzz_records.h"
+#include "fuzz_sm.h"
 
 #define PMA_QUEUE 4096
 #define ROUND_STEPS 100000	/* answers and loop turns a counter sweep may take before it counts as hung */
 
-static struct sm sm;
-static char db_path[64];
 static bool timers_now;		/* once the fabric is up: every timer fires at the next turn of the loop */
 
 /* The PerfMgt answers waiting, first in, first out, and the number of the next. */
@@ -116,35 +115,6 @@ int __wrap_mad_send_perf(struct mad_port *mp, uint8_t method, ib_net16_t attr, u
 	return 0;
 }
 
-static bool ended;
-
-static void on_swept(struct sm *s, const struct sweep_outcome *o)
-{
-	ended = true;
-}
-
-static void want_sweep(struct sm *s)
-{
-}
-
-/* Runs a heavy sweep to its end, the answers first in, first out. */
-static void sweep_to_end(void)
-{
-	queued = 0;
-	ended = false;
-	sweep_start(&sm, NULL, 0, on_swept);
-	for (size_t next = 0; !ended;) {
-		if (next == queued) {	/* nothing left to answer: a thread of the sweep's is to be back */
-			if (evl_run_once(sm.loop) < 0)
-				abort();
-			continue;
-		}
-		struct answer a = queue[next++];
-		a.done(a.ctx, a.status, a.status ? NULL : &a.reply);
-	}
-	queued = 0;
-}
-
 /* Runs one counter sweep to its end: its answers, the health action's SMPs, the loop when both wait. */
 static void counter_sweep(void)
 {
@@ -170,11 +140,10 @@ static void counter_sweep(void)
 	queued = 0;
 }
 
+/* The SM of fuzz_sm.h with counter sweeps and health judged as knobs say. */
 static void setup(uint8_t knobs)
 {
-	char err[DB_ERR_LEN];
-	memset(&sm, 0, sizeof(sm));
-	config_defaults(&sm.cfg);
+	fuzz_sm_setup("perf");
 	sm.cfg.perf_interval = 1;
 	sm.cfg.perf_window = 1 + knobs % 8;
 	sm.cfg.health_action = (knobs >> 3 & 3) % 3;
@@ -184,37 +153,8 @@ static void setup(uint8_t knobs)
 	sm.cfg.health_link_error_recovery = 1;
 	sm.cfg.health_rcv_errors = 3;
 	sm.cfg.health_ber = 1e-12;
-	snprintf(db_path, sizeof(db_path), "/tmp/fabricd-fuzz-perf.%d.db", (int)getpid());
-	unlink(db_path);
-	if (!(sm.db = db_open(db_path, DB_READ_WRITE, err)) || !(sm.loop = evl_new()))
-		abort();
-	sm.mp = (struct mad_port *)&sm;	/* never dereferenced: every mad_ call is wrapped */
-	if (mkeys_init(&sm.mkeys, &sm.cfg.mkey, NULL, 0) < 0 || ha_init(&sm) < 0)
-		abort();
-	mcast_init(&sm.mcast, sm.cfg.subnet_prefix);
-	sm.sched.want_sweep = want_sweep;
 	if (!(sm.health = health_new(&sm)))
 		abort();
-}
-
-static void teardown(void)
-{
-	perf_free(sm.perf);
-	health_free(sm.health);
-	ha_free(&sm);
-	sm_snapshot_free(sm.pub);
-	lost_set_free(&sm.lft_unsure);
-	lost_set_free(&sm.port_unsure);
-	routing_memo_free(&sm.route_memo);
-	mkeys_free(&sm.mkeys);
-	db_close(sm.db);
-	evl_free(sm.loop);
-	static const char *sides[] = { "", "-wal", "-shm" };
-	for (size_t i = 0; i < 3; i++) {
-		char path[80];
-		snprintf(path, sizeof(path), "%s%s", db_path, sides[i]);
-		unlink(path);
-	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -230,7 +170,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pma_number = 0;
 	timers_now = false;
 	setup(data[0]);
-	sweep_to_end();
+	sweep_to_end(NULL, 0);
 	if (!sm_published(&sm))
 		abort();	/* the nodes answered truly: the fabric must come up */
 	timers_now = true;
@@ -239,9 +179,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int round = 0; round < 3; round++)
 		counter_sweep();
 	if (sm.cfg.health_action == HEALTH_ISOLATE) {
-		sweep_to_end();
+		sweep_to_end(NULL, 0);
 		counter_sweep();
 	}
-	teardown();
+	perf_free(sm.perf);
+	health_free(sm.health);
+	fuzz_sm_teardown();
 	return 0;
 }

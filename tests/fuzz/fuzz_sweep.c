@@ -28,25 +28,12 @@
 #include "smp_sim.h"
 #include "sim_port.h"
 #include "fuzz_answers.h"
-
-static struct sm sm;
-static char db_path[64];
+#include "fuzz_sm.h"
 
 int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, const uint8_t *path,
 		       uint8_t hops, uint64_t mkey, const void *data, size_t len, mad_done_fn done, void *ctx)
 {
 	return fuzz_queue(method, attr, mod, path, hops, data, len, done, ctx);
-}
-
-static bool ended;
-
-static void on_swept(struct sm *s, const struct sweep_outcome *o)
-{
-	ended = true;
-}
-
-static void want_sweep(struct sm *s)
-{
 }
 
 static void on_lit(struct sm *s, const struct light_report *r)
@@ -69,63 +56,11 @@ static void answer_to_end(void)
 	}
 }
 
-/* Runs a sweep (a repair of the switches named, or full) to its end, the answers first in, first out. */
-static void sweep_to_end(const uint64_t *repair, size_t n)
-{
-	queued = 0;
-	ended = false;
-	sweep_start(&sm, repair, n, on_swept);
-	for (size_t next = 0; !ended;) {
-		if (next == queued) {	/* nothing left to answer: a thread of the sweep's is to be back */
-			if (evl_run_once(sm.loop) < 0)
-				abort();
-			continue;
-		}
-		struct answer a = queue[next++];
-		a.done(a.ctx, a.status, a.status ? NULL : &a.reply);
-	}
-}
-
-static void setup(void)
-{
-	char err[DB_ERR_LEN];
-	memset(&sm, 0, sizeof(sm));
-	memset(state_change, 0, sizeof(state_change));
-	config_defaults(&sm.cfg);
-	snprintf(db_path, sizeof(db_path), "/tmp/fabricd-fuzz-sweep.%d.db", (int)getpid());
-	unlink(db_path);
-	if (!(sm.db = db_open(db_path, DB_READ_WRITE, err)) || !(sm.loop = evl_new()))
-		abort();
-	sm.mp = (struct mad_port *)&sm;	/* never dereferenced: every mad_ call the sweep makes is wrapped */
-	if (mkeys_init(&sm.mkeys, &sm.cfg.mkey, NULL, 0) < 0 || ha_init(&sm) < 0)
-		abort();
-	mcast_init(&sm.mcast, sm.cfg.subnet_prefix);
-	sm.sched.want_sweep = want_sweep;
-}
-
-static void teardown(void)
-{
-	ha_free(&sm);
-	sm_snapshot_free(sm.pub);
-	lost_set_free(&sm.lft_unsure);
-	lost_set_free(&sm.port_unsure);
-	routing_memo_free(&sm.route_memo);
-	mkeys_free(&sm.mkeys);
-	db_close(sm.db);
-	evl_free(sm.loop);
-	unlink(db_path);
-	char side[80];
-	snprintf(side, sizeof(side), "%s-wal", db_path);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", db_path);
-	unlink(side);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	log_set_level(LOG_ERROR);	/* the sweeps' lines, a thousand a second, say nothing here */
 	fuzz_answers_start(data, size);
-	setup();
+	fuzz_sm_setup("sweep");
 	sweep_to_end(NULL, 0);
 	const struct node *ca = truth.nodes[truth.nnodes - 1];
 	uint64_t leaf = ca->type == NODE_CA && ca->ports[1].remote ? ca->ports[1].remote->guid : 0;
@@ -142,6 +77,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (sm_published(&sm) && leaf)
 		sweep_to_end(&leaf, 1);
-	teardown();
+	fuzz_sm_teardown();
 	return 0;
 }
