@@ -16,7 +16,10 @@
  * output of the switches) the deadlock proofs follow each hop's VL as
  * the switches map it, over (channel, VL) pairs, instead of assuming
  * SL = VL, for a transition too. Exit 0 when all hold, 1 with the failures
- * (at most 10 unreachable pairs are named) or the cycle otherwise.
+ * (at most 10 unreachable pairs are named) or the cycle otherwise. One
+ * more verdict is printed and not counted: whether hosts that talk to
+ * switches on SL 0 whatever the SA says (perfquery does) close a cycle,
+ * with the switches' answers on it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +147,12 @@ static int load(struct ctl *c, const struct check_args *a, struct fabric *f, str
  * 0; -1 out of memory; -2 a route crosses a port pair vl has no table
  * for (printed).
  */
+static void no_table(const struct check_args *a, const struct cdg_vl_missing *miss)
+{
+	fprintf(stderr, "fabricctl: %s has no SL-to-VL table for %s in %u out %u, which routes cross\n", a->sl2vl,
+		miss->node->desc, miss->in, miss->out);
+}
+
 static int prove(const struct check_args *a, const struct fabric *f, const struct routing_tables *t,
 		 const struct sl2vl_tables *vl, struct cdg_report *cdg, struct cdg_report *answers)
 {
@@ -158,8 +167,7 @@ static int prove(const struct check_args *a, const struct fabric *f, const struc
 			rc = cdg_vl_check(f, &q, answers, &miss);
 		}
 		if (rc == -2)
-			fprintf(stderr, "fabricctl: %s has no SL-to-VL table for %s in %u out %u, which routes cross\n",
-				a->sl2vl, miss.node->desc, miss.in, miss.out);
+			no_table(a, &miss);
 		return rc;
 	}
 	struct cdg_mix steady = cdg_mix_of(t);
@@ -169,6 +177,44 @@ static int prove(const struct check_args *a, const struct fabric *f, const struc
 	rc = cdg_check_mix(f, &steady, cdg);
 	if (rc == 0 && !a->ca_to_ca && !cdg->cycle_len)
 		rc = cdg_check_mix(f, &with_answers, answers);
+	return rc;
+}
+
+/*
+ * What hosts that talk to switches on SL 0 whatever the SA says (perfquery
+ * and every infiniband-diags GMP tool) add, with the switches' answers on
+ * it: t's entries, each switch LID on its own SL and on SL 0. 0 with the
+ * verdict in *r and in *moved how many switch LIDs are on another SL (none:
+ * nothing to add, no proof run); -1 out of memory; -2 a table vl lacks
+ * (printed).
+ */
+static int prove_sl0(const struct check_args *a, const struct fabric *f, const struct routing_tables *t,
+		     const struct sl2vl_tables *vl, struct cdg_report *r, size_t *moved)
+{
+	struct routing_tables on0 = *t;	/* t's entries; only the SLs are its own */
+	memset(r, 0, sizeof(*r));
+	*moved = 0;
+	if (!(on0.sl = malloc((size_t)t->max_lid + 1)))
+		return -1;
+	memcpy(on0.sl, t->sl, (size_t)t->max_lid + 1);
+	for (size_t i = 0; i < f->nnodes; i++) {
+		uint16_t lid = f->nodes[i]->type == NODE_SWITCH ? f->nodes[i]->ports[0].lid : 0;
+		if (lid && lid <= t->max_lid && on0.sl[lid]) {
+			on0.sl[lid] = 0;
+			++*moved;
+		}
+	}
+	int rc = 0;
+	if (*moved && vl) {
+		struct cdg_vl_request q = { .t = t, .before = &on0, .vl = vl, .answers = true };
+		struct cdg_vl_missing miss;
+		if ((rc = cdg_vl_check(f, &q, r, &miss)) == -2)
+			no_table(a, &miss);
+	} else if (*moved) {
+		struct cdg_mix both = { .lft = { t }, .nlft = 1, .sl = { t, &on0 }, .nsl = 2 };
+		rc = cdg_check_mix(f, &both, r);
+	}
+	free(on0.sl);
 	return rc;
 }
 
@@ -253,12 +299,15 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 	for (size_t i = 0; i < f.nnodes; i++)
 		nports += (size_t)f.nodes[i]->nports + 1;
 	struct target *tg = malloc(nports * sizeof(*tg));
-	struct cdg_report cdg, answers;
+	struct cdg_report cdg, answers, sl0 = { 0 };
 	struct loops_report loops;
+	size_t sl0_moved = 0;
 	if (!tg || loops_find(&f, &t, &loops) < 0) {
 		rc = EXIT_DB;
 	} else {
 		int proof = prove(&a, &f, &t, a.sl2vl ? &vl : NULL, &cdg, &answers);
+		if (proof == 0 && !a.ca_to_ca && !cdg.cycle_len)
+			proof = prove_sl0(&a, &f, &t, a.sl2vl ? &vl : NULL, &sl0, &sl0_moved);
 		rc = proof == -2 ? EXIT_USAGE : proof < 0 ? EXIT_DB : EXIT_OK;
 	}
 	if (a.sl2vl)
@@ -292,10 +341,11 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 			failed++;
 		}
 	}
-	char loop[1024] = "", looping[512] = "", answer_loop[1024] = "";
+	char loop[1024] = "", looping[512] = "", answer_loop[1024] = "", sl0_loop[1024] = "";
 	const char *scope = a.ca_to_ca ? ", routes between CAs" : "";
 	cdg_cycle_text(&cdg, loop, sizeof(loop));
 	cdg_cycle_text(&answers, answer_loop, sizeof(answer_loop));
+	cdg_cycle_text(&sl0, sl0_loop, sizeof(sl0_loop));
 	loops_text(&loops, looping, sizeof(looping));
 	if (c->json) {
 		printf("{\"sources\": %zu, \"destinations\": %zu, \"routes\": %zu, \"unreachable\": %zu, "
@@ -314,6 +364,11 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 		printf(", \"answers_credit_loop\": ");
 		if (answers.cycle_len)
 			json_string(stdout, answer_loop);
+		else
+			printf("null");
+		printf(", \"switch_lids_off_sl0\": %zu, \"sl0_tools_credit_loop\": ", sl0_moved);
+		if (sl0.cycle_len)
+			json_string(stdout, sl0_loop);
 		else
 			printf("null");
 		printf("}\n");
@@ -349,6 +404,17 @@ int cmd_check(struct ctl *c, int argc, char **argv)
 		else if (!a.ca_to_ca && !cdg.cycle_len)
 			printf("answers:      ok, switches answering hosts (each on its LID's SL, %s) close no cycle "
 			       "(%zu dependencies in all)\n", how, answers.dependencies);
+		/* not in the exit status: the SA gives those LIDs other SLs; a tool that asks for none goes outside */
+		if (sl0.cycle_len)
+			printf("SL 0 tools:   CREDIT LOOP once hosts talk to the %zu switch LIDs on other SLs on SL 0, as "
+			       "perfquery does, and they answer on it (%s; not counted in the exit status):\n  %s\n",
+			       sl0_moved, how, sl0_loop);
+		else if (sl0_moved)
+			printf("SL 0 tools:   ok, hosts talking to the %zu switch LIDs on other SLs on SL 0 as perfquery "
+			       "does, and their answers on it, close no cycle (%s)\n", sl0_moved, how);
+		else if (!a.ca_to_ca && !cdg.cycle_len)
+			printf("SL 0 tools:   ok, every switch LID is on SL 0: tools that send on it use the proven "
+			       "routes\n");
 	}
 	free(tg);
 	routing_tables_free(&t);
