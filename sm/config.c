@@ -14,6 +14,7 @@
  *   keep_routes: 1                    # 0: every sweep re-balances every route, not only those a change broke
  *   root_guids: [0x0002c90300000a01]  # ftree: the top switches (default: rank from the leaves)
  *   sm_priority: 0
+ *   sm_peers: [0x0002c90300000b01]    # the other SMs' port GUIDs: only they take part in elections
  *   sm_poll_interval_ms: 2000         # standby: read the master's SMInfo this often
  *   sm_poll_retries: 3                # unanswered polls in a row before taking over
  *   subnet_prefix: 0xfe80000000000000
@@ -123,19 +124,21 @@ uint8_t config_vls_code(unsigned vls)
 	return vls >= 15 ? 5 : vls >= 8 ? 4 : vls >= 4 ? 3 : vls >= 2 ? 2 : 1;
 }
 
-static int get_guid_list(struct ydoc *d, const char *key, const yaml_node_t *v, struct fabricd_config *c)
+/* A YAML list of at most max GUIDs into out[0..*n). */
+static int get_guid_list(struct ydoc *d, const char *key, const yaml_node_t *v, uint64_t *out, unsigned *n,
+			 unsigned max)
 {
 	if (v->type != YAML_SEQUENCE_NODE)
 		return ydoc_fail(d, v, "%s must be a list of GUIDs, e.g. [0x0002c90300000a01]", key);
-	c->nroots = 0;
+	*n = 0;
 	for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top; i++) {
 		yaml_node_t *item = yaml_document_get_node(&d->doc, *i);
 		unsigned long long guid;
-		if (c->nroots == CONFIG_MAX_ROOTS)
-			return ydoc_fail(d, item, "%s holds at most %d GUIDs", key, CONFIG_MAX_ROOTS);
+		if (*n == max)
+			return ydoc_fail(d, item, "%s holds at most %u GUIDs", key, max);
 		if (ydoc_uint(d, key, item, 1, UINT64_MAX, &guid) < 0)
 			return -1;
-		c->root_guids[c->nroots++] = guid;
+		out[(*n)++] = guid;
 	}
 	return 0;
 }
@@ -421,7 +424,9 @@ static int top_pair(struct ydoc *d, const char *key, const yaml_node_t *v, void 
 		return 0;
 	}
 	if (strcmp(key, "root_guids") == 0)
-		return get_guid_list(d, key, v, c);
+		return get_guid_list(d, key, v, c->root_guids, &c->nroots, CONFIG_MAX_ROOTS);
+	if (strcmp(key, "sm_peers") == 0)
+		return get_guid_list(d, key, v, c->sm_peers, &c->nsm_peers, CONFIG_MAX_SM_PEERS);
 	if (strcmp(key, "subnet_prefix") == 0) {
 		if (ydoc_uint(d, key, v, 0, UINT64_MAX, &n) < 0)
 			return -1;

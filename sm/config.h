@@ -29,6 +29,10 @@ struct fabricd_config {
 #define CONFIG_MAX_ROOTS 64
 	uint64_t root_guids[CONFIG_MAX_ROOTS];	/* ftree: top switches; none = rank from the leaves */
 	unsigned nroots;
+#define CONFIG_MAX_SM_PEERS 16
+	/* the port GUIDs of the other SMs that may take part in elections; none: every port that says IsSM */
+	uint64_t sm_peers[CONFIG_MAX_SM_PEERS];
+	unsigned nsm_peers;
 	unsigned sm_priority;	/* 0..15 */
 	unsigned sm_poll_interval_ms;	/* a standby reads the master's SMInfo this often */
 	unsigned sm_poll_retries;	/* unanswered polls in a row before taking over */

@@ -26,6 +26,12 @@
  * only when the Get carries our port's M_Key or comes from the master we
  * stand by for (ha_may_read_key), and in no Get of ours.
  *
+ * With sm_peers set, only the ports it names take part: another port that
+ * says IsSM (any host's root can set the bit, and with priority 15 and a
+ * MASTER state make a master stand by) is not asked, and is logged every
+ * survey and an event the first time ("sm_left_out"). Its SMInfo Sets are
+ * then refused too, as from any unsurveyed SM.
+ *
  * Elections, takeovers and handovers go to the log and the event log.
  */
 #include "sm/ha/ha.h"
@@ -107,6 +113,30 @@ void ha_keep_seen(struct sm *sm, struct fabric *f)
 	sm->ha.have_seen = true;
 }
 
+/* Whether the SM on the port with that GUID may take part in elections: sm_peers names it, or names nobody. */
+static bool listed_peer(const struct sm *sm, uint64_t guid)
+{
+	for (unsigned i = 0; i < sm->cfg.nsm_peers; i++)
+		if (sm->cfg.sm_peers[i] == guid)
+			return true;
+	return sm->cfg.nsm_peers == 0;
+}
+
+/* A port says IsSM, or answers SMInfo, outside sm_peers: a warning every survey, an event the first time. */
+static void leave_out(struct sm *sm, const char *desc, uint64_t guid)
+{
+	char detail[200];
+	snprintf(detail, sizeof(detail), "SM 0x%016llx (at %s) is not in sm_peers: left out of the election",
+		 (unsigned long long)guid, desc);
+	log_warn("sm: %s", detail);
+	for (unsigned i = 0; i < sm->ha.nleft_out; i++)
+		if (sm->ha.left_out[i] == guid)
+			return;
+	if (sm->ha.nleft_out < HA_MAX_PEERS)
+		sm->ha.left_out[sm->ha.nleft_out++] = guid;
+	sm_event(sm, "sm_left_out", detail);
+}
+
 /* --- survey --- */
 
 struct survey {
@@ -136,7 +166,9 @@ static void on_peer_info(void *ctx, int status, const ib_smp_t *reply)
 	struct survey_req *rq = ctx;
 	struct sm *sm = rq->sv->sm;
 	const ib_sm_info_t *si = status == 0 ? (const ib_sm_info_t *)reply->data : NULL;	/* no reply on a timeout */
-	if (si && sm->ha.npeers < HA_MAX_PEERS && cl_ntoh64(si->guid) != own_guid(sm)) {
+	if (si && !listed_peer(sm, cl_ntoh64(si->guid))) {
+		leave_out(sm, rq->peer.desc, cl_ntoh64(si->guid));	/* a listed port answering for another */
+	} else if (si && sm->ha.npeers < HA_MAX_PEERS && cl_ntoh64(si->guid) != own_guid(sm)) {
 		struct sm_peer *p = &sm->ha.peers[sm->ha.npeers++];
 		*p = rq->peer;
 		p->guid = cl_ntoh64(si->guid);
@@ -189,6 +221,10 @@ int ha_survey(struct sm *sm, const struct fabric *f, ha_done_fn done, void *arg)
 		FOR_END_PORTS(n, p) {
 			if (!s->have_port_info[p] || !(s->port_info[p].capability_mask & IB_PORT_CAP_IS_SM) || own_port(n, p))
 				continue;
+			if (!listed_peer(sm, fabric_port_guid(n, (uint8_t)p))) {
+				leave_out(sm, n->desc, fabric_port_guid(n, (uint8_t)p));
+				continue;
+			}
 			struct survey_req *rq = calloc(1, sizeof(*rq));
 			if (!rq)
 				continue;

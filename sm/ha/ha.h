@@ -41,6 +41,8 @@ struct ha {
 	uint64_t handover_to;		/* its GUID */
 	uint64_t last_answer_ms;	/* the master's last answer to a poll */
 	uint64_t master_lost_ms;	/* when polling gave up on it (0: not lost) */
+	uint64_t left_out[HA_MAX_PEERS];	/* ports that said IsSM outside sm_peers, an event told already */
+	unsigned nleft_out;
 	/* standing by: the fabric our last sweep discovered, to tell where SMInfo Sets come from */
 	struct fabric seen;
 	bool have_seen;

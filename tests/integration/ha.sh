@@ -10,7 +10,10 @@
 #   (the better SM) and stands by itself;
 # - with OpenSM: fabricd (priority 5) stays STANDBY under OpenSM
 #   (priority 10) and takes over when OpenSM exits; fabricd (priority 12)
-#   started under OpenSM (priority 2) gets the subnet through HANDOVER.
+#   started under OpenSM (priority 2) gets the subnet through HANDOVER;
+#   with sm_peers naming another port, OpenSM (priority 15) joining a
+#   fabricd master (5) is left out: fabricd stays MASTER, hands nothing
+#   over, and every LID stays.
 # Run it under unshare -n.
 set -euo pipefail
 BUILD=$1 NET=$2
@@ -20,10 +23,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 PIDS=()
 trap 'rc=$?; for p in "${PIDS[@]}"; do stop "$p"; done; cleanup "$rc"' EXIT
 
-# sm_run NAME HOST PRIORITY: fabricd NAME attached at HOST, polling its master every 300 ms
+# sm_run NAME HOST PRIORITY [YAML]: fabricd NAME attached at HOST, polling its master every 300 ms
 sm_run() {
-	printf 'sm_priority: %s\nsm_poll_interval_ms: 300\nsm_poll_retries: 2\nsweep_interval: 1\nsm_key: 1\n' "$3" \
-		>"$WORK/$1.yaml"
+	printf 'sm_priority: %s\nsm_poll_interval_ms: 300\nsm_poll_retries: 2\nsweep_interval: 1\nsm_key: 1\n%s\n' "$3" \
+		"${4:-}" >"$WORK/$1.yaml"
 	# again while it could not open its port: an SM just killed holds its
 	# ibsim client slot until ibsim notices (as fd_once, lib.sh)
 	local pid
@@ -137,4 +140,27 @@ wait_state "$D" SMINFO_MASTER 15
 wait_state "$O" SMINFO_STANDBY 5
 grep -q 'handed over by the master' "$WORK/d.log" || fail "fabricd did not get the subnet through HANDOVER"
 note "fabricd (12) joined OpenSM (2): HANDOVER, fabricd MASTER, OpenSM STANDBY"
+fresh_fabric
+
+# sm_peers names another SM's port (and the ports hold M_Keys, what keeps
+# a rogue SM's Sets out on hardware): OpenSM (priority 15) at H0_0, outside
+# sm_peers, claims the subnet as a rogue host's SM would (it ignores
+# fabricd's SMInfo, whose SM_Key a Get does not get, and goes MASTER);
+# fabricd (5) leaves it out of its elections, stays MASTER, hands nothing
+# over, and every LID stays
+sm_run e H3_1 5 $'sm_peers: [0x0002c90300000b01]\nm_key: { secret: "the peers test secret, long enough", protect: 1 }'
+E=$(lid_of H3_1)
+wait_state "$E" SMINFO_MASTER 10
+for _ in $(seq 50); do grep -q 'SUBNET UP' "$WORK/e.log" && break; sleep 0.1; done
+lids >"$WORK/lids.e"
+osm_run 15 "$WORK/osm3.log"
+for _ in $(seq 50); do grep -q 'is not in sm_peers' "$WORK/e.log" && break; sleep 0.1; done
+grep -q 'is not in sm_peers: left out of the election' "$WORK/e.log" || fail "OpenSM's port was not left out: $(tail -3 "$WORK/e.log")"
+sleep 2	# more sweeps (sweep_interval 1): still master, nothing handed over
+wait_state "$E" SMINFO_MASTER 1
+! grep -q 'HANDOVER to SM\|STANDBY: SM' "$WORK/e.log" || fail "fabricd yielded to an SM outside sm_peers: $(grep -m1 'HANDOVER to SM\|STANDBY: SM' "$WORK/e.log")"
+lids >"$WORK/lids.e2"
+diff -q "$WORK/lids.e" "$WORK/lids.e2" >/dev/null || fail "LIDs changed under the rogue SM: $(diff "$WORK/lids.e" "$WORK/lids.e2" | head -3)"
+"$FABRICCTL" -d "$WORK/e.db" events | grep -q sm_left_out || fail "no sm_left_out event"
+note "sm_peers without H0_0's port: OpenSM (15) there says $(state_of "$(lid_of H0_0)" 2>/dev/null || echo nothing), fabricd (5) MASTER, every LID kept; $(grep -o 'SM 0x[0-9a-f]* (at [^)]*) is not in sm_peers' "$WORK/e.log" | head -1)"
 echo "PASS: SM election, takeover and handover"

@@ -21,7 +21,8 @@ static void test_config_reads_every_key(void **state)
 	char err[CONFIG_ERR_LEN];
 	assert_int_equal(load_config_text("port: { ca: mlx5_1, port: 2 }\n"
 			      "database: /tmp/x.db\nlog_level: debug\nlog_file: /tmp/x.log\n"
-			      "routing_engine: minhop\nsm_priority: 7\nsubnet_prefix: 0xfe80000000000001\n"
+			      "routing_engine: minhop\nsm_priority: 7\nsm_peers: [0xb1, 0xc1]\n"
+			      "subnet_prefix: 0xfe80000000000001\n"
 			      "max_mtu: 2048\nmax_op_vls: 4\nsubnet_timeout: 17\nsweep_interval: 0\n"
 			      "mad:\n  window: 128\n  timeout_ms: 50\n  retries: 5\n"
 			      "trap_budget_per_minute: 0\n"
@@ -34,6 +35,8 @@ static void test_config_reads_every_key(void **state)
 	assert_string_equal(c.database, "/tmp/x.db");
 	assert_int_equal(c.log_level, 3);
 	assert_int_equal(c.sm_priority, 7);
+	assert_int_equal(c.nsm_peers, 2);
+	assert_true(c.sm_peers[0] == 0xb1 && c.sm_peers[1] == 0xc1);
 	assert_int_equal(c.subnet_prefix, 0xfe80000000000001ULL);
 	assert_int_equal(config_mtu_code(c.max_mtu), 4);
 	assert_int_equal(config_vls_code(c.max_op_vls), 3);
@@ -88,6 +91,8 @@ static void test_config_errors_name_the_line(void **state)
 	expect("qos: { vlarb_high: \"0:300\" }\n", "f.yaml:1: qos.vlarb_high: '300': the weight must be 0..255");
 	expect("root_guids: 0x10\n", "f.yaml:1: root_guids must be a list of GUIDs, e.g. [0x0002c90300000a01]");
 	expect("root_guids: [0x10, -3]\n", "f.yaml:1: root_guids must be a number, not '-3'");
+	expect("sm_peers: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]\n",
+	       "f.yaml:1: sm_peers holds at most 16 GUIDs");
 	expect("max_op_vls: 3\n", "f.yaml:1: max_op_vls must be 1, 2, 4, 8 or 15");
 	expect("- a\n- b\n", "f.yaml:1: the configuration must be a mapping of key: value");
 	expect("log_level: loud\n", "f.yaml:1: log_level must be error, warn, info or debug, not 'loud'");

@@ -9,6 +9,11 @@
  * STANDBY. SMInfo Sets: obeyed with the SM_Key from the port of a surveyed
  * SM whose GUID they name; refused without an sm_key configured, with a
  * wrong key, naming an unsurveyed GUID, or from another port.
+ *
+ * sm_peers: a port that says IsSM and is not listed is not asked, and its
+ * claim to be a better MASTER moves nobody (an event says so, once); a
+ * listed port answering with an unlisted GUID is left out too; listed,
+ * it is surveyed and the election follows it. Unset, every IsSM port is.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,7 +29,8 @@
 #define OWN_GUID 0xa1
 #define KEY 0x5eedULL
 
-static unsigned sets, handovers, acks, answers, sweeps_wanted;
+static unsigned sets, handovers, acks, answers, sweeps_wanted, gets;
+static ib_sm_info_t peer_answer;	/* what B's SM answers an SMInfo Get, at once */
 
 int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, const uint8_t *path,
 		       uint8_t hops, uint64_t mkey, const void *data, size_t len, mad_done_fn done, void *ctx)
@@ -35,6 +41,13 @@ int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uin
 		acks += mod == HA_ACKNOWLEDGE;
 		/* a Set carries our SM_Key; a Get never does */
 		assert_true(cl_ntoh64(((const ib_sm_info_t *)data)->sm_key) == KEY);
+	}
+	if (method == IB_MAD_METHOD_GET && attr == IB_MAD_ATTR_SM_INFO) {
+		ib_smp_t reply;
+		memset(&reply, 0, sizeof(reply));
+		memcpy(reply.data, &peer_answer, sizeof(peer_answer));
+		gets++;
+		done(ctx, 0, &reply);
 	}
 	return 0;
 }
@@ -210,6 +223,60 @@ static void without_an_sm_key_no_set_is_obeyed(void **state)
 	free_sm(sm);
 }
 
+static void surveyed(void *arg)
+{
+	*(bool *)arg = true;
+}
+
+/* B's port says IsSM and its SM answers MASTER, priority 15, with guid; a survey of the line. */
+static void survey_b_claiming(struct sm *sm, uint64_t guid)
+{
+	struct sm_node *b = sm_node(sm->pub->fabric.nodes[3]);
+	b->have_port_info[1] = true;
+	b->port_info[1].capability_mask = IB_PORT_CAP_IS_SM;
+	memset(&peer_answer, 0, sizeof(peer_answer));
+	peer_answer.guid = cl_hton64(guid);
+	peer_answer.pri_state = 15 << 4 | SM_MASTER;
+	bool done = false;
+	gets = 0;
+	assert_int_equal(ha_survey(sm, &sm->pub->fabric, surveyed, &done), 0);
+	assert_true(done);
+}
+
+static void only_the_sms_in_sm_peers_take_part(void **state)
+{
+	struct sm *sm = new_sm(3, SM_MASTER);
+	sm->cfg.sm_peers[0] = 0xc1;
+	sm->cfg.nsm_peers = 1;
+	survey_b_claiming(sm, 0xb1);
+	assert_int_equal(gets, 0);	/* B's port is not listed: not asked */
+	assert_int_equal(sm->ha.npeers, 0);
+	assert_true(ha_elect(sm));
+	assert_int_equal(sm->state, SM_MASTER);
+	assert_int_equal(sm->events.n, 1);
+	assert_string_equal(sm->events.q[0].kind, "sm_left_out");
+	survey_b_claiming(sm, 0xb1);
+	assert_int_equal(sm->events.n, 1);	/* told once */
+
+	sm->cfg.sm_peers[0] = 0xb1;
+	survey_b_claiming(sm, 0xdead);	/* a listed port answering for an unlisted SM */
+	assert_int_equal(gets, 1);
+	assert_int_equal(sm->ha.npeers, 0);
+	assert_true(ha_elect(sm));
+
+	survey_b_claiming(sm, 0xb1);
+	assert_int_equal(sm->ha.npeers, 1);
+	assert_false(ha_elect(sm));	/* a listed better master: stand by */
+	assert_int_equal(sm->state, SM_STANDBY);
+	free_sm(sm);
+
+	sm = new_sm(3, SM_MASTER);	/* no sm_peers: every port that says IsSM counts (IBA, OpenSM) */
+	survey_b_claiming(sm, 0xb1);
+	assert_int_equal(sm->ha.npeers, 1);
+	assert_false(ha_elect(sm));
+	free_sm(sm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +287,7 @@ int main(void)
 		cmocka_unit_test(a_master_hands_over_to_a_better_standby),
 		cmocka_unit_test(sets_are_obeyed_only_from_the_sm_they_name),
 		cmocka_unit_test(without_an_sm_key_no_set_is_obeyed),
+		cmocka_unit_test(only_the_sms_in_sm_peers_take_part),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
