@@ -420,12 +420,12 @@ static bool prove_trees(struct sm *sm, bool ***on)
 		unsigned groups = 0;
 		for (unsigned i = 0; i < mc->n; i++)
 			groups += group_vl(t.t, &mc->g[i]) == t.vl;
+		if (!groups)
+			continue;
 		uint32_t layers = 0;
 		for (unsigned l = 0; l < pub->tables.layers && l < 16; l++)
 			layers |= (uint32_t)(pub->tables.vl_by_sl[l] == t.vl) << l;
 		struct cdg_report r;
-		if (!groups)
-			continue;
 		if (cdg_check_layers_with(&pub->fabric, &m, layers, add_trees, &t, &r) < 0) {
 			log_error("mcast: out of memory proving the trees");
 			return false;
