@@ -40,7 +40,11 @@ struct control {
 	struct client clients[MAX_CLIENTS];
 };
 
-/* "0x... (H3_1) priority 3 STANDBY; ..." for the other SMs the last election saw. */
+/*
+ * "0x... (H3_1) priority 3 STANDBY; ..." for the other SMs the last
+ * election saw, then "0x... left out (not in sm_peers)" for each port
+ * outside sm_peers that claimed to be an SM since the start.
+ */
 static void peers_text(const struct sm *sm, char *buf, size_t len)
 {
 	size_t off = 0;
@@ -54,6 +58,11 @@ static void peers_text(const struct sm *sm, char *buf, size_t len)
 				*c = '_';
 		int n = snprintf(buf + off, len - off, "%s0x%016llx (%s) priority %u %s", i ? "; " : "",
 				 (unsigned long long)p->guid, desc, p->priority, ha_state_name(p->state));
+		off = n < 0 ? len : off + (size_t)n;
+	}
+	for (unsigned i = 0; i < sm->ha.nleft_out && off < len; i++) {
+		int n = snprintf(buf + off, len - off, "%s0x%016llx left out (not in sm_peers)", off ? "; " : "",
+				 (unsigned long long)sm->ha.left_out[i]);
 		off = n < 0 ? len : off + (size_t)n;
 	}
 }

@@ -162,5 +162,8 @@ wait_state "$E" SMINFO_MASTER 1
 lids >"$WORK/lids.e2"
 diff -q "$WORK/lids.e" "$WORK/lids.e2" >/dev/null || fail "LIDs changed under the rogue SM: $(diff "$WORK/lids.e" "$WORK/lids.e2" | head -3)"
 "$FABRICCTL" -d "$WORK/e.db" events | grep -q sm_left_out || fail "no sm_left_out event"
+SIM_HOST=H3_1 LD_PRELOAD=$UMAD2SIM "$FABRICCTL" -d "$WORK/e.db" -S "$WORK/e.sock" status >"$WORK/status.e" || true
+grep -q 'other SMs:.*0x0*100001 left out (not in sm_peers)' "$WORK/status.e" ||
+	fail "fabricctl status does not show the SM left out: $(grep 'other SMs' "$WORK/status.e")"
 note "sm_peers without H0_0's port: OpenSM (15) there says $(state_of "$(lid_of H0_0)" 2>/dev/null || echo nothing), fabricd (5) MASTER, every LID kept; $(grep -o 'SM 0x[0-9a-f]* (at [^)]*) is not in sm_peers' "$WORK/e.log" | head -1)"
 echo "PASS: SM election, takeover and handover"
