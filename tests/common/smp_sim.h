@@ -3,8 +3,9 @@
  * sm/ code that sends SMPs: mad_send_dr (wrapped at link time) follows each
  * directed route through a "true" fabric (the SM on its first CA) and
  * queues the answer the node there would give (NodeInfo, NodeDescription,
- * SwitchInfo, PortInfo; a Set is answered with its own data, as a node
- * that took it does). A switch's PortStateChange is state_change[], set by
+ * SwitchInfo, PortInfo, and SMInfo from the one other SM a test may put
+ * in (sim_other_sm); a Set is answered with its own data, as a node that
+ * took it does). A switch's PortStateChange is state_change[], set by
  * the test, cleared by a SwitchInfo Set that writes it. The test delivers
  * the queue in the order it likes, or loses answers. Each test program
  * includes it once.
@@ -26,6 +27,8 @@ static struct fabric truth;
 static const struct node *lost;	/* the node whose NodeInfo answers never come */
 static bool state_change[SIM_MAX_NODES];	/* per truth node index: SwitchInfo's PortStateChange set */
 static bool no_client_rereg[SIM_MAX_NODES];	/* per truth node index: its ports do not offer ClientReregister */
+/* The truth node (by index, 0: none; a CA) whose port says IsSM and answers SMInfo as a STANDBY of priority 0. */
+static size_t sim_other_sm;
 /* When set, called on every answer before it is queued: a test's node that answers what it likes. */
 static void (*sim_tamper)(const struct node *n, ib_net16_t attr, uint32_t mod, ib_smp_t *r);
 static struct answer {
@@ -90,9 +93,15 @@ static void answer_for(const struct node *n, uint8_t in, ib_net16_t attr, uint32
 		pi->mtu_cap = 5;
 		bool rereg = n->type != NODE_SWITCH && !(n->index < SIM_MAX_NODES && no_client_rereg[n->index]);
 		pi->capability_mask = rereg ? IB_PORT_CAP_HAS_CLIENT_REREG : 0;
+		if (sim_other_sm && n->index == sim_other_sm)
+			pi->capability_mask |= IB_PORT_CAP_IS_SM;
 		pi->state_info2 = (uint8_t)((up ? 5 : 3) << IB_PORT_PHYS_STATE_SHIFT);	/* LinkUp, Disabled */
 		pi->link_width_active = 2;
 		pi->base_lid = cl_hton16(p->lid);
+	} else if (attr == IB_MAD_ATTR_SM_INFO && sim_other_sm && n->index == sim_other_sm) {
+		ib_sm_info_t *si = (ib_sm_info_t *)r->data;
+		si->guid = cl_hton64(fabric_port_guid(n, 1));
+		si->pri_state = 2;	/* STANDBY, priority 0 */
 	}
 }
 

@@ -9,8 +9,12 @@
  * LFT block, SL-to-VL, VL arbitration and P_Key table read back).
  * Discovery, LIDs, routing, programming (LFTs, SL-to-VL, P_Keys, port
  * states), the store, the light sweep's and the audit's findings and the
- * repair's read-back all meet what the answers say; each must end,
- * whatever they say (a hang is the timeout's finding).
+ * repair's read-back all meet what the answers say; so does the election,
+ * against the other SM the simulator puts on a CA (sim_other_sm: a
+ * STANDBY of priority 0 unless the input says otherwise, when fabricd may
+ * stand by or hand the subnet over, and the master's steps after are
+ * skipped). Each must end, whatever they say (a hang is the timeout's
+ * finding).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -60,11 +64,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	log_set_level(LOG_ERROR);	/* the sweeps' lines, a thousand a second, say nothing here */
 	fuzz_answers_start(data, size);
+	const struct node *other = truth.nodes[truth.nnodes - 2];
+	sim_other_sm = other->type == NODE_CA && other != sim_sm_node() ? other->index : 0;
 	fuzz_sm_setup("sweep");
 	sweep_to_end(NULL, 0);
 	const struct node *ca = truth.nodes[truth.nnodes - 1];
 	uint64_t leaf = ca->type == NODE_CA && ca->ports[1].remote ? ca->ports[1].remote->guid : 0;
-	if (sm_published(&sm)) {
+	bool master = sm_published(&sm) && sm.state == SM_MASTER;	/* the election may have made it stand by */
+	if (master) {
 		queued = 0;
 		ended = false;
 		light_sweep(&sm, on_lit);
@@ -75,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		audit_tables(&sm, on_audited);
 		answer_to_end();
 	}
-	if (sm_published(&sm) && leaf)
+	if (master && sm.state == SM_MASTER && leaf)
 		sweep_to_end(&leaf, 1);
 	fuzz_sm_teardown();
 	return 0;
