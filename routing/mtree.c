@@ -2,8 +2,9 @@
  * DOC: multicast trees
  *
  * One breadth-first tree over the switch links, from the switch with the
- * most switch links (lowest GUID on a tie): each switch's parent is one
- * hop closer to that root. A group's tree is the union of the paths from
+ * most switch links (lowest GUID on a tie), or the next ones in that order
+ * when a caller asks (mtree_build_from): each switch's parent is one hop
+ * closer to that root. A group's tree is the union of the paths from
  * its members' switches up to the root, plus the member ports, less the
  * stub above the switch where the paths meet; a group of fewer than two
  * members has none (as OpenSM builds it). A packet
@@ -36,7 +37,35 @@ static unsigned switch_links(const struct swindex *x, size_t s)
 	return c;
 }
 
+/* Whether switch s comes before t as a root: more switch links, then the lower GUID. */
+static bool root_before(const struct swindex *x, size_t s, size_t t)
+{
+	unsigned a = switch_links(x, s), b = switch_links(x, t);
+	return a > b || (a == b && x->sw[s]->guid < x->sw[t]->guid);
+}
+
+/* The choice-th switch in root order (0: the first), or SW_NONE when there are not that many. */
+static size_t root_of(const struct swindex *x, unsigned choice)
+{
+	size_t prev = SW_NONE;
+	for (unsigned k = 0; k <= choice; k++) {
+		size_t best = SW_NONE;
+		for (size_t s = 0; s < x->nsw; s++)
+			if ((prev == SW_NONE || root_before(x, prev, s)) && (best == SW_NONE || root_before(x, s, best)))
+				best = s;
+		if (best == SW_NONE)
+			return SW_NONE;
+		prev = best;
+	}
+	return prev;
+}
+
 int mtree_build(const struct fabric *f, const struct mtree_member *m, size_t n, bool **on)
+{
+	return mtree_build_from(f, m, n, 0, on);
+}
+
+int mtree_build_from(const struct fabric *f, const struct mtree_member *m, size_t n, unsigned choice, bool **on)
 {
 	struct swindex x;
 	if (swindex_build(&x, f) < 0)
@@ -44,13 +73,11 @@ int mtree_build(const struct fabric *f, const struct mtree_member *m, size_t n, 
 	size_t *queue = malloc((x.nsw + 1) * sizeof(*queue)), *parent = malloc((x.nsw + 1) * sizeof(*parent));
 	uint8_t *up_port = malloc(x.nsw + 1);
 	int rc = queue && parent && up_port && x.nsw ? 0 : -1;
+	size_t root = rc == 0 ? root_of(&x, choice) : SW_NONE;
+	if (rc == 0 && root == SW_NONE)
+		rc = 1;
 	if (rc == 0) {
-		size_t root = 0, head = 0, tail = 0;
-		for (size_t s = 1; s < x.nsw; s++) {
-			unsigned a = switch_links(&x, s), b = switch_links(&x, root);
-			if (a > b || (a == b && x.sw[s]->guid < x.sw[root]->guid))
-				root = s;
-		}
+		size_t head = 0, tail = 0;
 		for (size_t s = 0; s < x.nsw; s++)
 			parent[s] = SW_NONE;
 		parent[root] = root;

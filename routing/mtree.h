@@ -24,6 +24,13 @@ struct mtree_member {
  * flags, all false on entry. -1 on allocation failure.
  */
 int mtree_build(const struct fabric *f, const struct mtree_member *m, size_t n, bool **on);
+/*
+ * The same from the choice-th root in that order (0: mtree_build's; a
+ * breadth-first tree from another switch turns elsewhere, which can keep
+ * it clear of a cycle with the unicast routes that the first closes). 1
+ * when the fabric has no choice-th switch (on untouched).
+ */
+int mtree_build_from(const struct fabric *f, const struct mtree_member *m, size_t n, unsigned choice, bool **on);
 
 struct depgraph;
 /*

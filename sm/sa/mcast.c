@@ -14,10 +14,12 @@
  *
  * A group's packets travel on the VL its SL maps to, and the SL is the
  * creator's choice (IBA: the join that creates a group names it), so the
- * trees are proven VL by VL, each with the unicast layers on that VL. A
- * VL where they close a cycle keeps its groups out of the MFTs (their
- * entries cleared: their packets are dropped, not deadlocked) until the
- * next programming proves them; the other VLs' groups are programmed.
+ * trees are proven VL by VL, each with the unicast layers on that VL.
+ * Where the trees from the first root close a cycle, the next roots in
+ * order are tried (up to MCAST_ROOT_TRIES); a VL that none proves keeps
+ * its groups out of the MFTs (their entries cleared: their packets are
+ * dropped, not deadlocked) until the next programming proves them; the
+ * other VLs' groups are programmed.
  *
  * A join that creates a group with MGID 0 gets one the SA assigns,
  * ff1S:a01b:PPPP::NNNN:NNNN (S the scope asked for, link-local by default;
@@ -378,6 +380,16 @@ static size_t members_of(const struct fabric *f, const struct mc_group *g, struc
 	return n;
 }
 
+/* g's tree in f from its root_choice into on_g (cleared first; none when unproven). -1 on allocation failure. */
+static int build_tree(const struct fabric *f, const struct mc_group *g, struct mtree_member *mem, bool **on_g)
+{
+	for (size_t i = 0; i < f->nnodes; i++)
+		memset(on_g[i], 0, (size_t)f->nodes[i]->nports + 1);
+	if (g->unproven)
+		return 0;
+	return mtree_build_from(f, mem, members_of(f, g, mem), g->root_choice, on_g) < 0 ? -1 : 0;
+}
+
 struct trees {
 	const struct fabric *f;
 	const struct mcast *mc;
@@ -404,11 +416,47 @@ static int add_trees(void *arg, struct depgraph *g)
 	return 0;
 }
 
+/* At most this many roots (mtree_build_from's order) are tried for a VL's trees. */
+#define MCAST_ROOT_TRIES 8
+
+/* The check of VL t->vl's trees (as on holds them) with its unicast layers: 0, or -1 out of memory. */
+static int check_vl(const struct sm_snapshot *pub, const struct cdg_mix *m, struct trees *t, struct cdg_report *r)
+{
+	uint32_t layers = 0;
+	for (unsigned l = 0; l < pub->tables.layers && l < 16; l++)
+		layers |= (uint32_t)(pub->tables.vl_by_sl[l] == t->vl) << l;
+	return cdg_check_layers_with(&pub->fabric, m, layers, add_trees, t, r);
+}
+
+/*
+ * VL t->vl's groups' trees from root choice: 1 when that root proves them
+ * out, 0 when not, 2 when the fabric has no such root, -1 out of memory.
+ */
+static int try_root(const struct sm_snapshot *pub, const struct cdg_mix *m, struct trees *t, unsigned choice,
+		    struct mtree_member *mem)
+{
+	struct mcast *mc = (struct mcast *)t->mc;
+	for (unsigned i = 0; i < mc->n; i++) {
+		if (group_vl(t->t, &mc->g[i]) != t->vl)
+			continue;
+		mc->g[i].root_choice = (uint8_t)choice;
+		for (size_t k = 0; k < pub->fabric.nnodes; k++)
+			memset(t->on[i][k], 0, (size_t)pub->fabric.nodes[k]->nports + 1);
+		int rc = mtree_build_from(&pub->fabric, mem, members_of(&pub->fabric, &mc->g[i], mem), choice, t->on[i]);
+		if (rc != 0)
+			return rc < 0 ? -1 : 2;
+	}
+	struct cdg_report r;
+	return check_vl(pub, m, t, &r) < 0 ? -1 : r.cycle_len == 0;
+}
+
 /*
  * The groups' trees on each VL together with the unicast layers on it
- * must keep its channel dependency graph acyclic. The groups of a VL
- * where they do not are marked unproven and their trees emptied. False
- * when memory ran out (nothing is programmed then).
+ * must keep its channel dependency graph acyclic. When the trees from the
+ * first root close a cycle, the next roots are tried (the same for every
+ * group of the VL); the groups of a VL that none proves are marked
+ * unproven and their trees emptied. False when memory ran out (nothing
+ * is programmed then).
  */
 static bool prove_trees(struct sm *sm, bool ***on)
 {
@@ -416,37 +464,57 @@ static bool prove_trees(struct sm *sm, bool ***on)
 	struct mcast *mc = &sm->mcast;
 	struct trees t = { &pub->fabric, mc, &pub->tables, on, 0 };
 	struct cdg_mix m = cdg_mix_of(&pub->tables);
-	for (t.vl = 0; t.vl < 16; t.vl++) {
+	struct mtree_member *mem = malloc(MC_MAX_MEMBERS * sizeof(*mem));
+	bool ok = mem != NULL;
+	for (t.vl = 0; ok && t.vl < 16; t.vl++) {
 		unsigned groups = 0;
 		for (unsigned i = 0; i < mc->n; i++)
 			groups += group_vl(t.t, &mc->g[i]) == t.vl;
+		struct cdg_report r;
 		if (!groups)
 			continue;
-		uint32_t layers = 0;
-		for (unsigned l = 0; l < pub->tables.layers && l < 16; l++)
-			layers |= (uint32_t)(pub->tables.vl_by_sl[l] == t.vl) << l;
-		struct cdg_report r;
-		if (cdg_check_layers_with(&pub->fabric, &m, layers, add_trees, &t, &r) < 0) {
-			log_error("mcast: out of memory proving the trees");
-			return false;
+		if (check_vl(pub, &m, &t, &r) < 0) {
+			ok = false;
+			break;
 		}
+		const char *plural = groups == 1 ? "" : "s";
 		if (!r.cycle_len) {
 			log_debug("mcast: the trees of %u group%s and the routes on VL %u acyclic (%zu channels, %zu "
-				  "dependencies)", groups, groups == 1 ? "" : "s", t.vl, r.channels, r.dependencies);
+				  "dependencies)", groups, plural, t.vl, r.channels, r.dependencies);
 			continue;
 		}
 		char cycle[512];
 		cdg_cycle_text(&r, cycle, sizeof(cycle));
-		log_error("mcast: the trees of the %u group%s on VL %u and the unicast routes there close a cycle: %s; "
-			  "left out of the MFTs", groups, groups == 1 ? "" : "s", t.vl, cycle);
+		int proven = 0;
+		unsigned choice = 0;
+		while (proven == 0 && ++choice < MCAST_ROOT_TRIES)
+			proven = try_root(pub, &m, &t, choice, mem);
+		unsigned tried = proven == 2 ? choice : choice < MCAST_ROOT_TRIES ? choice + 1 : MCAST_ROOT_TRIES;
+		if (proven < 0) {
+			ok = false;
+			break;
+		}
+		if (proven == 1) {
+			log_info("mcast: the trees of %u group%s on VL %u close a cycle with the unicast routes there from "
+				 "their first root (%s); proven from root %u in order instead", groups, plural, t.vl, cycle,
+				 choice + 1);
+			continue;
+		}
+		log_error("mcast: the trees of the %u group%s on VL %u and the unicast routes there close a cycle "
+			  "from each of %u roots (from the first: %s); left out of the MFTs", groups, plural, t.vl,
+			  tried, cycle);
 		for (unsigned i = 0; i < mc->n; i++)
 			if (group_vl(t.t, &mc->g[i]) == t.vl) {
 				mc->g[i].unproven = true;
+				mc->g[i].root_choice = 0;
 				for (size_t k = 0; on[i] && k < pub->fabric.nnodes; k++)
 					memset(on[i][k], 0, (size_t)pub->fabric.nodes[k]->nports + 1);
 			}
 	}
-	return true;
+	if (!ok)
+		log_error("mcast: out of memory proving the trees");
+	free(mem);
+	return ok;
 }
 
 struct programming {
@@ -485,7 +553,7 @@ bool ***mcast_trees(const struct mcast *mc, const struct fabric *f)
 		ok = (on[g] = calloc(f->nnodes + 1, sizeof(**on))) != NULL;
 		for (size_t i = 0; ok && i < f->nnodes; i++)
 			ok = (on[g][i] = calloc((size_t)f->nodes[i]->nports + 1, sizeof(bool))) != NULL;
-		ok = ok && (mc->g[g].unproven || mtree_build(f, mem, members_of(f, &mc->g[g], mem), on[g]) == 0);
+		ok = ok && build_tree(f, &mc->g[g], mem, on[g]) == 0;
 	}
 	free(mem);
 	if (!ok) {
@@ -519,8 +587,10 @@ bool mcast_program(struct sm *sm, void (*done)(struct sm *sm))
 	if (!pub || sm->state != SM_MASTER)
 		return false;
 	const struct fabric *f = &pub->fabric;
-	for (unsigned g = 0; g < sm->mcast.n; g++)
-		sm->mcast.g[g].unproven = false;	/* proven afresh below, on the routes of now */
+	for (unsigned g = 0; g < sm->mcast.n; g++) {	/* proven afresh below, on the routes of now */
+		sm->mcast.g[g].unproven = false;
+		sm->mcast.g[g].root_choice = 0;
+	}
 	/* per group, per switch: the ports the tree uses */
 	bool ***on = mcast_trees(&sm->mcast, f);
 	struct programming *ctx = on ? malloc(sizeof(*ctx)) : NULL;

@@ -10,7 +10,13 @@
  *   and the SA's trees (what MulticastForwardingTableRecords report) give
  *   it none; the broadcast group is programmed on every switch of its tree;
  * - moved to SL 0, the same group is proven with the broadcast group and
- *   programmed too.
+ *   programmed too;
+ * - after a repair (seed 9 of the family, the first leaf's first
+ *   aggregation switch lost, the routes mended as a sweep mends them) the
+ *   broadcast group's tree from its first root closes a cycle with layer
+ *   0's routes: the tree from the fourth root in order proves out and is
+ *   programmed (no root but the first was ever tried before 2026-12-07,
+ *   and no MFT was then programmed).
  *
  * Before trees were proven VL by VL, the SL 1 group was proven with layer
  * 0's routes, where its tree is acyclic, and programmed.
@@ -54,6 +60,21 @@ uint64_t __wrap_mad_port_guid(const struct mad_port *mp)
 	return 0x100000;
 }
 
+/* Every CA a full member of group g. */
+static void all_cas_join(struct mc_group *g)
+{
+	const struct fabric *f = &sm.pub->fabric;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct node *n = f->nodes[i];
+		if (n->type == NODE_SWITCH)
+			continue;
+		struct mc_member *m = &g->m[g->nm++];
+		m->port_gid.unicast.prefix = cl_hton64(sm.cfg.subnet_prefix);
+		m->port_gid.unicast.interface_id = cl_hton64(n->ports[1].guid);
+		m->join_state = IB_MC_REC_STATE_FULL_MEMBER;
+	}
+}
+
 static int setup(void **state)
 {
 	/* seed 5 of the degraded radix-8 family (transition-bench's) */
@@ -62,22 +83,54 @@ static int setup(void **state)
 	assert_int_equal(sm.pub->tables.layers, 2);
 	struct mc_group *bcast = &sm.mcast.g[0], *g1 = &sm.mcast.g[SL1_GROUP];
 	const struct fabric *f = &sm.pub->fabric;
-	for (size_t i = 0; i < f->nnodes; i++) {
-		struct node *n = f->nodes[i];
-		if (n->type == NODE_SWITCH) {
-			n->mft_cap = 1024;	/* as SwitchInfo says on ibsim */
-			continue;
-		}
-		struct mc_member *m = &bcast->m[bcast->nm++];
-		m->port_gid.unicast.prefix = cl_hton64(sm.cfg.subnet_prefix);
-		m->port_gid.unicast.interface_id = cl_hton64(n->ports[1].guid);
-		m->join_state = IB_MC_REC_STATE_FULL_MEMBER;
-	}
+	for (size_t i = 0; i < f->nnodes; i++)
+		if (f->nodes[i]->type == NODE_SWITCH)
+			f->nodes[i]->mft_cap = 1024;	/* as SwitchInfo says on ibsim */
+	all_cas_join(bcast);
 	*g1 = *bcast;
 	g1->rec.mgid.raw[15] = 0x42;
 	g1->rec.mlid = cl_hton16(MC_FIRST_MLID + SL1_GROUP);
 	g1->rec.sl_flow_hop = ib_member_set_sl_flow_hop(1, 0, 0);
 	sm.mcast.n = 2;
+	return 0;
+}
+
+/* Seed 9's tree routed, then L0's first aggregation switch lost and the routes mended, published. */
+static int repaired_setup(void **state)
+{
+	struct fattree_spec spec = { .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1, .seed = 9 };
+	assert_int_equal(test_master_init_on(&sm, spec), 0);
+	struct sm_snapshot *pub = sm.pub;
+	struct fabric g;
+	assert_int_equal(fabric_copy(&g, &pub->fabric), 0);
+	const struct node *leaf = NULL;
+	for (size_t i = 0; i < g.nnodes && !leaf; i++)
+		if (strcmp(g.nodes[i]->desc, "L0") == 0)
+			leaf = g.nodes[i];
+	assert_non_null(leaf);
+	unsigned up = 1;
+	while (up <= leaf->nports && !(leaf->ports[up].remote && leaf->ports[up].remote->type == NODE_SWITCH))
+		up++;
+	assert_true(up <= leaf->nports);
+	fabric_remove_node(&g, leaf->ports[up].remote);
+	struct routing_request rq = { .engine = ENGINE_FTREE, .max_layers = 8, .keep_fabric = &pub->fabric,
+				      .keep = &pub->tables };
+	struct routing_tables mended;
+	struct routing_result res;
+	assert_int_equal(routing_compute(&g, &rq, &mended, &res), 0);
+	routing_tables_free(&pub->tables);
+	fabric_free(&pub->fabric);
+	fabric_move(&pub->fabric, &g);
+	pub->tables = mended;
+	for (unsigned sl = 0; sl < 16; sl++)
+		pub->tables.vl_by_sl[sl] = (uint8_t)(sl % 8);
+	for (size_t i = 0; i < pub->fabric.nnodes; i++) {
+		assert_int_equal(sm_node_attach(pub->fabric.nodes[i]), 0);
+		if (pub->fabric.nodes[i]->type == NODE_SWITCH)
+			pub->fabric.nodes[i]->mft_cap = 1024;
+	}
+	assert_int_equal(fabric_index_end_ports(&pub->fabric), 0);
+	all_cas_join(&sm.mcast.g[0]);
 	return 0;
 }
 
@@ -153,11 +206,33 @@ static void the_same_group_on_sl_0_is_programmed(void **state)
 	assert_false(sm.mcast.g[SL1_GROUP].unproven);
 }
 
+static void another_root_proves_the_tree_a_repair_made_cyclic(void **state)
+{
+	const struct fabric *f = &sm.pub->fabric;
+	bool ***on = mcast_trees(&sm.mcast, f);	/* from the first root */
+	assert_non_null(on);
+	assert_true(cyclic_with_layer(on, 0, 0));
+	mcast_trees_free(on, sm.mcast.n, f);
+	mft_sets = 0;
+	memset(mask_or, 0, sizeof(mask_or));
+	assert_true(mcast_program(&sm, NULL));
+	assert_false(sm.mcast.g[0].unproven);
+	assert_int_equal(sm.mcast.g[0].root_choice, 3);
+	assert_int_not_equal(mask_or[0], 0);
+	on = mcast_trees(&sm.mcast, f);	/* what the SA reports: the tree programmed */
+	assert_non_null(on);
+	assert_false(cyclic_with_layer(on, 0, 0));
+	assert_true(ports_in_tree(on, 0) > 0);
+	mcast_trees_free(on, sm.mcast.n, f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(a_group_is_proven_on_its_own_vl, setup, teardown),
 		cmocka_unit_test_setup_teardown(the_same_group_on_sl_0_is_programmed, setup, teardown),
+		cmocka_unit_test_setup_teardown(another_root_proves_the_tree_a_repair_made_cyclic, repaired_setup,
+						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
