@@ -25,12 +25,18 @@ struct mtree_member {
  */
 int mtree_build(const struct fabric *f, const struct mtree_member *m, size_t n, bool **on);
 /*
- * The same from the choice-th root in that order (0: mtree_build's; a
- * breadth-first tree from another switch turns elsewhere, which can keep
- * it clear of a cycle with the unicast routes that the first closes). 1
- * when the fabric has no choice-th switch (on untouched).
+ * The same from the switch with GUID root_guid (0: mtree_build's root); 1
+ * when the fabric has no such switch (on untouched).
  */
-int mtree_build_from(const struct fabric *f, const struct mtree_member *m, size_t n, unsigned choice, bool **on);
+int mtree_build_at(const struct fabric *f, const struct mtree_member *m, size_t n, uint64_t root_guid, bool **on);
+/*
+ * Up to max switch GUIDs into out, the roots to try first for the members'
+ * tree, among the first 64 switches in mtree_build's order: fewest
+ * switches with CAs inside the members' climbs to the root (where a tree
+ * turns down and up again), then that order. Returns how many (0 on
+ * allocation failure).
+ */
+size_t mtree_roots(const struct fabric *f, const struct mtree_member *m, size_t n, uint64_t *out, size_t max);
 
 struct depgraph;
 /*

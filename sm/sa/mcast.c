@@ -15,8 +15,9 @@
  * A group's packets travel on the VL its SL maps to, and the SL is the
  * creator's choice (IBA: the join that creates a group names it), so the
  * trees are proven VL by VL, each with the unicast layers on that VL.
- * Where the trees from the first root close a cycle, the next roots in
- * order are tried (up to MCAST_ROOT_TRIES); a VL that none proves keeps
+ * Where the trees from the first root close a cycle, other roots are tried
+ * (up to MCAST_ROOT_TRIES in all, those whose trees cross fewest leaves
+ * first: mtree_roots); a VL that none proves keeps
  * its groups out of the MFTs (their entries cleared: their packets are
  * dropped, not deadlocked) until the next programming proves them; the
  * other VLs' groups are programmed.
@@ -380,14 +381,14 @@ static size_t members_of(const struct fabric *f, const struct mc_group *g, struc
 	return n;
 }
 
-/* g's tree in f from its root_choice into on_g (cleared first; none when unproven). -1 on allocation failure. */
+/* g's tree in f from its root_guid into on_g (cleared first; none when unproven). -1 on allocation failure. */
 static int build_tree(const struct fabric *f, const struct mc_group *g, struct mtree_member *mem, bool **on_g)
 {
 	for (size_t i = 0; i < f->nnodes; i++)
 		memset(on_g[i], 0, (size_t)f->nodes[i]->nports + 1);
 	if (g->unproven)
 		return 0;
-	return mtree_build_from(f, mem, members_of(f, g, mem), g->root_choice, on_g) < 0 ? -1 : 0;
+	return mtree_build_at(f, mem, members_of(f, g, mem), g->root_guid, on_g) < 0 ? -1 : 0;
 }
 
 struct trees {
@@ -416,8 +417,10 @@ static int add_trees(void *arg, struct depgraph *g)
 	return 0;
 }
 
-/* At most this many roots (mtree_build_from's order) are tried for a VL's trees. */
+/* At most this many roots (the first, then mtree_roots' order) are tried for a VL's trees... */
 #define MCAST_ROOT_TRIES 8
+/* ... and no new one once this long went into the tries (the event loop waits on them). */
+#define MCAST_RETRY_MS 250
 
 /* The check of VL t->vl's trees (as on holds them) with its unicast layers: 0, or -1 out of memory. */
 static int check_vl(const struct sm_snapshot *pub, const struct cdg_mix *m, struct trees *t, struct cdg_report *r)
@@ -429,31 +432,42 @@ static int check_vl(const struct sm_snapshot *pub, const struct cdg_mix *m, stru
 }
 
 /*
- * VL t->vl's groups' trees from root choice: 1 when that root proves them
- * out, 0 when not, 2 when the fabric has no such root, -1 out of memory.
+ * VL t->vl's groups' trees from the switch root: 1 when they prove out, 0
+ * when not, -1 out of memory.
  */
-static int try_root(const struct sm_snapshot *pub, const struct cdg_mix *m, struct trees *t, unsigned choice,
+static int try_root(const struct sm_snapshot *pub, const struct cdg_mix *m, struct trees *t, uint64_t root,
 		    struct mtree_member *mem)
 {
 	struct mcast *mc = (struct mcast *)t->mc;
 	for (unsigned i = 0; i < mc->n; i++) {
 		if (group_vl(t->t, &mc->g[i]) != t->vl)
 			continue;
-		mc->g[i].root_choice = (uint8_t)choice;
-		for (size_t k = 0; k < pub->fabric.nnodes; k++)
-			memset(t->on[i][k], 0, (size_t)pub->fabric.nodes[k]->nports + 1);
-		int rc = mtree_build_from(&pub->fabric, mem, members_of(&pub->fabric, &mc->g[i], mem), choice, t->on[i]);
-		if (rc != 0)
-			return rc < 0 ? -1 : 2;
+		mc->g[i].root_guid = root;
+		if (build_tree(&pub->fabric, &mc->g[i], mem, t->on[i]) < 0)
+			return -1;
 	}
 	struct cdg_report r;
 	return check_vl(pub, m, t, &r) < 0 ? -1 : r.cycle_len == 0;
 }
 
 /*
+ * The roots to try for VL t->vl's trees after the first: mtree_roots' order
+ * for the members of all its groups. How many into out.
+ */
+static size_t other_roots(const struct sm_snapshot *pub, const struct trees *t, struct mtree_member *mem,
+			  uint64_t *out, size_t max)
+{
+	size_t n = 0;
+	for (unsigned i = 0; i < t->mc->n; i++)
+		if (group_vl(t->t, &t->mc->g[i]) == t->vl && n + t->mc->g[i].nm <= MC_MAX_GROUPS * MC_MAX_MEMBERS)
+			n += members_of(&pub->fabric, &t->mc->g[i], mem + n);
+	return mtree_roots(&pub->fabric, mem, n, out, max);
+}
+
+/*
  * The groups' trees on each VL together with the unicast layers on it
  * must keep its channel dependency graph acyclic. When the trees from the
- * first root close a cycle, the next roots are tried (the same for every
+ * first root close a cycle, other roots are tried (the same for every
  * group of the VL); the groups of a VL that none proves are marked
  * unproven and their trees emptied. False when memory ran out (nothing
  * is programmed then).
@@ -464,7 +478,8 @@ static bool prove_trees(struct sm *sm, bool ***on)
 	struct mcast *mc = &sm->mcast;
 	struct trees t = { &pub->fabric, mc, &pub->tables, on, 0 };
 	struct cdg_mix m = cdg_mix_of(&pub->tables);
-	struct mtree_member *mem = malloc(MC_MAX_MEMBERS * sizeof(*mem));
+	/* room for the members of every group: other_roots takes a VL's groups together */
+	struct mtree_member *mem = malloc((size_t)MC_MAX_GROUPS * MC_MAX_MEMBERS * sizeof(*mem));
 	bool ok = mem != NULL;
 	for (t.vl = 0; ok && t.vl < 16; t.vl++) {
 		unsigned groups = 0;
@@ -485,28 +500,29 @@ static bool prove_trees(struct sm *sm, bool ***on)
 		}
 		char cycle[512];
 		cdg_cycle_text(&r, cycle, sizeof(cycle));
+		uint64_t roots[MCAST_ROOT_TRIES - 1];
+		size_t nroots = other_roots(pub, &t, mem, roots, MCAST_ROOT_TRIES - 1), tried = 1;
 		int proven = 0;
-		unsigned choice = 0;
-		while (proven == 0 && ++choice < MCAST_ROOT_TRIES)
-			proven = try_root(pub, &m, &t, choice, mem);
-		unsigned tried = proven == 2 ? choice : choice < MCAST_ROOT_TRIES ? choice + 1 : MCAST_ROOT_TRIES;
+		uint64_t t0 = evl_now_ms();	/* on a big fabric each try is a graph of a whole layer: bounded */
+		while (proven == 0 && tried <= nroots && evl_now_ms() - t0 < MCAST_RETRY_MS)
+			proven = try_root(pub, &m, &t, roots[tried++ - 1], mem);
 		if (proven < 0) {
 			ok = false;
 			break;
 		}
 		if (proven == 1) {
 			log_info("mcast: the trees of %u group%s on VL %u close a cycle with the unicast routes there from "
-				 "their first root (%s); proven from root %u in order instead", groups, plural, t.vl, cycle,
-				 choice + 1);
+				 "their first root (%s); proven from switch 0x%016llx instead (root %zu tried)", groups,
+				 plural, t.vl, cycle, (unsigned long long)roots[tried - 2], tried);
 			continue;
 		}
 		log_error("mcast: the trees of the %u group%s on VL %u and the unicast routes there close a cycle "
-			  "from each of %u roots (from the first: %s); left out of the MFTs", groups, plural, t.vl,
+			  "from each of %zu roots (from the first: %s); left out of the MFTs", groups, plural, t.vl,
 			  tried, cycle);
 		for (unsigned i = 0; i < mc->n; i++)
 			if (group_vl(t.t, &mc->g[i]) == t.vl) {
 				mc->g[i].unproven = true;
-				mc->g[i].root_choice = 0;
+				mc->g[i].root_guid = 0;
 				for (size_t k = 0; on[i] && k < pub->fabric.nnodes; k++)
 					memset(on[i][k], 0, (size_t)pub->fabric.nodes[k]->nports + 1);
 			}
@@ -589,7 +605,7 @@ bool mcast_program(struct sm *sm, void (*done)(struct sm *sm))
 	const struct fabric *f = &pub->fabric;
 	for (unsigned g = 0; g < sm->mcast.n; g++) {	/* proven afresh below, on the routes of now */
 		sm->mcast.g[g].unproven = false;
-		sm->mcast.g[g].root_choice = 0;
+		sm->mcast.g[g].root_guid = 0;
 	}
 	/* per group, per switch: the ports the tree uses */
 	bool ***on = mcast_trees(&sm->mcast, f);

@@ -26,7 +26,7 @@ struct mc_group {
 	unsigned nm;
 	uint64_t creator;	/* the port GUID whose join created it (0: fabricd) */
 	bool unproven;		/* with the unicast routes on its VL its tree closes a cycle: kept out of the MFTs */
-	uint8_t root_choice;	/* its tree's root, in mtree_build_from's order: the first that proved out */
+	uint64_t root_guid;	/* its tree's root switch (0: mtree_build's): the first that proved out */
 };
 
 struct evl_watch;
