@@ -119,6 +119,7 @@ static int repaired_setup(void **state)
 	struct routing_result res;
 	assert_int_equal(routing_compute(&g, &rq, &mended, &res), 0);
 	routing_tables_free(&pub->tables);
+	sm_node_detach_all(&pub->fabric);
 	fabric_free(&pub->fabric);
 	fabric_move(&pub->fabric, &g);
 	pub->tables = mended;
