@@ -19,8 +19,9 @@
  * (up to MCAST_ROOT_TRIES in all, those whose trees cross fewest leaves
  * first: mtree_roots); a VL that none proves keeps
  * its groups out of the MFTs (their entries cleared: their packets are
- * dropped, not deadlocked) until the next programming proves them; the
- * other VLs' groups are programmed.
+ * dropped, not deadlocked) until the next programming proves them, with
+ * an event when that starts ("mcast_unproven") and when it ends
+ * ("mcast_proven"); the other VLs' groups are programmed.
  *
  * A join that creates a group with MGID 0 gets one the SA assigns,
  * ff1S:a01b:PPPP::NNNN:NNNN (S the scope asked for, link-local by default;
@@ -464,6 +465,18 @@ static size_t other_roots(const struct sm_snapshot *pub, const struct trees *t, 
 	return mtree_roots(&pub->fabric, mem, n, out, max);
 }
 
+/* VL vl's groups proven: an event if the last programming left them out. */
+static void vl_proven_again(struct sm *sm, unsigned vl)
+{
+	if (!sm->mcast.vl_unproven[vl])
+		return;
+	sm->mcast.vl_unproven[vl] = false;
+	char detail[96];
+	snprintf(detail, sizeof(detail), "the trees of the groups on VL %u proven again: programmed", vl);
+	log_info("mcast: %s", detail);
+	sm_event(sm, "mcast_proven", detail);
+}
+
 /*
  * The groups' trees on each VL together with the unicast layers on it
  * must keep its channel dependency graph acyclic. When the trees from the
@@ -486,8 +499,10 @@ static bool prove_trees(struct sm *sm, bool ***on)
 		for (unsigned i = 0; i < mc->n; i++)
 			groups += group_vl(t.t, &mc->g[i]) == t.vl;
 		struct cdg_report r;
-		if (!groups)
+		if (!groups) {
+			mc->vl_unproven[t.vl] = false;
 			continue;
+		}
 		if (check_vl(pub, &m, &t, &r) < 0) {
 			ok = false;
 			break;
@@ -496,6 +511,7 @@ static bool prove_trees(struct sm *sm, bool ***on)
 		if (!r.cycle_len) {
 			log_debug("mcast: the trees of %u group%s and the routes on VL %u acyclic (%zu channels, %zu "
 				  "dependencies)", groups, plural, t.vl, r.channels, r.dependencies);
+			vl_proven_again(sm, t.vl);
 			continue;
 		}
 		char cycle[512];
@@ -514,11 +530,17 @@ static bool prove_trees(struct sm *sm, bool ***on)
 			log_info("mcast: the trees of %u group%s on VL %u close a cycle with the unicast routes there from "
 				 "their first root (%s); proven from switch 0x%016llx instead (root %zu tried)", groups,
 				 plural, t.vl, cycle, (unsigned long long)roots[tried - 2], tried);
+			vl_proven_again(sm, t.vl);
 			continue;
 		}
-		log_error("mcast: the trees of the %u group%s on VL %u and the unicast routes there close a cycle "
-			  "from each of %zu roots (from the first: %s); left out of the MFTs", groups, plural, t.vl,
-			  tried, cycle);
+		char detail[700];
+		snprintf(detail, sizeof(detail), "the trees of the %u group%s on VL %u and the unicast routes there close "
+			 "a cycle from each of %zu roots (from the first: %s); left out of the MFTs", groups, plural, t.vl,
+			 tried, cycle);
+		log_error("mcast: %s", detail);
+		if (!mc->vl_unproven[t.vl])
+			sm_event(sm, "mcast_unproven", detail);
+		mc->vl_unproven[t.vl] = true;
 		for (unsigned i = 0; i < mc->n; i++)
 			if (group_vl(t.t, &mc->g[i]) == t.vl) {
 				mc->g[i].unproven = true;

@@ -37,6 +37,7 @@ struct mcast {
 	struct evl_watch *timer;	/* coalesces joins and leaves (mcast_attach) */
 	bool pending;			/* the timer is armed */
 	uint32_t next_mgid;		/* the last 32 bits of the next MGID the SA assigns */
+	bool vl_unproven[16];		/* VLs whose groups the last programming left out (an event at each change) */
 };
 
 struct sm;

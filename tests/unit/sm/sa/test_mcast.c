@@ -9,6 +9,7 @@
  * - the SL 1 group is left out of the MFTs: every Set clears its entry,
  *   and the SA's trees (what MulticastForwardingTableRecords report) give
  *   it none; the broadcast group is programmed on every switch of its tree;
+ *   one mcast_unproven event, not one per programming;
  * - moved to SL 0, the same group is proven with the broadcast group and
  *   programmed too;
  * - after a repair (seed 9 of the family, the first leaf's first
@@ -189,6 +190,11 @@ static void a_group_is_proven_on_its_own_vl(void **state)
 	assert_int_equal(mask_or[SL1_GROUP], 0);	/* the SL 1 group: cleared everywhere */
 	assert_true(sm.mcast.g[SL1_GROUP].unproven);
 	assert_false(sm.mcast.g[0].unproven);
+	assert_int_equal(sm.events.n, 1);
+	assert_string_equal(sm.events.q[0].kind, "mcast_unproven");
+	assert_true(mcast_program(&sm, NULL));	/* again: still out, no second event */
+	assert_true(sm.mcast.g[SL1_GROUP].unproven);
+	assert_int_equal(sm.events.n, 1);
 	on = mcast_trees(&sm.mcast, f);	/* what the SA reports */
 	assert_non_null(on);
 	assert_int_equal(ports_in_tree(on, SL1_GROUP), 0);
