@@ -60,6 +60,9 @@ struct loops_work {
 	int rc[LOOPS_WORKERS_MAX];
 };
 
+/* loops_find_lids gives every share a worker */
+_Static_assert(LOOPS_WORKERS_MAX >= SHARES_MAX, "a share without a worker's report");
+
 #define NO_NEXT UINT32_MAX
 #define LID_BLOCK 64	/* LIDs decided together: a switch's entries for them are one cache line */
 #define FILL_PREFETCH 8	/* switches ahead */
