@@ -3,14 +3,14 @@
  *
  * One breadth-first tree over the switch links, from the switch with the
  * most switch links (lowest GUID on a tie), or from another a caller names
- * (mtree_build_at): each switch's parent is one hop closer to that root. A group's tree is the union of the paths from
- * its members' switches up to the root, plus the member ports, less the
- * stub above the switch where the paths meet; a group of fewer than two
- * members has none (as OpenSM builds it). A packet
- * entering a switch from a child goes on to the parent and the other
- * children; from the parent, only down to children: no turn ever goes
- * from down back up, so the group's own dependencies cannot close a
- * cycle.
+ * (mtree_build_at): each switch's parent is one hop closer to that root.
+ * A group's tree is the union of the paths from its members' switches up
+ * to the root, plus the member ports, less the stub above the switch where
+ * the paths meet; a group of fewer than two members has none (as OpenSM
+ * builds it). A packet entering a switch from a child goes on to the
+ * parent and the other children; from the parent, only down to children:
+ * no turn ever goes from down back up, so the group's own dependencies
+ * cannot close a cycle.
  */
 #include "routing/mtree.h"
 
@@ -74,7 +74,7 @@ static void bfs_from(const struct swindex *x, size_t root, size_t *queue, size_t
 	}
 }
 
-/* The switch member i hangs off, or SW_NONE. */
+/* The switch member m hangs off, or SW_NONE. */
 static size_t member_switch(const struct swindex *x, const struct mtree_member *m)
 {
 	const struct port *cp = &m->ca->ports[m->port];
@@ -135,7 +135,7 @@ int mtree_build_at(const struct fabric *f, const struct mtree_member *m, size_t 
 	size_t *queue = malloc((x.nsw + 1) * sizeof(*queue)), *parent = malloc((x.nsw + 1) * sizeof(*parent));
 	uint8_t *up_port = malloc(x.nsw + 1);
 	int rc = queue && parent && up_port && x.nsw ? 0 : -1;
-	size_t root = SW_NONE;
+	size_t root = SW_NONE;	/* by GUID, or mtree_build's own */
 	for (size_t s = 0; rc == 0 && root_guid && s < x.nsw; s++)
 		if (x.sw[s]->guid == root_guid)
 			root = s;
@@ -174,7 +174,7 @@ static size_t leaves_inside(const struct swindex *x, const size_t *parent, const
 	return count;
 }
 
-/* Switches weighed as roots by mtree_roots: the first in mtree_build's order (a breadth-first search each). */
+/* Switches weighed as roots by mtree_roots: the next in mtree_build's order (a breadth-first search each). */
 #define MTREE_ROOT_CANDIDATES 64
 
 struct ranked_root {
@@ -206,7 +206,8 @@ size_t mtree_roots(const struct fabric *f, const struct mtree_member *m, size_t 
 	bool *has_ca = calloc(x.nsw + 1, sizeof(*has_ca));
 	struct ranked_root *r = malloc((x.nsw + 1) * sizeof(*r));
 	size_t *order = malloc((x.nsw + 1) * sizeof(*order)), got = 0;
-	size_t candidates = x.nsw < MTREE_ROOT_CANDIDATES ? x.nsw : MTREE_ROOT_CANDIDATES;
+	/* after mtree_build's own root (order[0]), which the caller has tried */
+	size_t candidates = x.nsw < 2 ? 0 : x.nsw - 1 < MTREE_ROOT_CANDIDATES ? x.nsw - 1 : MTREE_ROOT_CANDIDATES;
 	if (queue && parent && up_port && has_ca && r && order) {
 		for (size_t s = 0; s < x.nsw; s++) {
 			order[s] = s;
@@ -215,8 +216,8 @@ size_t mtree_roots(const struct fabric *f, const struct mtree_member *m, size_t 
 		}
 		qsort_r(order, x.nsw, sizeof(*order), cmp_root_order, &x);
 		for (size_t k = 0; k < candidates; k++) {
-			bfs_from(&x, order[k], queue, parent, up_port);
-			r[k] = (struct ranked_root){ order[k], leaves_inside(&x, parent, has_ca, m, n) };
+			bfs_from(&x, order[k + 1], queue, parent, up_port);
+			r[k] = (struct ranked_root){ order[k + 1], leaves_inside(&x, parent, has_ca, m, n) };
 		}
 		qsort_r(r, candidates, sizeof(*r), cmp_ranked, &x);
 		for (; got < max && got < candidates; got++)

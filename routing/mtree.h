@@ -30,11 +30,11 @@ int mtree_build(const struct fabric *f, const struct mtree_member *m, size_t n, 
  */
 int mtree_build_at(const struct fabric *f, const struct mtree_member *m, size_t n, uint64_t root_guid, bool **on);
 /*
- * Up to max switch GUIDs into out, the roots to try first for the members'
- * tree, among the first 64 switches in mtree_build's order: fewest
- * switches with CAs inside the members' climbs to the root (where a tree
- * turns down and up again), then that order. Returns how many (0 on
- * allocation failure).
+ * Up to max switch GUIDs into out, the roots to try after mtree_build's
+ * own for the members' tree, among the next 64 switches in its order:
+ * fewest switches with CAs inside the members' climbs to the root (where
+ * a tree turns down and up again), then that order. Returns how many (0
+ * on allocation failure).
  */
 size_t mtree_roots(const struct fabric *f, const struct mtree_member *m, size_t n, uint64_t *out, size_t max);
 

@@ -394,7 +394,7 @@ static int build_tree(const struct fabric *f, const struct mc_group *g, struct m
 
 struct trees {
 	const struct fabric *f;
-	const struct mcast *mc;
+	struct mcast *mc;		/* try_root gives its groups roots */
 	const struct routing_tables *t;
 	bool ***on;		/* per group, per node, per port */
 	unsigned vl;		/* the groups of this VL only */
@@ -439,7 +439,7 @@ static int check_vl(const struct sm_snapshot *pub, const struct cdg_mix *m, stru
 static int try_root(const struct sm_snapshot *pub, const struct cdg_mix *m, struct trees *t, uint64_t root,
 		    struct mtree_member *mem)
 {
-	struct mcast *mc = (struct mcast *)t->mc;
+	struct mcast *mc = t->mc;
 	for (unsigned i = 0; i < mc->n; i++) {
 		if (group_vl(t->t, &mc->g[i]) != t->vl)
 			continue;
@@ -452,15 +452,16 @@ static int try_root(const struct sm_snapshot *pub, const struct cdg_mix *m, stru
 }
 
 /*
- * The roots to try for VL t->vl's trees after the first: mtree_roots' order
- * for the members of all its groups. How many into out.
+ * The roots to try for VL t->vl's trees after the first (mtree_roots,
+ * which leaves the first out), for the members of all its groups. How
+ * many into out.
  */
 static size_t other_roots(const struct sm_snapshot *pub, const struct trees *t, struct mtree_member *mem,
 			  uint64_t *out, size_t max)
 {
 	size_t n = 0;
 	for (unsigned i = 0; i < t->mc->n; i++)
-		if (group_vl(t->t, &t->mc->g[i]) == t->vl && n + t->mc->g[i].nm <= MC_MAX_GROUPS * MC_MAX_MEMBERS)
+		if (group_vl(t->t, &t->mc->g[i]) == t->vl)	/* mem has room for every group's members */
 			n += members_of(&pub->fabric, &t->mc->g[i], mem + n);
 	return mtree_roots(&pub->fabric, mem, n, out, max);
 }
@@ -545,8 +546,7 @@ static bool prove_trees(struct sm *sm, bool ***on)
 			if (group_vl(t.t, &mc->g[i]) == t.vl) {
 				mc->g[i].unproven = true;
 				mc->g[i].root_guid = 0;
-				for (size_t k = 0; on[i] && k < pub->fabric.nnodes; k++)
-					memset(on[i][k], 0, (size_t)pub->fabric.nodes[k]->nports + 1);
+				build_tree(&pub->fabric, &mc->g[i], mem, on[i]);	/* unproven: emptied */
 			}
 	}
 	if (!ok)
