@@ -239,7 +239,8 @@ int mtree_dependencies(const struct fabric *f, bool *const *on, struct depgraph 
 		const struct node *n = f->nodes[i];
 		for (unsigned in = 1; n->type == NODE_SWITCH && in <= n->nports; in++) {
 			const struct node *from = n->ports[in].remote;
-			if (!on[i][in] || !from || from->type != NODE_SWITCH)
+			/* packets come in where the switch across sends them: in a union of trees, not only where n does */
+			if (!from || from->type != NODE_SWITCH || !on[from->index][n->ports[in].remote_port])
 				continue;	/* injection from a CA depends on nothing */
 			for (unsigned out = 1; out <= n->nports; out++)
 				if (out != in && on[i][out] && n->ports[out].remote &&

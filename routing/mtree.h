@@ -14,6 +14,10 @@ struct mtree_member {
 	uint8_t port;
 };
 
+/* An empty tree of f (all flags false): nnodes arrays of nports + 1. NULL on allocation failure. */
+bool **mtree_new(const struct fabric *f);
+/* Frees a tree of a fabric of nnodes nodes (NULL: nothing). */
+void mtree_free(bool **on, size_t nnodes);
 /*
  * The group's tree: the switches on the up-going paths from every
  * member's switch to one root switch (the best-connected, then lowest
@@ -41,9 +45,39 @@ size_t mtree_roots(const struct fabric *f, const struct mtree_member *m, size_t 
 struct depgraph;
 /*
  * Adds the channel dependencies a tree (on, as mtree_build fills it)
- * creates: a packet that enters a switch over a tree link leaves on every
- * other tree port. -1 on allocation failure.
+ * creates: a packet that enters a switch over a link whose far end sends
+ * it there leaves on every other port of the switch's entry. On the union
+ * of two trees (switches holding either one's entry, as while MFTs are
+ * rewritten) that is every dependency any mixture of them has. -1 on
+ * allocation failure.
  */
 int mtree_dependencies(const struct fabric *f, bool *const *on, struct depgraph *g);
 
+
+/*
+ * A tree as the switches hold it, by switch GUID and port, so that it
+ * outlives the fabric it was built on (routing/mtree_saved.c): what the
+ * MFTs hold when the fabric changes.
+ */
+struct mtree_port {
+	uint64_t guid;		/* a switch */
+	uint8_t port;		/* a port of it the group's packets leave by */
+};
+struct mtree_saved {
+	size_t n;
+	struct mtree_port *v;	/* sorted by GUID, then port, each once */
+};
+/* on (a tree of f) into out. -1 on allocation failure (out empty). */
+int mtree_save(const struct fabric *f, bool *const *on, struct mtree_saved *out);
+/*
+ * Adds s to on (a tree of f, as mtree_build fills it): each switch by
+ * GUID, each port f's switch has; switches f lacks are left out, as the
+ * packets they would have forwarded are.
+ */
+void mtree_load(const struct mtree_saved *s, const struct fabric *f, bool **on);
+/* into := into with s's pairs added (each once). -1 on allocation failure (into unchanged). */
+int mtree_saved_union(struct mtree_saved *into, const struct mtree_saved *add);
+/* out := a copy of s. -1 on allocation failure (out empty). */
+int mtree_saved_copy(struct mtree_saved *out, const struct mtree_saved *s);
+void mtree_saved_free(struct mtree_saved *s);
 #endif

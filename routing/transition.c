@@ -410,7 +410,7 @@ no_tables:
 int transition_plan(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
 		    struct transition_plan *p)
 {
-	return transition_plan_held(f, old, new, NULL, 0, p);
+	return transition_plan_held(f, old, new, NULL, 0, NULL, p);
 }
 
 /* A growing list of entries. */
@@ -433,18 +433,33 @@ static int push_entry(struct entries *l, struct plan_entry e)
 	return 0;
 }
 
+/* The multicast trees of one layer, for cdg_check_layer_with. */
+struct layer_trees {
+	const struct fabric *f;
+	const struct transition_trees *trees;
+	unsigned layer;
+};
+
+static int add_layer_trees(void *arg, struct depgraph *g)
+{
+	const struct layer_trees *lt = arg;
+	return trees_add_layer(lt->f, lt->trees, lt->layer, g);
+}
+
 /*
  * Once the last stage is in, the SA publishes the new SLs: some hosts ask
  * and use them while others still send on the old ones, all through the
- * new tables. That state is proven here; if it is cyclic, p is not
- * proven, with failed_step one past the last stage. A layer that no LID
- * comes to holds only the new tables on the old SLs, which the last
- * step's mixture held and proved; one that no LID leaves holds the new
- * tables on their own SLs, which the routing proved: only the layers some
- * LIDs come to and others leave are checked. -1 on allocation failure.
+ * new tables, with the multicast trees held. That state is proven here;
+ * if it is cyclic, p is not proven, with failed_step one past the last
+ * stage. A layer that no LID comes to holds only the new tables on the
+ * old SLs, which the last step's mixture held and proved (trees
+ * included); one that no LID leaves holds the new tables on their own
+ * SLs, which the routing proved, but not with the trees: only the layers
+ * some LIDs come to and that others leave or trees take are checked. -1
+ * on allocation failure.
  */
 static int check_both_sls(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
-			  struct transition_plan *p)
+			  const struct transition_trees *trees, struct transition_plan *p)
 {
 	bool comes[ROUTING_MAX_LAYERS + 1] = { false }, leaves[ROUTING_MAX_LAYERS + 1] = { false };
 	for (uint32_t lid = 1; lid <= old->max_lid && lid <= new->max_lid; lid++)
@@ -456,9 +471,10 @@ static int check_both_sls(const struct fabric *f, const struct routing_tables *o
 	struct cdg_mix m = { .lft = { new }, .nlft = 1, .sl = { old, new }, .nsl = 2, .no_answers = true };
 	for (unsigned l = 0; l <= ROUTING_MAX_LAYERS; l++) {
 		struct cdg_report r;
-		if (!comes[l] || !leaves[l])
+		struct layer_trees lt = { f, trees, l };
+		if (!comes[l] || (!leaves[l] && !trees_on_layer(trees, l)))
 			continue;
-		if (cdg_check_layer_with(f, &m, l, NULL, NULL, &r) < 0)
+		if (cdg_check_layer_with(f, &m, l, add_layer_trees, &lt, &r) < 0)
 			return -1;
 		if (r.cycle_len) {
 			p->proven = false;
@@ -501,7 +517,8 @@ static int collect_changes(const struct fabric *f, const struct routing_tables *
 }
 
 int transition_plan_held(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
-			 struct held_graphs *held, uint16_t early_lid, struct transition_plan *p)
+			 struct held_graphs *held, uint16_t early_lid, const struct transition_trees *trees,
+			 struct transition_plan *p)
 {
 	struct held_start start = { NULL, 0, false };
 	struct cdg_report r;
@@ -522,7 +539,7 @@ int transition_plan_held(const struct fabric *f, const struct routing_tables *ol
 	 * unchecked, and the checks keep their old entries, a superset.
 	 */
 	p->dropped = drop.n;
-	if (add_changes(p, old, new, drop.v, drop.n) < 0 || step_base_init(&base, old, new, early_lid, item.v, item.n) < 0)
+	if (add_changes(p, old, new, drop.v, drop.n) < 0 || step_base_init(&base, old, new, early_lid, trees, item.v, item.n) < 0)
 		goto done;
 	if (item.n) {	/* the first stage's first check is the whole change */
 		order_by_hops(f, new, item.v, item.n);
@@ -530,7 +547,7 @@ int transition_plan_held(const struct fabric *f, const struct routing_tables *ol
 		p->from_held = start.g != NULL;
 		rc = stage_by_entries(f, &base, old, new, item.v, item.n, &start, p);
 		if (rc == 0 && p->proven)
-			rc = check_both_sls(f, old, new, p);
+			rc = check_both_sls(f, old, new, trees, p);
 		goto done;
 	}
 	/* SLs alone change: one step (if hosts learn one early), which no staging can help */
@@ -542,7 +559,7 @@ int transition_plan_held(const struct fabric *f, const struct routing_tables *ol
 		p->cycle = r;
 		p->failed_step = 1;
 	}
-	rc = p->proven ? check_both_sls(f, old, new, p) : 0;
+	rc = p->proven ? check_both_sls(f, old, new, trees, p) : 0;
 done:
 	step_base_free(&base);
 	free(item.v);
@@ -601,11 +618,11 @@ static size_t move_changed_sls_apart(const struct routing_tables *old, struct ro
 }
 
 int transition_plan_apart(const struct fabric *f, const struct routing_tables *old, struct routing_tables *new,
-			  struct held_graphs *held, uint16_t early_lid, unsigned max_layers, struct transition_plan *p,
-			  size_t *apart)
+			  struct held_graphs *held, uint16_t early_lid, const struct transition_trees *trees,
+			  unsigned max_layers, struct transition_plan *p, size_t *apart)
 {
 	*apart = 0;
-	if (transition_plan_held(f, old, new, held, early_lid, p) < 0)
+	if (transition_plan_held(f, old, new, held, early_lid, trees, p) < 0)
 		return -1;
 	if (!old || p->proven || p->failed_step <= p->nstages)
 		return 0;
@@ -626,12 +643,12 @@ int transition_plan_apart(const struct fabric *f, const struct routing_tables *o
 	struct transition_plan q = *p;
 	int rc = 0;
 	if (moved && early_moved) {
-		rc = transition_plan_held(f, old, new, held, early_lid, &q);
+		rc = transition_plan_held(f, old, new, held, early_lid, trees, &q);
 	} else if (moved) {
 		q.proven = true;
 		q.failed_step = 0;
 		memset(&q.cycle, 0, sizeof(q.cycle));
-		rc = check_both_sls(f, old, new, &q);
+		rc = check_both_sls(f, old, new, trees, &q);
 	}
 	if (moved && rc == 0 && q.proven) {
 		if (early_moved)

@@ -19,6 +19,19 @@
 #include "routing/held_graphs.h"
 
 struct transition_change;
+/*
+ * The multicast trees the switches hold while a plan's stages go in (on
+ * the plan's fabric, as mtree_build fills them; routing/mtree.h): every
+ * step's graph of a layer holds the dependencies of the trees whose
+ * packets take that layer's VL, and so does the state the SA publishes
+ * at the end. The trees themselves change only after it, and that change
+ * is proven where it is made.
+ */
+struct transition_trees {
+	size_t n;
+	bool **const *on;	/* [tree][node index][port] */
+	const uint32_t *layers;	/* [tree]: bit l, its packets share layer l's VL */
+};
 
 struct transition_plan {
 	size_t nstages;			/* tables to program, in order: transition_stage() */
@@ -95,9 +108,11 @@ int transition_plan(const struct fabric *f, const struct routing_tables *old, co
  * but where a superset graph refuses a batch an exact one would take.
  * early_lid (0: none): a LID whose new SL hosts learn at the first stage
  * (the SM's, from MasterSMSL), so traffic to it may use either SL.
+ * trees (NULL: none): the multicast trees held meanwhile.
  */
 int transition_plan_held(const struct fabric *f, const struct routing_tables *old, const struct routing_tables *new,
-			 struct held_graphs *held, uint16_t early_lid, struct transition_plan *p);
+			 struct held_graphs *held, uint16_t early_lid, const struct transition_trees *trees,
+			 struct transition_plan *p);
 /*
  * transition_plan_held, and when that plan fails only where the new SLs
  * are published (the new tables with hosts on old and new SLs), moves the
@@ -110,8 +125,8 @@ int transition_plan_held(const struct fabric *f, const struct routing_tables *ol
  * none). -1 on allocation failure.
  */
 int transition_plan_apart(const struct fabric *f, const struct routing_tables *old, struct routing_tables *new,
-			  struct held_graphs *held, uint16_t early_lid, unsigned max_layers, struct transition_plan *p,
-			  size_t *apart);
+			  struct held_graphs *held, uint16_t early_lid, const struct transition_trees *trees,
+			  unsigned max_layers, struct transition_plan *p, size_t *apart);
 /*
  * Stage i (0 .. nstages - 1) of p; NULL on allocation failure. The tables
  * of the stage asked for before stay as they are (a step's from and to),

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/mtree.h"
+
 int transition_check_step(const struct fabric *f, const struct routing_tables *from, const struct routing_tables *to,
 			  const struct routing_tables *sl_a, const struct routing_tables *sl_b, struct cdg_report *r)
 {
@@ -55,10 +57,11 @@ void step_base_free(struct step_base *b)
  * from the first stage on.
  */
 int step_base_init(struct step_base *b, const struct routing_tables *old, const struct routing_tables *new,
-		   uint16_t early_lid, const struct plan_entry *item, size_t n)
+		   uint16_t early_lid, const struct transition_trees *trees, const struct plan_entry *item, size_t n)
 {
 	memset(b, 0, sizeof(*b));
 	b->old = old;
+	b->trees = trees;
 	b->layers = old->layers > new->layers ? old->layers : new->layers;
 	b->moving = calloc((size_t)new->max_lid + 1, sizeof(*b->moving));
 	b->sl_moving = calloc((size_t)new->max_lid + 1, sizeof(*b->sl_moving));
@@ -82,6 +85,22 @@ int step_base_init(struct step_base *b, const struct routing_tables *old, const 
 	return 0;
 }
 
+bool trees_on_layer(const struct transition_trees *trees, unsigned l)
+{
+	for (size_t k = 0; trees && l < 32 && k < trees->n; k++)
+		if (trees->layers[k] >> l & 1)
+			return true;
+	return false;
+}
+
+int trees_add_layer(const struct fabric *f, const struct transition_trees *trees, unsigned l, struct depgraph *g)
+{
+	for (size_t k = 0; trees && l < 32 && k < trees->n; k++)
+		if (trees->layers[k] >> l & 1 && mtree_dependencies(f, trees->on[k], g) < 0)
+			return -1;
+	return 0;
+}
+
 /* b's graphs, built on first use (a plan that starts from the held graphs may never need them). */
 int step_base_graphs(struct step_base *b, const struct fabric *f)
 {
@@ -96,7 +115,8 @@ int step_base_graphs(struct step_base *b, const struct fabric *f)
 		still[lid] = !b->moving[lid];
 	struct cdg_mix m = step_mix(b, old, NULL);
 	for (unsigned l = 0; l < b->layers; l++)
-		if (depgraph_init(&b->g[l], f) < 0 || cdg_add_layer(f, &m, l, still, &b->g[l]) < 0)
+		if (depgraph_init(&b->g[l], f) < 0 || cdg_add_layer(f, &m, l, still, &b->g[l]) < 0 ||
+		    trees_add_layer(f, b->trees, l, &b->g[l]) < 0)
 			goto done;
 	rc = 0;
 done:
@@ -210,9 +230,10 @@ int state_graphs_build(struct state_graphs *sg, const struct fabric *f, struct s
  * sg for old, the plan's first state, whose entries item[0..n) are to
  * change, from held (graphs of old's CA traffic on its own SLs, on a
  * fabric f fits): copies, with the early LID added on its new layer too
- * when its SL changes. A superset of old's graphs (links lost since drop
- * dependencies held has), so not exact; acyclic when held was and no SL
- * changes, else searched.
+ * when its SL changes, and the multicast trees held. A superset of old's
+ * graphs (links lost since drop dependencies held has), so not exact;
+ * acyclic when held was and neither an SL nor a tree was added, else
+ * searched.
  */
 int state_graphs_from_held(struct state_graphs *sg, const struct fabric *f, const struct step_base *b,
 			   const struct routing_tables *old, const struct plan_entry *item, size_t n,
@@ -228,10 +249,13 @@ int state_graphs_from_held(struct state_graphs *sg, const struct fabric *f, cons
 	sg->acyclic = held->acyclic;
 	for (l = 0; l < b->layers; l++) {
 		struct cdg_report r = { .cycle_len = 0 };
+		bool trees = trees_on_layer(b->trees, l);
 		int rc = l < held->layers ? depgraph_copy_onto(&sg->g[l], &held->g[l], f) : depgraph_init(&sg->g[l], f);
 		if (rc == 0 && sl_changes)
 			rc = cdg_add_layer(f, &m, l, b->sl_moving, &sg->g[l]);
-		if (rc == 0 && sl_changes)
+		if (rc == 0 && trees)
+			rc = trees_add_layer(f, b->trees, l, &sg->g[l]);
+		if (rc == 0 && (sl_changes || trees))
 			rc = depgraph_check(&sg->g[l], &r);
 		if (rc < 0) {
 			depgraph_free(&sg->g[l]);

@@ -32,7 +32,9 @@ struct step_base {
 	bool *moving;		/* [lid]: its column or the SL hosts may use changes */
 	bool *sl_moving;	/* [lid]: hosts may use another SL (the early LID's) */
 	unsigned layers;
-	struct depgraph *g;	/* [layer]: the dependencies of the LIDs that do not move; NULL until needed */
+	const struct transition_trees *trees;	/* the multicast trees held throughout, or NULL */
+	struct depgraph *g;	/* [layer]: the dependencies of the LIDs that do not move, and of the trees; NULL
+				 * until needed */
 };
 
 /*
@@ -41,7 +43,11 @@ struct step_base {
  * from the first stage on. -1 on allocation failure.
  */
 int step_base_init(struct step_base *b, const struct routing_tables *old, const struct routing_tables *new,
-		   uint16_t early_lid, const struct plan_entry *item, size_t n);
+		   uint16_t early_lid, const struct transition_trees *trees, const struct plan_entry *item, size_t n);
+/* Whether some tree of trees (NULL: none) takes layer l's VL. */
+bool trees_on_layer(const struct transition_trees *trees, unsigned l);
+/* Adds to g the dependencies of the trees of trees (NULL: none) on layer l. -1 on allocation failure. */
+int trees_add_layer(const struct fabric *f, const struct transition_trees *trees, unsigned l, struct depgraph *g);
 void step_base_free(struct step_base *b);
 /* b's graphs, built on first use (a plan that starts from the held graphs may never need them). */
 int step_base_graphs(struct step_base *b, const struct fabric *f);

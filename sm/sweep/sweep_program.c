@@ -88,7 +88,7 @@ static void plan_work(void *arg)
 	if (run->rc == 0)	/* the held graphs are the published tables': not those read back */
 		run->rc = transition_plan_apart(&s->f, run->known ? &old : NULL, &s->tables,
 						run->known && !run->read_back ? pub->held : NULL, run->own_lid,
-						run->vls, &s->plan, &run->apart);
+						NULL, run->vls, &s->plan, &run->apart);
 	if (run->known && run->rc == 0)
 		s->sl_changed = sl_changes(&s->f, &old, &s->tables);
 	if (run->known)

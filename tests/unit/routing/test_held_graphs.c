@@ -77,7 +77,7 @@ static size_t assert_plan_from_held(const struct fabric *f0, const struct routin
 		depgraph_free(&exact);
 	}
 
-	assert_int_equal(transition_plan_held(f, &old, &t, h, 0, &p), 0);
+	assert_int_equal(transition_plan_held(f, &old, &t, h, 0, NULL, &p), 0);
 	assert_true(p.from_held);
 	assert_int_equal(transition_plan(f, &old, &t, &plain), 0);
 	assert_false(plain.from_held);

@@ -275,14 +275,14 @@ static void test_transition_changed_sls_apart_prove_the_published_state(void **s
 	memcpy(sl, n.sl, sizeof(sl));
 	unsigned layers = n.layers;
 
-	assert_int_equal(transition_plan_held(&g, &old, &n, NULL, 0, &p), 0);
+	assert_int_equal(transition_plan_held(&g, &old, &n, NULL, 0, NULL, &p), 0);
 	assert_false(p.proven);
 	assert_int_equal(p.failed_step, p.nstages + 1);
 	transition_plan_free(&p);
 
 	struct routing_tables spare;
 	assert_int_equal(routing_tables_copy(&spare, &n), 0);
-	assert_int_equal(transition_plan_apart(&g, &old, &n, NULL, 0, 8, &p, &apart), 0);
+	assert_int_equal(transition_plan_apart(&g, &old, &n, NULL, 0, NULL, 8, &p, &apart), 0);
 	assert_true(p.proven);
 	assert_true(apart > 0);
 	/* the moved LIDs alone on their layers, those of one new layer together; the others where they were */
@@ -307,7 +307,7 @@ static void test_transition_changed_sls_apart_prove_the_published_state(void **s
 	/* one VL fewer than that took: no room, nothing moves */
 	struct transition_plan q;
 	size_t none;
-	assert_int_equal(transition_plan_apart(&g, &old, &spare, NULL, 0, n.layers - 1, &q, &none), 0);
+	assert_int_equal(transition_plan_apart(&g, &old, &spare, NULL, 0, NULL, n.layers - 1, &q, &none), 0);
 	assert_false(q.proven);
 	assert_int_equal(none, 0);
 	assert_memory_equal(spare.sl, sl, sizeof(sl));
@@ -506,11 +506,11 @@ static void test_transition_sl_only_change_with_cyclic_mixture_is_not_proven(voi
 	assert_true(up > 0);
 	memcpy(new.sl, old.sl, (size_t)old.max_lid + 1);
 	new.sl[up] = 0;
-	assert_int_equal(transition_plan_held(&f, &old, &new, NULL, up, &p), 0);
+	assert_int_equal(transition_plan_held(&f, &old, &new, NULL, up, NULL, &p), 0);
 	assert_false(p.proven);
 	assert_int_equal(p.failed_step, 1);
 	transition_plan_free(&p);
-	assert_int_equal(transition_plan_held(&f, &old, &new, NULL, 0, &p), 0);
+	assert_int_equal(transition_plan_held(&f, &old, &new, NULL, 0, NULL, &p), 0);
 	/* new is not a proven routing: what it does on its own SLs is not the plan's to say */
 	assert_true(p.proven || p.failed_step > p.nstages);
 	transition_plan_free(&p);
