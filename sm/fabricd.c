@@ -392,7 +392,7 @@ int main(int argc, char **argv)
 	checkpoint_free(&sm);
 	perf_free(sm.perf);
 	health_free(sm.health);
-	evl_watch_free(sm.mcast.timer);
+	mcast_free(&sm.mcast);
 	budget_free(&sm.trap_budget);
 	budget_free(&sm.sa.log_budget);
 	ha_free(&sm);

@@ -96,7 +96,7 @@ static void after_sweep(struct sm *sm, const struct sweep_outcome *o)
 			stop_run(sm);
 		return;
 	}
-	if (o->published)	/* the groups' trees on the fabric as it is now */
+	if (o->published || sm->mcast.deferred)	/* the groups' trees on the fabric as it is now */
 		mcast_program(sm, NULL);
 	next(sm);
 }

@@ -109,6 +109,7 @@ struct sm {
 	/* when sweeps run (sm/sched.c) */
 	struct sm_sched {
 		bool sweeping, resweep_wanted;	/* one at a time; a heavy one asked for meanwhile follows */
+		bool heavy;		/* the sweep on is a heavy one (or a repair): no MFT programming meanwhile */
 		struct evl_watch *sweep_timer;	/* the next light sweep */
 		struct evl_watch *change_timer;	/* hold-down after a trap reported a change */
 		bool change_pending;

@@ -9,19 +9,9 @@
  * broadcast group stays). A few milliseconds after a change (so a burst of
  * joins costs one update), and after each stored sweep, every switch on
  * the stored fabric gets the MFT blocks of every
- * group: the ports routing/mtree.c's tree gives, a 16-port mask per
- * position. Groups live in memory; hosts rejoin after an SM restart.
- *
- * A group's packets travel on the VL its SL maps to, and the SL is the
- * creator's choice (IBA: the join that creates a group names it), so the
- * trees are proven VL by VL, each with the unicast layers on that VL.
- * Where the trees from the first root close a cycle, other roots are tried
- * (up to MCAST_ROOT_TRIES in all, those whose trees cross fewest leaves
- * first: mtree_roots); a VL that none proves keeps
- * its groups out of the MFTs (their entries cleared: their packets are
- * dropped, not deadlocked) until the next programming proves them, with
- * an event when that starts ("mcast_unproven") and when it ends
- * ("mcast_proven"); the other VLs' groups are programmed.
+ * group: the ports routing/mtree.c's tree gives, proven deadlock-free
+ * first (sm/sa/mcast_program.c). Groups live in memory; hosts rejoin
+ * after an SM restart.
  *
  * A join that creates a group with MGID 0 gets one the SA assigns,
  * ff1S:a01b:PPPP::NNNN:NNNN (S the scope asked for, link-local by default;
@@ -34,10 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "routing/cdg.h"
-#include "routing/mtree.h"
-#include "sm/sweep/batch.h"
 #include "sm/log.h"
+#include "sm/sa/mcast_held.h"
 #include "sm/sa/pathsel.h"
 #include "sm/sm.h"
 #include "sm/smnode.h"
@@ -56,6 +44,15 @@ void mcast_init(struct mcast *mc, uint64_t subnet_prefix)
 	r->rate = 2 << 6 | IB_PATH_RECORD_RATE_10_GBS;
 	r->pkt_life = 2 << 6 | MC_PACKET_LIFE;
 	r->scope_state = 2 << 4;	/* link-local */
+}
+
+void mcast_free(struct mcast *mc)
+{
+	evl_watch_free(mc->timer);
+	mc->timer = NULL;
+	mc_held_free(mc->held, mc->nheld);
+	mc->held = NULL;
+	mc->nheld = 0;
 }
 
 const struct mc_group *mcast_group(const struct mcast *mc, const ib_gid_t *mgid)
@@ -332,33 +329,6 @@ static void query(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin
 	sa_answer_send(sm, req, from, &a);
 }
 
-/*
- * Hosts join in bursts (every IPoIB port at boot): one tree computation,
- * proof and MFT update serves every join and leave of the next few
- * milliseconds.
- */
-#define MCAST_COALESCE_MS 10
-
-static void on_mcast_timer(void *arg)
-{
-	struct sm *sm = arg;
-	sm->mcast.pending = false;
-	mcast_program(sm, NULL);
-}
-
-void mcast_attach(struct sm *sm)
-{
-	sm->mcast.timer = evl_timer(sm->loop, on_mcast_timer, sm);
-}
-
-void mcast_program_soon(struct sm *sm)
-{
-	if (!sm->mcast.pending) {
-		sm->mcast.pending = true;
-		evl_timer_arm(sm->mcast.timer, MCAST_COALESCE_MS);
-	}
-}
-
 void mcast_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from)
 {
 	if (req->method == IB_MAD_METHOD_SET)
@@ -367,294 +337,4 @@ void mcast_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origi
 		leave(sm, req, from);
 	else
 		query(sm, req, from);
-}
-
-/* The CA ports of g's members in f. */
-static size_t members_of(const struct fabric *f, const struct mc_group *g, struct mtree_member *out)
-{
-	size_t n = 0;
-	for (unsigned k = 0; k < g->nm; k++) {
-		uint8_t port;
-		const struct node *ca = fabric_find_port_guid(f, cl_ntoh64(g->m[k].port_gid.unicast.interface_id), &port);
-		if (ca && ca->type != NODE_SWITCH)
-			out[n++] = (struct mtree_member){ ca, port };
-	}
-	return n;
-}
-
-/* g's tree in f from its root_guid into on_g (cleared first; none when unproven). -1 on allocation failure. */
-static int build_tree(const struct fabric *f, const struct mc_group *g, struct mtree_member *mem, bool **on_g)
-{
-	for (size_t i = 0; i < f->nnodes; i++)
-		memset(on_g[i], 0, (size_t)f->nodes[i]->nports + 1);
-	if (g->unproven)
-		return 0;
-	return mtree_build_at(f, mem, members_of(f, g, mem), g->root_guid, on_g) < 0 ? -1 : 0;
-}
-
-struct trees {
-	const struct fabric *f;
-	struct mcast *mc;		/* try_root gives its groups roots */
-	const struct routing_tables *t;
-	bool ***on;		/* per group, per node, per port */
-	unsigned vl;		/* the groups of this VL only */
-};
-
-/* The VL g's packets take: its SL's, as every port maps it. */
-static unsigned group_vl(const struct routing_tables *t, const struct mc_group *g)
-{
-	uint8_t sl, hop;
-	uint32_t flow;
-	ib_member_get_sl_flow_hop(g->rec.sl_flow_hop, &sl, &flow, &hop);
-	return t->vl_by_sl[sl & 15];
-}
-
-static int add_trees(void *arg, struct depgraph *g)
-{
-	const struct trees *t = arg;
-	for (unsigned i = 0; i < t->mc->n; i++)
-		if (t->on[i] && group_vl(t->t, &t->mc->g[i]) == t->vl && mtree_dependencies(t->f, t->on[i], g) < 0)
-			return -1;
-	return 0;
-}
-
-/* At most this many roots (the first, then mtree_roots' order) are tried for a VL's trees... */
-#define MCAST_ROOT_TRIES 8
-/* ... and no new one once this long went into the tries (the event loop waits on them). */
-#define MCAST_RETRY_MS 250
-
-/* The check of VL t->vl's trees (as on holds them) with its unicast layers: 0, or -1 out of memory. */
-static int check_vl(const struct sm_snapshot *pub, const struct cdg_mix *m, struct trees *t, struct cdg_report *r)
-{
-	uint32_t layers = 0;
-	for (unsigned l = 0; l < pub->tables.layers && l < 16; l++)
-		layers |= (uint32_t)(pub->tables.vl_by_sl[l] == t->vl) << l;
-	return cdg_check_layers_with(&pub->fabric, m, layers, add_trees, t, r);
-}
-
-/*
- * VL t->vl's groups' trees from the switch root: 1 when they prove out, 0
- * when not, -1 out of memory.
- */
-static int try_root(const struct sm_snapshot *pub, const struct cdg_mix *m, struct trees *t, uint64_t root,
-		    struct mtree_member *mem)
-{
-	struct mcast *mc = t->mc;
-	for (unsigned i = 0; i < mc->n; i++) {
-		if (group_vl(t->t, &mc->g[i]) != t->vl)
-			continue;
-		mc->g[i].root_guid = root;
-		if (build_tree(&pub->fabric, &mc->g[i], mem, t->on[i]) < 0)
-			return -1;
-	}
-	struct cdg_report r;
-	return check_vl(pub, m, t, &r) < 0 ? -1 : r.cycle_len == 0;
-}
-
-/*
- * The roots to try for VL t->vl's trees after the first (mtree_roots,
- * which leaves the first out), for the members of all its groups. How
- * many into out.
- */
-static size_t other_roots(const struct sm_snapshot *pub, const struct trees *t, struct mtree_member *mem,
-			  uint64_t *out, size_t max)
-{
-	size_t n = 0;
-	for (unsigned i = 0; i < t->mc->n; i++)
-		if (group_vl(t->t, &t->mc->g[i]) == t->vl)	/* mem has room for every group's members */
-			n += members_of(&pub->fabric, &t->mc->g[i], mem + n);
-	return mtree_roots(&pub->fabric, mem, n, out, max);
-}
-
-/* VL vl's groups proven: an event if the last programming left them out. */
-static void vl_proven_again(struct sm *sm, unsigned vl)
-{
-	if (!sm->mcast.vl_unproven[vl])
-		return;
-	sm->mcast.vl_unproven[vl] = false;
-	char detail[96];
-	snprintf(detail, sizeof(detail), "the trees of the groups on VL %u proven again: programmed", vl);
-	log_info("mcast: %s", detail);
-	sm_event(sm, "mcast_proven", detail);
-}
-
-/*
- * The groups' trees on each VL together with the unicast layers on it
- * must keep its channel dependency graph acyclic. When the trees from the
- * first root close a cycle, other roots are tried (the same for every
- * group of the VL); the groups of a VL that none proves are marked
- * unproven and their trees emptied. False when memory ran out (nothing
- * is programmed then).
- */
-static bool prove_trees(struct sm *sm, bool ***on)
-{
-	const struct sm_snapshot *pub = sm_published(sm);
-	struct mcast *mc = &sm->mcast;
-	struct trees t = { &pub->fabric, mc, &pub->tables, on, 0 };
-	struct cdg_mix m = cdg_mix_of(&pub->tables);
-	/* room for the members of every group: other_roots takes a VL's groups together */
-	struct mtree_member *mem = malloc((size_t)MC_MAX_GROUPS * MC_MAX_MEMBERS * sizeof(*mem));
-	bool ok = mem != NULL;
-	for (t.vl = 0; ok && t.vl < 16; t.vl++) {
-		unsigned groups = 0;
-		for (unsigned i = 0; i < mc->n; i++)
-			groups += group_vl(t.t, &mc->g[i]) == t.vl;
-		struct cdg_report r;
-		if (!groups) {
-			mc->vl_unproven[t.vl] = false;
-			continue;
-		}
-		if (check_vl(pub, &m, &t, &r) < 0) {
-			ok = false;
-			break;
-		}
-		const char *plural = groups == 1 ? "" : "s";
-		if (!r.cycle_len) {
-			log_debug("mcast: the trees of %u group%s and the routes on VL %u acyclic (%zu channels, %zu "
-				  "dependencies)", groups, plural, t.vl, r.channels, r.dependencies);
-			vl_proven_again(sm, t.vl);
-			continue;
-		}
-		char cycle[512];
-		cdg_cycle_text(&r, cycle, sizeof(cycle));
-		uint64_t roots[MCAST_ROOT_TRIES - 1];
-		size_t nroots = other_roots(pub, &t, mem, roots, MCAST_ROOT_TRIES - 1), tried = 1;
-		int proven = 0;
-		uint64_t t0 = evl_now_ms();	/* on a big fabric each try is a graph of a whole layer: bounded */
-		while (proven == 0 && tried <= nroots && evl_now_ms() - t0 < MCAST_RETRY_MS)
-			proven = try_root(pub, &m, &t, roots[tried++ - 1], mem);
-		if (proven < 0) {
-			ok = false;
-			break;
-		}
-		if (proven == 1) {
-			log_info("mcast: the trees of %u group%s on VL %u close a cycle with the unicast routes there from "
-				 "their first root (%s); proven from switch 0x%016llx instead (root %zu tried)", groups,
-				 plural, t.vl, cycle, (unsigned long long)roots[tried - 2], tried);
-			vl_proven_again(sm, t.vl);
-			continue;
-		}
-		char detail[700];
-		snprintf(detail, sizeof(detail), "the trees of the %u group%s on VL %u and the unicast routes there close "
-			 "a cycle from each of %zu roots (from the first: %s); left out of the MFTs", groups, plural, t.vl,
-			 tried, cycle);
-		log_error("mcast: %s", detail);
-		if (!mc->vl_unproven[t.vl])
-			sm_event(sm, "mcast_unproven", detail);
-		mc->vl_unproven[t.vl] = true;
-		for (unsigned i = 0; i < mc->n; i++)
-			if (group_vl(t.t, &mc->g[i]) == t.vl) {
-				mc->g[i].unproven = true;
-				mc->g[i].root_guid = 0;
-				build_tree(&pub->fabric, &mc->g[i], mem, on[i]);	/* unproven: emptied */
-			}
-	}
-	if (!ok)
-		log_error("mcast: out of memory proving the trees");
-	free(mem);
-	return ok;
-}
-
-struct programming {
-	struct sm *sm;
-	void (*done)(struct sm *sm);
-};
-
-static void on_programmed(void *arg, const struct cfg_result *r)
-{
-	struct programming *p = arg;
-	if (r->failed)
-		log_warn("mcast: %u MFT Sets failed", r->failed);
-	else
-		log_debug("mcast: %u MFT blocks sent", r->sent);
-	if (p->done)
-		p->done(p->sm);
-	free(p);
-}
-
-void mcast_trees_free(bool ***on, unsigned ngroups, const struct fabric *f)
-{
-	for (unsigned g = 0; on && g < ngroups; g++) {
-		for (size_t i = 0; on[g] && i < f->nnodes; i++)
-			free(on[g][i]);
-		free(on[g]);
-	}
-	free(on);
-}
-
-bool ***mcast_trees(const struct mcast *mc, const struct fabric *f)
-{
-	bool ***on = calloc(mc->n + 1, sizeof(*on));
-	struct mtree_member *mem = malloc(MC_MAX_MEMBERS * sizeof(*mem));
-	bool ok = on && mem;
-	for (unsigned g = 0; ok && g < mc->n; g++) {
-		ok = (on[g] = calloc(f->nnodes + 1, sizeof(**on))) != NULL;
-		for (size_t i = 0; ok && i < f->nnodes; i++)
-			ok = (on[g][i] = calloc((size_t)f->nodes[i]->nports + 1, sizeof(bool))) != NULL;
-		ok = ok && build_tree(f, &mc->g[g], mem, on[g]) == 0;
-	}
-	free(mem);
-	if (!ok) {
-		mcast_trees_free(on, mc->n, f);
-		return NULL;
-	}
-	return on;
-}
-
-bool mcast_block_masks(const struct mcast *mc, bool ***on, const struct node *n, unsigned block, unsigned pos,
-		       ib_net16_t masks[IB_MCAST_BLOCK_SIZE])
-{
-	bool used = false;
-	memset(masks, 0, IB_MCAST_BLOCK_SIZE * sizeof(*masks));
-	for (unsigned g = 0; g < mc->n; g++) {
-		unsigned e = cl_ntoh16(mc->g[g].rec.mlid) - MC_FIRST_MLID;
-		if (e / IB_MCAST_BLOCK_SIZE != block)
-			continue;
-		used = true;
-		uint16_t bits = 0;
-		for (unsigned p = pos * 16u; p < pos * 16u + 16 && p <= n->nports; p++)
-			bits |= on[g][n->index][p] ? (uint16_t)(1u << (p - pos * 16u)) : 0;
-		masks[e % IB_MCAST_BLOCK_SIZE] = cl_hton16(bits);
-	}
-	return used;
-}
-
-bool mcast_program(struct sm *sm, void (*done)(struct sm *sm))
-{
-	const struct sm_snapshot *pub = sm_published(sm);
-	if (!pub || sm->state != SM_MASTER)
-		return false;
-	const struct fabric *f = &pub->fabric;
-	for (unsigned g = 0; g < sm->mcast.n; g++) {	/* proven afresh below, on the routes of now */
-		sm->mcast.g[g].unproven = false;
-		sm->mcast.g[g].root_guid = 0;
-	}
-	/* per group, per switch: the ports the tree uses */
-	bool ***on = mcast_trees(&sm->mcast, f);
-	struct programming *ctx = on ? malloc(sizeof(*ctx)) : NULL;
-	struct batch *b = ctx ? batch_new(sm->mp, on_programmed, ctx) : NULL;
-	if (ctx)
-		*ctx = (struct programming){ sm, done };
-	if (!b)
-		free(ctx);
-	bool proven = b && prove_trees(sm, on);
-	/* every MLID block that holds a group, on every switch, one Set per 16-port position */
-	for (size_t i = 0; proven && i < f->nnodes; i++) {
-		const struct node *n = f->nodes[i];
-		if (n->type != NODE_SWITCH || !n->mft_cap)
-			continue;
-		for (unsigned block = 0; block * 32u < n->mft_cap; block++) {
-			ib_net16_t masks[IB_MCAST_BLOCK_SIZE];
-			for (unsigned pos = 0; pos * 16u <= n->nports && mcast_block_masks(&sm->mcast, on, n, block, pos, masks);
-			     pos++)
-				batch_set(b, n, 0, IB_MAD_ATTR_MCAST_FWD_TBL, pos << 28 | block, masks, sizeof(masks));
-		}
-	}
-	bool issued = b != NULL;
-	if (b)
-		batch_issued(b);	/* empty when the trees were refused: done runs at once */
-	else
-		log_error("mcast: out of memory; MFTs not programmed");
-	mcast_trees_free(on, sm->mcast.n, f);
-	return issued;
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <iba/ib_types.h>
 
+#include "routing/mtree.h"
 #include "sm/mad/mad.h"
 
 #define MC_MAX_GROUPS 64
@@ -29,6 +30,13 @@ struct mc_group {
 	uint64_t root_guid;	/* its tree's root switch (0: mtree_build's): the first that proved out */
 };
 
+/* An MFT entry the switches hold (sm/sa/mcast_held.c): an MLID's tree by switch GUID, and its group's SL. */
+struct mc_held {
+	uint16_t mlid;
+	uint8_t sl;
+	struct mtree_saved tree;
+};
+
 struct evl_watch;
 
 struct mcast {
@@ -36,8 +44,17 @@ struct mcast {
 	unsigned n;
 	struct evl_watch *timer;	/* coalesces joins and leaves (mcast_attach) */
 	bool pending;			/* the timer is armed */
+	bool deferred;			/* the timer fired during a heavy sweep: programmed after it */
 	uint32_t next_mgid;		/* the last 32 bits of the next MGID the SA assigns */
 	bool vl_unproven[16];		/* VLs whose groups the last programming left out (an event at each change) */
+	/*
+	 * What the MFTs hold: the trees of the last programming whose Sets
+	 * were all answered, with those of any programming since (whose Sets
+	 * may have landed or not) added.
+	 */
+	struct mc_held *held;
+	unsigned nheld;
+	unsigned programmings;		/* bumped by each: a later one ends an earlier one's second phase */
 };
 
 struct sm;
@@ -46,6 +63,8 @@ struct sm;
 const struct mc_group *mcast_group(const struct mcast *mc, const ib_gid_t *mgid);
 /* The IPoIB broadcast group of the default partition, created at start. */
 void mcast_init(struct mcast *mc, uint64_t subnet_prefix);
+/* Frees what mc holds (its timer, the trees held). */
+void mcast_free(struct mcast *mc);
 /* MCMemberRecord Set (join), Delete (leave), Get, GetTable. */
 void mcast_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from);
 /* Creates the timer that coalesces joins and leaves (like fabricd's other timers). */
@@ -53,27 +72,55 @@ void mcast_attach(struct sm *sm);
 /* mcast_program, once, a few milliseconds from now (after a join or leave). */
 void mcast_program_soon(struct sm *sm);
 /*
- * Programs every group's MFT entries on every switch of the stored
- * fabric. Returns true if Sets went out; done (may be NULL) runs when all
- * are answered (--once exits then: no MAD may be left in flight).
+ * Programs every group's MFT entries on every switch of the published
+ * fabric (sm/sa/mcast_program.c), in two phases where rewriting the trees
+ * held in place is not proven. Returns true if Sets went out; done (may
+ * be NULL) runs when all are answered (--once exits then: no MAD may be
+ * left in flight). During a heavy sweep, nothing: its end programs them.
  */
 bool mcast_program(struct sm *sm, void (*done)(struct sm *sm));
+/*
+ * Clears the entries of every tree the switches hold, on the switches of
+ * f (a sweep's fabric): for a repair whose stages are proven only without
+ * them. cleared(arg, ok) runs when every Set is answered (ok: all were,
+ * and the switches hold no tree). False when memory ran out (nothing
+ * sent, cleared does not run).
+ */
+bool mcast_clear_held(struct sm *sm, const struct fabric *f, void (*cleared)(void *arg, bool ok), void *arg);
+
+/* MFT blocks of the MLIDs from MC_FIRST_MLID up: 32 each. */
+#define MCAST_BLOCKS ((0x10000 - MC_FIRST_MLID) / IB_MCAST_BLOCK_SIZE)
+
+/* The block of an MLID, MCAST_BLOCKS for one outside the multicast range. */
+static inline unsigned mcast_block_of(uint16_t mlid)
+{
+	return mlid >= MC_FIRST_MLID ? (unsigned)(mlid - MC_FIRST_MLID) / IB_MCAST_BLOCK_SIZE : MCAST_BLOCKS;
+}
 
 struct fabric;
 struct node;
+/* Trees on one fabric, by MLID (sm/sa/mcast_held.c). */
+struct mc_trees {
+	unsigned n;
+	size_t nnodes;		/* of their fabric */
+	uint16_t *mlid;		/* [k] */
+	uint8_t *sl;		/* [k]: its group's SL */
+	bool ***on;		/* [k][node index][port]: the ports its packets leave by */
+};
+/* n empty trees on f (MLIDs and SLs 0). -1 on allocation failure. */
+int mc_trees_new(struct mc_trees *t, unsigned n, const struct fabric *f);
+void mc_trees_free(struct mc_trees *t);
 /*
- * Every group's tree in f (routing/mtree.c): on[group][node index][port]
- * for the ports its packets leave by; none for a group mcast_program left
- * unproven. NULL on allocation failure; free with mcast_trees_free.
+ * Every group's tree in f (routing/mtree.c), tree k of group k; none for
+ * a group mcast_program left unproven. -1 on allocation failure.
  */
-bool ***mcast_trees(const struct mcast *mc, const struct fabric *f);
-void mcast_trees_free(bool ***on, unsigned ngroups, const struct fabric *f);
+int mcast_trees(const struct mcast *mc, const struct fabric *f, struct mc_trees *out);
 /*
  * The MFT block (32 MLIDs from 0xc000 + 32 * block) of switch n for
- * ports 16 * pos to 16 * pos + 15, as port masks; false when no group
- * has an MLID in the block (masks all 0).
+ * ports 16 * pos to 16 * pos + 15, as port masks, from t (trees of n's
+ * fabric); false when t has no MLID in the block (masks all 0).
  */
-bool mcast_block_masks(const struct mcast *mc, bool ***on, const struct node *n, unsigned block, unsigned pos,
-		       ib_net16_t masks[IB_MCAST_BLOCK_SIZE]);
+bool mc_trees_masks(const struct mc_trees *t, const struct node *n, unsigned block, unsigned pos,
+		    ib_net16_t masks[IB_MCAST_BLOCK_SIZE]);
 
 #endif

@@ -303,12 +303,12 @@ static bool add_sl2vl(const ib_slvl_table_t *tbl, const ib_sa_mad_t *req, struct
 }
 
 /* The highest MFT block with a port set on switch n; -1 when none is. */
-static int last_block_in_use(const struct mcast *mc, bool ***on, const struct node *n)
+static int last_block_in_use(const struct mc_trees *t, const struct node *n)
 {
 	int last = -1;
 	for (unsigned block = 0; block * IB_MCAST_BLOCK_SIZE < n->mft_cap; block++) {
 		ib_net16_t masks[IB_MCAST_BLOCK_SIZE];
-		for (unsigned pos = 0; pos * 16u <= n->nports && mcast_block_masks(mc, on, n, block, pos, masks); pos++)
+		for (unsigned pos = 0; pos * 16u <= n->nports && mc_trees_masks(t, n, block, pos, masks); pos++)
 			for (unsigned e = 0; e < IB_MCAST_BLOCK_SIZE; e++)
 				if (masks[e])
 					last = (int)block;
@@ -326,22 +326,23 @@ static bool mft_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_a
 	const struct fabric *f = &sm_published(sm)->fabric;
 	const ib_mft_record_t *q = (const ib_mft_record_t *)req->data;
 	unsigned asked = cl_ntoh16(q->position_block_num);	/* position in bits 12-15, block in 0-8 */
-	bool ***on = mcast_trees(&sm->mcast, f);
-	for (size_t i = 0; on && i < f->nnodes; i++) {
+	struct mc_trees t;
+	bool ok = mcast_trees(&sm->mcast, f, &t) == 0;
+	for (size_t i = 0; ok && i < f->nnodes; i++) {
 		const struct node *n = f->nodes[i];
 		uint16_t lid = n->ports[0].lid;
 		if (n->type != NODE_SWITCH || !lid || !n->mft_cap || !want(req, 0, cl_ntoh16(q->lid), lid))
 			continue;
-		int last = last_block_in_use(&sm->mcast, on, n);
+		int last = last_block_in_use(&t, n);
 		for (int block = 0; block <= last; block++) {
 			ib_net16_t masks[IB_MCAST_BLOCK_SIZE];
 			for (unsigned pos = 0; pos * 16u <= n->nports; pos++) {
 				if (!want(req, 1, asked >> 12, pos) || !want(req, 3, asked & 0x1ff, (unsigned)block))
 					continue;
-				mcast_block_masks(&sm->mcast, on, n, (unsigned)block, pos, masks);	/* zeros: no group */
+				mc_trees_masks(&t, n, (unsigned)block, pos, masks);	/* zeros: no group */
 				ib_mft_record_t *r = sa_answer_add(a);
 				if (!r) {
-					mcast_trees_free(on, sm->mcast.n, f);
+					mc_trees_free(&t);
 					return false;
 				}
 				r->lid = cl_hton16(lid);
@@ -350,8 +351,9 @@ static bool mft_records(const struct sm *sm, const ib_sa_mad_t *req, struct sa_a
 			}
 		}
 	}
-	mcast_trees_free(on, sm->mcast.n, f);
-	return on != NULL;
+	if (ok)
+		mc_trees_free(&t);
+	return ok;
 }
 
 static void sl2vl_records(const struct sm_snapshot *pub, const ib_sa_mad_t *req, struct sa_answer *a)

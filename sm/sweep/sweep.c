@@ -92,6 +92,7 @@ void sweep_start(struct sm *sm, const uint64_t *repair, size_t nrepair, sweep_do
 	s->retries0 = mad_get_stats(sm->mp)->retries;
 	s->rec.started = sweep_unix_now();
 	sm->sched.sweeping = true;
+	sm->sched.heavy = true;
 	sm->act_count++;
 	if (s->nrepair)
 		log_info("sweep: repair of %zu switch%s that reported port changes, from %s port %d", s->nrepair,

@@ -78,6 +78,7 @@ static void stand_aside(struct sweep *s)
 	sm_node_detach_all(&s->f);
 	ha_keep_seen(sm, &s->f);
 	sm->sched.sweeping = false;
+	sm->sched.heavy = false;
 	sm->sched.resweep_wanted = false;
 	sweep_done_fn done = s->done;
 	sweep_free(s);

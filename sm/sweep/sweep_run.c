@@ -191,6 +191,7 @@ void sweep_end(struct sweep *s, const char *result, bool published)
 	sm->sched.last_sweep_seconds = (double)ms / 1000.0;
 	sm->sched.last_sweep_mads = sweep_mads_sent(s) - s->mads0;
 	sm->sched.sweeping = false;
+	sm->sched.heavy = false;
 	sweep_done_fn done = s->done;
 	sweep_free(s);
 	done(sm, &(struct sweep_outcome){ .ok = ok, .published = published });

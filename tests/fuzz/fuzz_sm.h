@@ -50,6 +50,7 @@ static void fuzz_sm_setup(const char *target)
 static void fuzz_sm_teardown(void)
 {
 	ha_free(&sm);
+	mcast_free(&sm.mcast);
 	sm_snapshot_free(sm.pub);
 	lost_set_free(&sm.lft_unsure);
 	lost_set_free(&sm.port_unsure);

@@ -30,6 +30,7 @@
 #include <cmocka.h>
 
 #include "master.h"
+#include "sm/sa/mcast_held.h"
 #include "routing/cdg.h"
 #include "routing/mtree.h"
 
@@ -39,6 +40,9 @@ static struct sm sm;
 /* What the MFT Sets of block 0 carried: per group, the OR of its masks; sets seen. */
 static unsigned mft_sets;
 static uint16_t mask_or[2];
+/* In order, whether each MFT Set of block 0 gave the broadcast group a port. */
+#define MAX_SETS 4096
+static bool bcast_set[MAX_SETS];
 
 int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uint32_t mod, const uint8_t *path,
 		       uint8_t hops, uint64_t mkey, const void *data, size_t len, mad_done_fn done, void *ctx)
@@ -48,6 +52,8 @@ int __wrap_mad_send_dr(struct mad_port *mp, uint8_t method, ib_net16_t attr, uin
 	memcpy(reply.data, data, len < IB_SMP_DATA_SIZE ? len : IB_SMP_DATA_SIZE);
 	if (attr == IB_MAD_ATTR_MCAST_FWD_TBL && (mod & 0x1ff) == 0) {
 		const ib_net16_t *masks = data;
+		if (mft_sets < MAX_SETS)
+			bcast_set[mft_sets] = masks[0] != 0;
 		mft_sets++;
 		for (unsigned g = 0; g < 2; g++)
 			mask_or[g] |= cl_ntoh16(masks[g]);
@@ -96,24 +102,34 @@ static int setup(void **state)
 	return 0;
 }
 
-/* Seed 9's tree routed, then L0's first aggregation switch lost and the routes mended, published. */
-static int repaired_setup(void **state)
+/* Every switch of the published fabric with an MFT, as SwitchInfo says on ibsim. */
+static void mft_everywhere(void)
 {
-	struct fattree_spec spec = { .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1, .seed = 9 };
-	assert_int_equal(test_master_init_on(&sm, spec), 0);
+	for (size_t i = 0; i < sm.pub->fabric.nnodes; i++)
+		if (sm.pub->fabric.nodes[i]->type == NODE_SWITCH)
+			sm.pub->fabric.nodes[i]->mft_cap = 1024;
+}
+
+/*
+ * The published fabric loses leaf's first up-link (switch_loss: the
+ * aggregation switch at its far end), and the routes mended as a sweep
+ * mends them are published.
+ */
+static void lose_and_publish(const char *leaf_name, bool switch_loss)
+{
 	struct sm_snapshot *pub = sm.pub;
 	struct fabric g;
 	assert_int_equal(fabric_copy(&g, &pub->fabric), 0);
-	const struct node *leaf = NULL;
-	for (size_t i = 0; i < g.nnodes && !leaf; i++)
-		if (strcmp(g.nodes[i]->desc, "L0") == 0)
-			leaf = g.nodes[i];
+	struct node *leaf = fabric_find_desc(&g, leaf_name);
 	assert_non_null(leaf);
 	unsigned up = 1;
 	while (up <= leaf->nports && !(leaf->ports[up].remote && leaf->ports[up].remote->type == NODE_SWITCH))
 		up++;
 	assert_true(up <= leaf->nports);
-	fabric_remove_node(&g, leaf->ports[up].remote);
+	if (switch_loss)
+		fabric_remove_node(&g, leaf->ports[up].remote);
+	else
+		fabric_unlink(leaf, (uint8_t)up);
 	struct routing_request rq = { .engine = ENGINE_FTREE, .max_layers = 8, .keep_fabric = &pub->fabric,
 				      .keep = &pub->tables };
 	struct routing_tables mended;
@@ -126,19 +142,25 @@ static int repaired_setup(void **state)
 	pub->tables = mended;
 	for (unsigned sl = 0; sl < 16; sl++)
 		pub->tables.vl_by_sl[sl] = (uint8_t)(sl % 8);
-	for (size_t i = 0; i < pub->fabric.nnodes; i++) {
+	for (size_t i = 0; i < pub->fabric.nnodes; i++)
 		assert_int_equal(sm_node_attach(pub->fabric.nodes[i]), 0);
-		if (pub->fabric.nodes[i]->type == NODE_SWITCH)
-			pub->fabric.nodes[i]->mft_cap = 1024;
-	}
+	mft_everywhere();
 	assert_int_equal(fabric_index_end_ports(&pub->fabric), 0);
+}
+
+/* Seed 9's tree routed, then L0's first aggregation switch lost and the routes mended, published. */
+static int repaired_setup(void **state)
+{
+	struct fattree_spec spec = { .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1, .seed = 9 };
+	assert_int_equal(test_master_init_on(&sm, spec), 0);
+	lose_and_publish("L0", true);
 	all_cas_join(&sm.mcast.g[0]);
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	evl_watch_free(sm.mcast.timer);
+	mcast_free(&sm.mcast);
 	rmpp_free(sm.rmpp);
 	rmpp_receiver_free(sm.rmpp_in);
 	sm_snapshot_free(sm.pub);
@@ -175,12 +197,13 @@ static unsigned ports_in_tree(bool ***on, unsigned g)
 static void a_group_is_proven_on_its_own_vl(void **state)
 {
 	const struct fabric *f = &sm.pub->fabric;
-	bool ***on = mcast_trees(&sm.mcast, f);
-	assert_non_null(on);
+	struct mc_trees t;
+	assert_int_equal(mcast_trees(&sm.mcast, f, &t), 0);
+	bool ***on = t.on;
 	assert_true(cyclic_with_layer(on, SL1_GROUP, 1));
 	assert_false(cyclic_with_layer(on, SL1_GROUP, 0));
 	assert_false(cyclic_with_layer(on, 0, 0));
-	mcast_trees_free(on, sm.mcast.n, f);
+	mc_trees_free(&t);
 
 	mft_sets = 0;
 	memset(mask_or, 0, sizeof(mask_or));
@@ -195,11 +218,11 @@ static void a_group_is_proven_on_its_own_vl(void **state)
 	assert_true(mcast_program(&sm, NULL));	/* again: still out, no second event */
 	assert_true(sm.mcast.g[SL1_GROUP].unproven);
 	assert_int_equal(sm.events.n, 1);
-	on = mcast_trees(&sm.mcast, f);	/* what the SA reports */
-	assert_non_null(on);
+	assert_int_equal(mcast_trees(&sm.mcast, f, &t), 0);	/* what the SA reports */
+	on = t.on;
 	assert_int_equal(ports_in_tree(on, SL1_GROUP), 0);
 	assert_true(ports_in_tree(on, 0) > 0);
-	mcast_trees_free(on, sm.mcast.n, f);
+	mc_trees_free(&t);
 }
 
 static void the_same_group_on_sl_0_is_programmed(void **state)
@@ -216,21 +239,107 @@ static void the_same_group_on_sl_0_is_programmed(void **state)
 static void another_root_proves_the_tree_a_repair_made_cyclic(void **state)
 {
 	const struct fabric *f = &sm.pub->fabric;
-	bool ***on = mcast_trees(&sm.mcast, f);	/* from the first root */
-	assert_non_null(on);
+	struct mc_trees t;
+	assert_int_equal(mcast_trees(&sm.mcast, f, &t), 0);	/* from the first root */
+	bool ***on = t.on;
 	assert_true(cyclic_with_layer(on, 0, 0));
-	mcast_trees_free(on, sm.mcast.n, f);
+	mc_trees_free(&t);
 	mft_sets = 0;
 	memset(mask_or, 0, sizeof(mask_or));
 	assert_true(mcast_program(&sm, NULL));
 	assert_false(sm.mcast.g[0].unproven);
 	assert_true(sm.mcast.g[0].root_guid != 0);	/* another root than the first */
 	assert_int_not_equal(mask_or[0], 0);
-	on = mcast_trees(&sm.mcast, f);	/* what the SA reports: the tree programmed */
-	assert_non_null(on);
+	assert_int_equal(mcast_trees(&sm.mcast, f, &t), 0);	/* what the SA reports: the tree programmed */
+	on = t.on;
 	assert_false(cyclic_with_layer(on, 0, 0));
 	assert_true(ports_in_tree(on, 0) > 0);
-	mcast_trees_free(on, sm.mcast.n, f);
+	mc_trees_free(&t);
+}
+
+/* Seed 1's tree, every CA in the broadcast group, its tree programmed: what the switches hold. */
+static int programmed_setup(void **state)
+{
+	struct fattree_spec spec = { .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1, .seed = 1 };
+	assert_int_equal(test_master_init_on(&sm, spec), 0);
+	mft_everywhere();
+	all_cas_join(&sm.mcast.g[0]);
+	assert_true(mcast_program(&sm, NULL));
+	assert_int_equal(sm.mcast.nheld, 1);
+	return 0;
+}
+
+static unsigned switches(void)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < sm.pub->fabric.nnodes; i++)
+		n += sm.pub->fabric.nodes[i]->type == NODE_SWITCH;
+	return n;
+}
+
+/* What the switches hold (sm.mcast.held) is the tree the SA reports for group 0, port for port. */
+static void assert_held_is_programmed(void)
+{
+	const struct fabric *f = &sm.pub->fabric;
+	struct mc_trees held, t;
+	assert_int_equal(mcast_held_trees(&sm.mcast, f, &held), 0);
+	assert_int_equal(mcast_trees(&sm.mcast, f, &t), 0);
+	assert_int_equal(held.n, 1);
+	assert_int_equal(held.mlid[0], MC_FIRST_MLID);
+	for (size_t i = 0; i < f->nnodes; i++)
+		for (unsigned p = 1; f->nodes[i]->type == NODE_SWITCH && p <= f->nodes[i]->nports; p++)
+			assert_int_equal(held.on[0][i][p], t.on[0][i][p]);
+	mc_trees_free(&held);
+	mc_trees_free(&t);
+}
+
+/*
+ * After L0's first up-link is lost and the routes mended, the broadcast
+ * group's new tree is proven, but a switch holding its old entry beside
+ * one holding the new would close a cycle with the new routes: the first
+ * phase clears the group on every switch (each Set of it gives the group
+ * no port), the second writes the new tree. Rewritten in place, as
+ * before 2026-12-08, the first Set already gave it ports.
+ */
+static void a_tree_whose_rewrite_is_cyclic_is_cleared_first(void **state)
+{
+	lose_and_publish("L0", false);
+	unsigned n = switches();
+	mft_sets = 0;
+	assert_true(mcast_program(&sm, NULL));
+	assert_false(sm.mcast.g[0].unproven);
+	assert_int_equal(mft_sets, 2 * n);	/* one block, one position a switch, twice */
+	for (unsigned k = 0; k < n; k++)
+		assert_false(bcast_set[k]);
+	unsigned with_ports = 0;
+	for (unsigned k = n; k < 2 * n; k++)
+		with_ports += bcast_set[k];
+	assert_true(with_ports > 0);
+	assert_held_is_programmed();
+
+	/* programmed again on the same routes: the held tree is the new one, one phase */
+	mft_sets = 0;
+	assert_true(mcast_program(&sm, NULL));
+	assert_int_equal(mft_sets, n);
+	with_ports = 0;
+	for (unsigned k = 0; k < n; k++)
+		with_ports += bcast_set[k];
+	assert_true(with_ports > 0);
+	assert_held_is_programmed();
+}
+
+/* A heavy sweep proves its stages with the trees held when it plans: no programming before it ends. */
+static void no_programming_during_a_heavy_sweep(void **state)
+{
+	sm.sched.heavy = true;
+	mft_sets = 0;
+	assert_false(mcast_program(&sm, NULL));
+	assert_int_equal(mft_sets, 0);
+	assert_true(sm.mcast.deferred);
+	sm.sched.heavy = false;
+	assert_true(mcast_program(&sm, NULL));
+	assert_false(sm.mcast.deferred);
+	assert_int_equal(mft_sets, switches());
 }
 
 int main(void)
@@ -240,6 +349,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(the_same_group_on_sl_0_is_programmed, setup, teardown),
 		cmocka_unit_test_setup_teardown(another_root_proves_the_tree_a_repair_made_cyclic, repaired_setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(a_tree_whose_rewrite_is_cyclic_is_cleared_first, programmed_setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(no_programming_during_a_heavy_sweep, programmed_setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -66,7 +66,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	budget_free(&sm.sa.log_budget);
-	evl_watch_free(sm.mcast.timer);
+	mcast_free(&sm.mcast);
 	sa_services_free(&sm.sa.services);
 	rmpp_free(sm.rmpp);
 	rmpp_receiver_free(sm.rmpp_in);
