@@ -16,6 +16,7 @@
 
 #include "sm/log.h"
 #include "sm/mad/offload.h"
+#include "sm/sa/mcast_held.h"
 #include "sm/smnode.h"
 #include "sm/sweep/pkeys.h"
 #include "sm/sweep/readback.h"
@@ -67,8 +68,42 @@ struct plan_run {
 	unsigned vls;		/* the data VLs the changed SLs may move apart onto */
 	size_t apart;		/* LIDs so moved */
 	const struct node *unknown;	/* read back, a switch whose table is not known: the first */
+	/* the multicast trees the switches hold (sm/sa/mcast_held.c), on the sweep's fabric, for the plan */
+	struct mc_trees trees;
+	uint32_t *tree_layers;		/* [tree]: the unicast layers on its VL */
+	struct transition_trees held_trees;
+	bool clear_trees;		/* proven only without them: they are cleared before the first stage */
+	char trees_cycle[256];		/* then: the cycle the plan with them met */
 	int rc;
 };
+
+/*
+ * The trees the switches hold as the plan sees them: on the sweep's
+ * fabric, each with the unicast layers that share its VL under the maps
+ * the switches hold (pub's: the new ones go out after the LFT stages).
+ * -1 on allocation failure.
+ */
+static int plan_trees(struct plan_run *run, const struct sm *sm, const struct sm_snapshot *pub)
+{
+	if (!pub || !sm->mcast.nheld)
+		return 0;
+	if (mcast_held_trees(&sm->mcast, &run->s->f, &run->trees) < 0 ||
+	    !(run->tree_layers = calloc(run->trees.n + 1, sizeof(*run->tree_layers))))
+		return -1;
+	for (unsigned k = 0; k < run->trees.n; k++)
+		for (unsigned l = 0; l < 16; l++)
+			if (pub->tables.vl_by_sl[l] == pub->tables.vl_by_sl[run->trees.sl[k]])
+				run->tree_layers[k] |= 1u << l;
+	run->held_trees = (struct transition_trees){ run->trees.n, run->trees.on, run->tree_layers };
+	return 0;
+}
+
+static void plan_run_free(struct plan_run *run)
+{
+	mc_trees_free(&run->trees);
+	free(run->tree_layers);
+	free(run);
+}
 
 static void plan_work(void *arg)
 {
@@ -85,10 +120,26 @@ static void plan_work(void *arg)
 		run->read_back = run->known;
 		run->rc = run->rc < 0 ? -1 : 0;
 	}
+	struct held_graphs *graphs = run->known && !run->read_back ? pub->held : NULL;
+	const struct transition_trees *trees = run->held_trees.n ? &run->held_trees : NULL;
 	if (run->rc == 0)	/* the held graphs are the published tables': not those read back */
-		run->rc = transition_plan_apart(&s->f, run->known ? &old : NULL, &s->tables,
-						run->known && !run->read_back ? pub->held : NULL, run->own_lid,
-						NULL, run->vls, &s->plan, &run->apart);
+		run->rc = transition_plan_apart(&s->f, run->known ? &old : NULL, &s->tables, graphs, run->own_lid,
+						trees, run->vls, &s->plan, &run->apart);
+	if (run->rc == 0 && run->known && trees && !s->plan.proven) {	/* proven without the trees? */
+		struct transition_plan bare;
+		size_t apart;
+		run->rc = transition_plan_apart(&s->f, &old, &s->tables, graphs, run->own_lid, NULL, run->vls, &bare,
+						&apart);
+		if (run->rc == 0 && bare.proven) {
+			plan_failure_text(&s->plan, run->trees_cycle, sizeof(run->trees_cycle));
+			transition_plan_free(&s->plan);
+			s->plan = bare;
+			run->apart = apart;
+			run->clear_trees = true;
+		} else if (run->rc == 0) {
+			transition_plan_free(&bare);
+		}
+	}
 	if (run->known && run->rc == 0)
 		s->sl_changed = sl_changes(&s->f, &old, &s->tables);
 	if (run->known)
@@ -96,6 +147,16 @@ static void plan_work(void *arg)
 }
 
 static void program_stage(struct sweep *s);
+
+/* The multicast trees held are cleared (ok: every Set answered): the first stage goes. */
+static void trees_cleared(void *arg, bool ok)
+{
+	struct sweep *s = arg;
+	if (!ok)
+		log_warn("transition: Sets clearing the multicast trees were lost: a switch may still hold a tree the "
+			 "plan's proof left out");
+	program_stage(s);
+}
 
 /* On the loop: the plan is back; says how it is proven, and programs its first stage. */
 static void plan_back(void *arg)
@@ -106,7 +167,10 @@ static void plan_back(void *arg)
 	const struct node *unknown = run->unknown;
 	size_t apart = run->apart;
 	int rc = run->rc;
-	free(run);
+	bool clear_trees = run->clear_trees;
+	char trees_cycle[sizeof(run->trees_cycle)];
+	memcpy(trees_cycle, run->trees_cycle, sizeof(trees_cycle));
+	plan_run_free(run);
 	s->sm->computing = NULL;
 	if (apart) {	/* the route line's VLs grew: say so where the sweep's record keeps them */
 		size_t at = strlen(s->rec.routing);
@@ -154,11 +218,19 @@ static void plan_back(void *arg)
 	if (known && p->dropped)
 		snprintf(dropped, sizeof(dropped), " (%zu entries that now drop go first, unchecked: no mixture gains "
 			 "from them)", p->dropped);
+	if (clear_trees) {
+		size_t at = strlen(s->transition);
+		snprintf(s->transition + at, sizeof(s->transition) - at, "; the multicast trees the switches hold "
+			 "cleared first (with them held, %s)", trees_cycle);
+	}
 	log_msg(p->proven || !known ? LOG_INFO : LOG_WARN, "transition: %s%s%s", s->transition,
 		p->from_held ? " (planned from the held tables' graphs, built after the last sweep)"
 		: read_back ? " (from the tables read back from the switches)" : "", dropped);
 	sweep_store_ahead(s);
-	program_stage(s);
+	if (!clear_trees)
+		program_stage(s);
+	else if (!mcast_clear_held(s->sm, &s->f, trees_cleared, s))
+		sweep_end(s, "out of memory", false);
 }
 
 static void on_programmed(void *arg, const struct cfg_result *r);
@@ -331,6 +403,11 @@ void sweep_start_program(struct sweep *s)
 				  .read_back = !clean && pub && pub->tables.lft && sm->pub_answered,
 				  .held = sweep_published_held(sm) != NULL,
 				  .own_lid = sm_node_own_lid(&s->f), .vls = s->vls };
+	if (plan_trees(run, sm, pub) < 0) {
+		plan_run_free(run);
+		sweep_end(s, "out of memory", false);
+		return;
+	}
 	if (!(sm->computing = offload_start(sm->loop, plan_work, plan_back, run))) {
 		plan_work(run);	/* no thread to be had: here */
 		plan_back(run);

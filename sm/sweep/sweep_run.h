@@ -72,7 +72,7 @@ struct sweep {
 	/* event texts, kept until the sweep is stored */
 	struct fabric_change *changes;	/* since the stored sweep */
 	char routing_change[64];
-	char transition[400];
+	char transition[640];
 	char traps_dropped[48];
 	char engine[16];		/* the engine that routed (ftree may fall back) */
 };

@@ -49,6 +49,10 @@
  * the routes mended in place leave a transition step that no staging
  * proves, so the sweep routes afresh (and merges), whose transition is
  * proven, and programs that.
+ *
+ * On seed 8, with the broadcast group's tree held by the switches, the
+ * loss of the switch above L14 is proven only without that tree: the
+ * sweep clears it on every switch before the first LFT stage.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -271,6 +275,7 @@ static int setup_3_levels(void **state)
 static int teardown(void **state)
 {
 	ha_free(&sm);
+	mcast_free(&sm.mcast);
 	sm_snapshot_free(sm.pub);
 	routing_memo_free(&sm.route_memo);
 	mkeys_free(&sm.mkeys);
@@ -758,6 +763,13 @@ static void moved_cables_are_repaired_or_discovered_in_full(void **state)
 	l = fabric_find_guid(&sm_published(&sm)->fabric, leaf->guid);
 	assert_int_equal(l->ports[up].remote->guid, agg->guid);
 	assert_null(l->ports[1].remote);
+}
+
+/* The last "transition" event's detail, into arg (700 bytes). */
+static void transition_detail(void *arg, const struct db_event *ev)
+{
+	if (strcmp(ev->kind, "transition") == 0)
+		snprintf(arg, 700, "%s", ev->detail);
 }
 
 /* Whether the last "transition" event stored says every step was proven. */
@@ -1619,6 +1631,84 @@ static void a_light_sweep_finds_a_table_top_moved(void **state)
 	assert_int_equal(light_to_end().nchanged, 0);
 }
 
+static unsigned mcast_dones;
+
+static void on_mcast_done(struct sm *s)
+{
+	(void)s;
+	mcast_dones++;
+}
+
+/* Every CA of the published fabric a full member of the broadcast group, whose tree is then programmed. */
+static void broadcast_group_programmed(void)
+{
+	const struct fabric *f = &sm_published(&sm)->fabric;
+	struct mc_group *g = &sm.mcast.g[0];
+	for (size_t i = 0; i < f->nnodes; i++)
+		if (f->nodes[i]->type == NODE_CA) {
+			struct mc_member *m = &g->m[g->nm++];
+			m->port_gid.unicast.prefix = cl_hton64(sm.cfg.subnet_prefix);
+			m->port_gid.unicast.interface_id = cl_hton64(f->nodes[i]->ports[1].guid);
+			m->join_state = IB_MC_REC_STATE_FULL_MEMBER;
+		}
+	unsigned before = mcast_dones;
+	queued = 0;
+	nsent = 0;
+	sm.state = SM_MASTER;
+	assert_true(mcast_program(&sm, on_mcast_done));
+	answer_until(&mcast_dones, before);
+}
+
+/*
+ * On seed 8 of the degraded radix-8 family the switches hold the
+ * broadcast group's tree (every host a member) when the aggregation
+ * switch above L14 dies: with that tree held, no staging of the repair
+ * proves out; without it, one does. So the sweep clears the tree's MFT
+ * entries on every switch (all answered) before the first LFT block goes,
+ * programs the stages proven without it, says so in the transition event,
+ * and the switches hold no tree after it. Before 2026-12-08 the plan did
+ * not see the tree and called that repair proven.
+ */
+static void a_repair_proven_only_without_the_trees_held_clears_them_first(void **state)
+{
+	sweep(NULL, 0);
+	broadcast_group_programmed();
+	assert_int_equal(sm.mcast.nheld, 1);
+	assert_true(sm.mcast.held[0].tree.n > 0);
+	struct node *leaf = fabric_find_desc(&truth, "L14");
+	assert_non_null(leaf);
+	uint8_t up = 1;
+	while (!leaf->ports[up].remote || leaf->ports[up].remote->type != NODE_SWITCH)
+		up++;
+	struct node *agg = leaf->ports[up].remote;
+	uint64_t neighbours[FABRIC_MAX_PORTS];
+	size_t nn = 0;
+	for (unsigned p = 1; p <= agg->nports; p++) {
+		if (agg->ports[p].remote)
+			neighbours[nn++] = agg->ports[p].remote->guid;
+		fabric_unlink(agg, (uint8_t)p);
+	}
+	sweep(neighbours, nn);
+	char detail[700] = "";
+	assert_int_equal(db_each_event(sm.db, 0, transition_detail, detail), 0);
+	assert_non_null(strstr(detail, "proven deadlock-free"));
+	assert_non_null(strstr(detail, "the multicast trees the switches hold cleared first"));
+	size_t first_lft = nsent, last_mft = 0, mfts = 0;
+	for (size_t i = 0; i < nsent; i++) {
+		if (sent[i].method != IB_MAD_METHOD_SET)
+			continue;
+		if (sent[i].attr == IB_MAD_ATTR_LIN_FWD_TBL && !sent[i].routing && first_lft == nsent)
+			first_lft = i;
+		if (sent[i].attr == IB_MAD_ATTR_MCAST_FWD_TBL) {
+			last_mft = i;
+			mfts++;
+		}
+	}
+	assert_true(mfts > 0);
+	assert_true(last_mft < first_lft);	/* cleared, every Set answered, before the stages */
+	assert_true(sm.mcast.nheld == 0 || sm.mcast.held[0].tree.n == 0);
+}
+
 static int setup_radix_10(void **state)
 {
 	return setup_tree(&(struct fattree_spec){ .levels = 3, .radix = 10 });
@@ -1628,6 +1718,12 @@ static int setup_degraded(void **state)
 {
 	return setup_tree(&(struct fattree_spec){ .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1,
 						 .seed = 18 });
+}
+
+static int setup_degraded_8(void **state)
+{
+	return setup_tree(&(struct fattree_spec){ .levels = 3, .radix = 8, .remove_links = 6, .remove_switches = 1,
+						 .seed = 8 });
 }
 
 int main(void)
@@ -1669,6 +1765,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(a_light_sweep_finds_a_table_top_moved, setup_3_levels, teardown),
 		cmocka_unit_test_setup_teardown(a_switch_with_more_ports_is_programmed_anew, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_repair_proven_only_without_the_trees_held_clears_them_first,
+						setup_degraded_8, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
