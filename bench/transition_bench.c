@@ -28,8 +28,8 @@
  * --mcast: a multicast group of every host on SL 0, its tree built
  * before the loss (mtree_build) and held by the switches while the
  * stages go in: each plan is made again with it (routing/transition.h's
- * trees), and after the repair the new tree (from the first root, as the
- * SA builds it) is judged with the new tables alone and as a mixture
+ * trees), and after the repair the new tree (from the same root while
+ * that switch is there, as the SA builds it) is judged with the new tables alone and as a mixture
  * with the old one (switches holding either entry while the MFTs are
  * rewritten), as the SA proves them, and alone with hosts still on the
  * old SLs.
@@ -78,12 +78,19 @@ static size_t every_host(const struct fabric *f, struct mtree_member *m)
 	return n;
 }
 
-/* The group of every host's tree on f from the first root into a new tree; NULL on allocation failure. */
-static bool **host_tree(const struct fabric *f)
+/*
+ * The group of every host's tree on f from the switch root (mtree_build's
+ * when f lacks it) into a new tree; NULL on allocation failure.
+ */
+static bool **host_tree(const struct fabric *f, uint64_t root)
 {
 	struct mtree_member *m = malloc((f->nnodes + 1) * sizeof(*m));
 	bool **on = m ? mtree_new(f) : NULL;
-	if (on && mtree_build(f, m, every_host(f, m), on) < 0) {
+	size_t n = on ? every_host(f, m) : 0;
+	int rc = on ? mtree_build_at(f, m, n, root, on) : 0;
+	if (rc == 1)
+		rc = mtree_build(f, m, n, on);
+	if (rc < 0) {
 		mtree_free(on, f->nnodes);
 		on = NULL;
 	}
@@ -122,7 +129,9 @@ static int mcast_case(const struct fabric *f, const struct fabric *g, const stru
 		      struct routing_tables *n, struct held_graphs *held, unsigned max_layers, bool proven,
 		      const char *what, struct totals *sum)
 {
-	bool **before = host_tree(f), **held_on = mtree_new(g), **after = host_tree(g);
+	/* the tree keeps its root while that switch is there, as the SA keeps it */
+	uint64_t root = mtree_first_root(f);
+	bool **before = host_tree(f, root), **held_on = mtree_new(g), **after = host_tree(g, root);
 	struct mtree_saved saved = { 0 };
 	int rc = before && held_on && after && mtree_save(f, before, &saved) == 0 ? 0 : -1;
 	if (rc == 0) {
@@ -394,7 +403,7 @@ int main(int argc, char **argv)
 	       sum.max_load, sum.mean_max_load / sum.cases, sum.broken);
 	if (mcast)
 		printf("a group of every host on SL 0: %zu transitions proven with its tree held throughout (plan %.1f ms "
-		       "a case); after the repair its new tree (first root) closes a cycle with the new tables in %zu, "
+		       "a case); after the repair its new tree (same root) closes a cycle with the new tables in %zu, "
 		       "its mixture with the old tree in %zu more (as the SA proves them: published SLs, answers "
 		       "included); with the CAs' requests on the old SLs too, the new tree in %zu\n", sum.mc_proven,
 		       sum.mc_plan_ms / sum.cases, sum.mc_new_cyclic, sum.mc_mix_cyclic, sum.mc_stale_cyclic);

@@ -122,6 +122,17 @@ static void tree_from(const struct swindex *x, size_t root, const size_t *parent
 	}
 }
 
+uint64_t mtree_first_root(const struct fabric *f)
+{
+	struct swindex x;
+	if (swindex_build(&x, f) < 0)
+		return 0;
+	size_t root = first_root(&x);
+	uint64_t guid = root == SW_NONE ? 0 : x.sw[root]->guid;
+	swindex_free(&x);
+	return guid;
+}
+
 int mtree_build(const struct fabric *f, const struct mtree_member *m, size_t n, bool **on)
 {
 	return mtree_build_at(f, m, n, 0, on);

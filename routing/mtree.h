@@ -28,6 +28,8 @@ void mtree_free(bool **on, size_t nnodes);
  * flags, all false on entry. -1 on allocation failure.
  */
 int mtree_build(const struct fabric *f, const struct mtree_member *m, size_t n, bool **on);
+/* The GUID of the switch mtree_build takes as root on f (0: f has no switch, or memory ran out). */
+uint64_t mtree_first_root(const struct fabric *f);
 /*
  * The same from the switch with GUID root_guid (0: mtree_build's root); 1
  * when the fabric has no such switch (on untouched).

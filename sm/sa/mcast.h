@@ -27,7 +27,7 @@ struct mc_group {
 	unsigned nm;
 	uint64_t creator;	/* the port GUID whose join created it (0: fabricd) */
 	bool unproven;		/* with the unicast routes on its VL its tree closes a cycle: kept out of the MFTs */
-	uint64_t root_guid;	/* its tree's root switch (0: mtree_build's): the first that proved out */
+	uint64_t root_guid;	/* its tree's root switch, kept while it is there and proves out (0: none yet) */
 };
 
 /* An MFT entry the switches hold (sm/sa/mcast_held.c): an MLID's tree by switch GUID, and its group's SL. */

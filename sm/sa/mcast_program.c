@@ -51,14 +51,22 @@ static size_t members_of(const struct fabric *f, const struct mc_group *g, struc
 	return n;
 }
 
-/* g's tree in f from its root_guid into on_g (cleared first; none when unproven). -1 on allocation failure. */
+/*
+ * g's tree in f from its root_guid (mtree_build's root when that switch
+ * is not in f) into on_g (cleared first; none when unproven). -1 on
+ * allocation failure.
+ */
 static int build_tree(const struct fabric *f, const struct mc_group *g, struct mtree_member *mem, bool **on_g)
 {
 	for (size_t i = 0; i < f->nnodes; i++)
 		memset(on_g[i], 0, (size_t)f->nodes[i]->nports + 1);
 	if (g->unproven)
 		return 0;
-	return mtree_build_at(f, mem, members_of(f, g, mem), g->root_guid, on_g) < 0 ? -1 : 0;
+	size_t n = members_of(f, g, mem);
+	int rc = mtree_build_at(f, mem, n, g->root_guid, on_g);
+	if (rc == 1)
+		rc = mtree_build(f, mem, n, on_g);
+	return rc < 0 ? -1 : 0;
 }
 
 static uint8_t group_sl(const struct mc_group *g)
@@ -143,18 +151,29 @@ static int try_root(const struct sm_snapshot *pub, const struct cdg_mix *m, stru
 }
 
 /*
- * The roots to try for VL vl's trees after the first (mtree_roots, which
- * leaves the first out), for the members of all its groups. How many into
- * out.
+ * The roots to try for VL vl's trees after the roots they kept: the
+ * best-connected switch (0) when some group kept another, then
+ * mtree_roots' (which leaves the best-connected out), for the members of
+ * all its groups, but the root the first group kept. How many into out.
  */
 static size_t other_roots(const struct sm_snapshot *pub, const struct mcast *mc, unsigned vl,
 			  struct mtree_member *mem, uint64_t *out, size_t max)
 {
-	size_t n = 0;
+	size_t n = 0, k = 0;
+	uint64_t kept = 0;
 	for (unsigned i = 0; i < mc->n; i++)
-		if (pub->tables.vl_by_sl[group_sl(&mc->g[i])] == vl)	/* mem has room for every group's members */
+		if (pub->tables.vl_by_sl[group_sl(&mc->g[i])] == vl) {	/* mem has room for every group's members */
 			n += members_of(&pub->fabric, &mc->g[i], mem + n);
-	return mtree_roots(&pub->fabric, mem, n, out, max);
+			kept = kept ? kept : mc->g[i].root_guid;
+		}
+	if (kept && max)
+		out[k++] = 0;
+	uint64_t more[MCAST_ROOT_TRIES];
+	size_t m = mtree_roots(&pub->fabric, mem, n, more, MCAST_ROOT_TRIES);
+	for (size_t j = 0; j < m && k < max; j++)
+		if (more[j] != kept)
+			out[k++] = more[j];
+	return k;
 }
 
 /* VL vl's groups proven: an event if the last programming left them out. */
@@ -237,14 +256,21 @@ static bool prove_trees(struct sm *sm, struct mc_trees *next)
 		if (proven < 0) {
 			ok = false;
 		} else if (proven == 1) {
+			char root[48] = "the best-connected switch";
+			if (roots[tried - 2])
+				snprintf(root, sizeof(root), "switch 0x%016llx", (unsigned long long)roots[tried - 2]);
 			log_info("mcast: the trees of %u group%s on VL %u close a cycle with the unicast routes there from "
-				 "their first root (%s); proven from switch 0x%016llx instead (root %zu tried)", groups,
-				 plural, t.vl, cycle, (unsigned long long)roots[tried - 2], tried);
+				 "their root (%s); proven from %s instead (root %zu tried)", groups, plural, t.vl, cycle,
+				 root, tried);
 			vl_proven_again(sm, t.vl);
 		} else {
 			leave_out(sm, next, t.vl, groups, tried, cycle, mem);
 		}
 	}
+	uint64_t first = ok ? mtree_first_root(&pub->fabric) : 0;
+	for (unsigned i = 0; i < mc->n; i++)	/* the root taken is kept: the next tree changes only where it must */
+		if (!mc->g[i].unproven && !mc->g[i].root_guid)
+			mc->g[i].root_guid = first;
 	if (!ok)
 		log_error("mcast: out of memory proving the trees");
 	free(mem);
@@ -416,7 +442,9 @@ bool mcast_program(struct sm *sm, void (*done)(struct sm *sm))
 	mc->programmings++;
 	for (unsigned g = 0; g < mc->n; g++) {	/* proven afresh below, on the routes of now */
 		mc->g[g].unproven = false;
-		mc->g[g].root_guid = 0;
+		const struct node *root = mc->g[g].root_guid ? fabric_find_guid(f, mc->g[g].root_guid) : NULL;
+		if (!root || root->type != NODE_SWITCH)	/* a tree keeps its root while it is there */
+			mc->g[g].root_guid = 0;
 	}
 	struct mc_trees next = { 0 }, held = { 0 }, mixed = { 0 };
 	struct mc_held *all = NULL;	/* the trees held, and the new ones added */

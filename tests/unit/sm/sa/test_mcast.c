@@ -21,6 +21,15 @@
  *
  * Before trees were proven VL by VL, the SL 1 group was proven with layer
  * 0's routes, where its tree is acyclic, and programmed.
+ *
+ * The trees the switches hold (seed 1, the broadcast group programmed):
+ * - a link lost under the tree's root: the tree keeps its root (the
+ *   best-connected switch is another one now) and goes in one phase;
+ * - the root itself lost: the new tree from another root is proven, but
+ *   its union with the old one is not, so the first phase clears the
+ *   group on every switch and the second writes the new tree; what the
+ *   switches hold is then the new tree;
+ * - during a heavy sweep nothing is programmed, afterwards it is.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -248,7 +257,7 @@ static void another_root_proves_the_tree_a_repair_made_cyclic(void **state)
 	memset(mask_or, 0, sizeof(mask_or));
 	assert_true(mcast_program(&sm, NULL));
 	assert_false(sm.mcast.g[0].unproven);
-	assert_true(sm.mcast.g[0].root_guid != 0);	/* another root than the first */
+	assert_true(sm.mcast.g[0].root_guid != mtree_first_root(f));	/* another root than the first */
 	assert_int_not_equal(mask_or[0], 0);
 	assert_int_equal(mcast_trees(&sm.mcast, f, &t), 0);	/* what the SA reports: the tree programmed */
 	on = t.on;
@@ -294,16 +303,39 @@ static void assert_held_is_programmed(void)
 }
 
 /*
- * After L0's first up-link is lost and the routes mended, the broadcast
- * group's new tree is proven, but a switch holding its old entry beside
- * one holding the new would close a cycle with the new routes: the first
- * phase clears the group on every switch (each Set of it gives the group
- * no port), the second writes the new tree. Rewritten in place, as
- * before 2026-12-08, the first Set already gave it ports.
+ * L0's first up-link lost and the routes mended: the broadcast group's
+ * tree keeps its root, changes only where the link was, and goes in one
+ * phase (before 2026-12-08 every programming started again from the
+ * best-connected switch, which this loss changes, and the whole tree
+ * moved).
+ */
+static void a_tree_keeps_its_root_through_a_link_loss(void **state)
+{
+	uint64_t root = sm.mcast.g[0].root_guid;
+	assert_int_equal(root, mtree_first_root(&sm.pub->fabric));
+	lose_and_publish("L0", false);
+	assert_int_not_equal(mtree_first_root(&sm.pub->fabric), root);
+	mft_sets = 0;
+	assert_true(mcast_program(&sm, NULL));
+	assert_int_equal(sm.mcast.g[0].root_guid, root);
+	assert_int_equal(mft_sets, switches());
+	assert_held_is_programmed();
+}
+
+/*
+ * The aggregation switch above L0, the broadcast group's root, lost and
+ * the routes mended: the new tree, from another root, is proven, but a
+ * switch holding its old entry beside one holding the new would close a
+ * cycle with the new routes: the first phase clears the group on every
+ * switch (each Set of it gives the group no port), the second writes the
+ * new tree. Rewritten in place, as before 2026-12-08, the first Set
+ * already gave it ports.
  */
 static void a_tree_whose_rewrite_is_cyclic_is_cleared_first(void **state)
 {
-	lose_and_publish("L0", false);
+	uint64_t root = sm.mcast.g[0].root_guid;
+	lose_and_publish("L0", true);
+	assert_null(fabric_find_guid(&sm.pub->fabric, root));
 	unsigned n = switches();
 	mft_sets = 0;
 	assert_true(mcast_program(&sm, NULL));
@@ -349,6 +381,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(the_same_group_on_sl_0_is_programmed, setup, teardown),
 		cmocka_unit_test_setup_teardown(another_root_proves_the_tree_a_repair_made_cyclic, repaired_setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(a_tree_keeps_its_root_through_a_link_loss, programmed_setup, teardown),
 		cmocka_unit_test_setup_teardown(a_tree_whose_rewrite_is_cyclic_is_cleared_first, programmed_setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(no_programming_during_a_heavy_sweep, programmed_setup, teardown),
