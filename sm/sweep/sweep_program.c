@@ -3,11 +3,13 @@
  *
  * program: the transition from the tables the switches hold to the new
  * ones planned on a thread of its own (every mixture of old and new
- * proven, stage by stage: routing/transition.c), then PortInfo,
- * SwitchInfo and the LFT blocks of each stage, the next stage only once
- * the one before is answered; a mended routing whose transition does not
- * prove out is routed afresh instead. vls, pkeys: the SL-to-VL and VL
- * arbitration tables, the P_Key tables. arm, activate: the ports' states.
+ * proven, stage by stage, with the multicast trees the switches hold:
+ * routing/transition.c), then PortInfo, SwitchInfo and the LFT blocks of
+ * each stage, the next stage only once the one before is answered; a
+ * mended routing whose transition does not prove out is routed afresh
+ * instead, and one proven only without the trees clears them first. vls,
+ * pkeys: the SL-to-VL and VL arbitration tables, the P_Key tables. arm,
+ * activate: the ports' states.
  */
 #include "sm/sweep/sweep_run.h"
 
@@ -85,10 +87,21 @@ struct plan_run {
  */
 static int plan_trees(struct plan_run *run, const struct sm *sm, const struct sm_snapshot *pub)
 {
-	if (!pub || !sm->mcast.nheld)
+	const struct mcast *mc = &sm->mcast;
+	if (!pub || !mc->nheld)
 		return 0;
-	if (mcast_held_trees(&sm->mcast, &run->s->f, &run->trees) < 0 ||
-	    !(run->tree_layers = calloc(run->trees.n + 1, sizeof(*run->tree_layers))))
+	struct mc_held *some = malloc(mc->nheld * sizeof(*some));
+	if (!some)
+		return -1;
+	unsigned n = 0;
+	for (unsigned k = 0; k < mc->nheld; k++)	/* those with a port (an entry cleared holds none) */
+		if (mc->held[k].tree.n)
+			some[n++] = mc->held[k];	/* a shallow copy: read only */
+	int rc = n ? mc_held_trees(some, n, &run->s->f, &run->trees) : 0;
+	free(some);
+	if (!n || rc < 0)
+		return rc;
+	if (!(run->tree_layers = calloc(run->trees.n + 1, sizeof(*run->tree_layers))))
 		return -1;
 	for (unsigned k = 0; k < run->trees.n; k++)
 		for (unsigned l = 0; l < 16; l++)
