@@ -79,6 +79,8 @@ int mtree_save(const struct fabric *f, bool *const *on, struct mtree_saved *out)
 void mtree_load(const struct mtree_saved *s, const struct fabric *f, bool **on);
 /* into := into with s's pairs added (each once). -1 on allocation failure (into unchanged). */
 int mtree_saved_union(struct mtree_saved *into, const struct mtree_saved *add);
+/* Whether every pair of a is in b. */
+bool mtree_saved_within(const struct mtree_saved *a, const struct mtree_saved *b);
 /* out := a copy of s. -1 on allocation failure (out empty). */
 int mtree_saved_copy(struct mtree_saved *out, const struct mtree_saved *s);
 void mtree_saved_free(struct mtree_saved *s);

@@ -91,6 +91,18 @@ int mtree_saved_copy(struct mtree_saved *out, const struct mtree_saved *s)
 	return mtree_saved_union(out, s);
 }
 
+bool mtree_saved_within(const struct mtree_saved *a, const struct mtree_saved *b)
+{
+	size_t j = 0;
+	for (size_t k = 0; k < a->n; k++) {	/* both sorted: one walk */
+		while (j < b->n && by_guid_port(&b->v[j], &a->v[k]) < 0)
+			j++;
+		if (j == b->n || by_guid_port(&b->v[j], &a->v[k]) != 0)
+			return false;
+	}
+	return true;
+}
+
 void mtree_load(const struct mtree_saved *s, const struct fabric *f, bool **on)
 {
 	const struct node *sw = NULL;

@@ -48,6 +48,11 @@ void mcast_init(struct mcast *mc, uint64_t subnet_prefix)
 
 void mcast_free(struct mcast *mc)
 {
+	for (unsigned i = 0; i < mc->n; i++) {
+		free(mc->g[i].m);
+		mc->g[i].m = NULL;
+		mc->g[i].nm = mc->g[i].cap = 0;
+	}
 	evl_watch_free(mc->timer);
 	mc->timer = NULL;
 	mc_held_free(mc->held, mc->nheld);
@@ -90,6 +95,22 @@ static struct mc_group *create(struct mcast *mc, const ib_member_rec_t *q, uint6
 	g->rec.scope_state &= 0xf0;	/* the scope; join states are per member */
 	g->creator = creator;
 	return g;
+}
+
+struct mc_member *mcast_add_member(struct mc_group *g, const ib_gid_t *gid)
+{
+	if (g->nm == g->cap) {
+		unsigned cap = g->cap ? 2 * g->cap : 64;
+		cap = cap > MC_MAX_MEMBERS ? MC_MAX_MEMBERS : cap;
+		struct mc_member *more = cap > g->cap ? realloc(g->m, cap * sizeof(*more)) : NULL;
+		if (!more)
+			return NULL;
+		g->m = more;
+		g->cap = cap;
+	}
+	struct mc_member *m = &g->m[g->nm++];
+	*m = (struct mc_member){ .port_gid = *gid };
+	return m;
 }
 
 /* The record answering for member m of g. */
@@ -258,13 +279,15 @@ static void join(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin 
 	}
 	struct mc_member *m = member(g, &q->port_gid);
 	if (!m) {
-		if (g->nm == MC_MAX_MEMBERS) {
+		if (!(m = mcast_add_member(g, &q->port_gid))) {
+			if (sa_may_log(sm, from))
+				log_warn("sa: MCMemberRecord join of MLID 0x%04x by port 0x%016llx refused: the group holds "
+					 "%u members (%u at most), or memory ran out", cl_ntoh16(g->rec.mlid),
+					 (unsigned long long)cl_ntoh64(q->port_gid.unicast.interface_id), g->nm,
+					 MC_MAX_MEMBERS);
 			sa_respond(sm, req, from, IB_SA_MAD_STATUS_NO_RESOURCES, NULL, 0, 0);
 			return;
 		}
-		m = &g->m[g->nm++];
-		m->port_gid = q->port_gid;
-		m->join_state = 0;
 		m->proxy = cl_ntoh64(q->port_gid.unicast.interface_id) != requester;
 	}
 	m->join_state |= q->scope_state & 0x0f;
@@ -293,8 +316,10 @@ static void leave(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin
 	r.scope_state = (uint8_t)((r.scope_state & 0xf0) | m->join_state);	/* the answer: what it still holds */
 	if (!m->join_state)
 		*m = g->m[--g->nm];
-	if (!g->nm && cl_ntoh16(g->rec.mlid) != MC_FIRST_MLID)
+	if (!g->nm && cl_ntoh16(g->rec.mlid) != MC_FIRST_MLID) {	/* the group goes, the last one takes its place */
+		free(g->m);
 		*g = sm->mcast.g[--sm->mcast.n];
+	}
 	sa_respond(sm, req, from, 0, &r, sizeof(r), 1);
 	mcast_program_soon(sm);
 }

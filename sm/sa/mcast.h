@@ -12,7 +12,8 @@
 #include "sm/mad/mad.h"
 
 #define MC_MAX_GROUPS 64
-#define MC_MAX_MEMBERS 256
+/* A group's members at most: one per end port a subnet can address (its unicast LIDs). */
+#define MC_MAX_MEMBERS 49152
 #define MC_FIRST_MLID 0xc000
 /* The PacketLifeTime code of a group (4.096 us x 2^18, about 1 s), as for the IPoIB broadcast group. */
 #define MC_PACKET_LIFE 18
@@ -23,8 +24,8 @@ struct mc_group {
 		ib_gid_t port_gid;
 		uint8_t join_state;	/* full, non, send-only bits */
 		bool proxy;		/* joined by another port (IBA ProxyJoin): such a port may leave for it too */
-	} m[MC_MAX_MEMBERS];
-	unsigned nm;
+	} *m;			/* [nm], grown as ports join (the broadcast group: every host's) */
+	unsigned nm, cap;
 	uint64_t creator;	/* the port GUID whose join created it (0: fabricd) */
 	bool unproven;		/* with the unicast routes on its VL its tree closes a cycle: kept out of the MFTs */
 	uint64_t root_guid;	/* its tree's root switch, kept while it is there and proves out (0: none yet) */
@@ -63,8 +64,10 @@ struct sm;
 const struct mc_group *mcast_group(const struct mcast *mc, const ib_gid_t *mgid);
 /* The IPoIB broadcast group of the default partition, created at start. */
 void mcast_init(struct mcast *mc, uint64_t subnet_prefix);
-/* Frees what mc holds (its timer, the trees held). */
+/* Frees what mc holds (its timer, the groups' members, the trees held). */
 void mcast_free(struct mcast *mc);
+/* A new member of g with port GID gid, no JoinState bits yet; NULL when g is full or memory ran out. */
+struct mc_member *mcast_add_member(struct mc_group *g, const ib_gid_t *gid);
 /* MCMemberRecord Set (join), Delete (leave), Get, GetTable. */
 void mcast_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from);
 /* Creates the timer that coalesces joins and leaves (like fabricd's other timers). */

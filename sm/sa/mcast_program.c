@@ -77,9 +77,18 @@ static uint8_t group_sl(const struct mc_group *g)
 	return sl & 15;
 }
 
+/* Room for the members of every group of mc at once (other_roots takes a VL's groups together). */
+static struct mtree_member *members_room(const struct mcast *mc)
+{
+	size_t n = 1;
+	for (unsigned g = 0; g < mc->n; g++)
+		n += mc->g[g].nm;
+	return malloc(n * sizeof(struct mtree_member));
+}
+
 int mcast_trees(const struct mcast *mc, const struct fabric *f, struct mc_trees *out)
 {
-	struct mtree_member *mem = malloc(MC_MAX_MEMBERS * sizeof(*mem));
+	struct mtree_member *mem = members_room(mc);
 	int rc = mem ? mc_trees_new(out, mc->n, f) : -1;
 	for (unsigned g = 0; rc == 0 && g < mc->n; g++) {
 		out->mlid[g] = cl_ntoh16(mc->g[g].rec.mlid);
@@ -162,7 +171,7 @@ static size_t other_roots(const struct sm_snapshot *pub, const struct mcast *mc,
 	size_t n = 0, k = 0;
 	uint64_t kept = 0;
 	for (unsigned i = 0; i < mc->n; i++)
-		if (pub->tables.vl_by_sl[group_sl(&mc->g[i])] == vl) {	/* mem has room for every group's members */
+		if (pub->tables.vl_by_sl[group_sl(&mc->g[i])] == vl) {	/* mem: members_room */
 			n += members_of(&pub->fabric, &mc->g[i], mem + n);
 			kept = kept ? kept : mc->g[i].root_guid;
 		}
@@ -224,8 +233,7 @@ static bool prove_trees(struct sm *sm, struct mc_trees *next)
 	struct mcast *mc = &sm->mcast;
 	struct trees t = { &pub->fabric, &pub->tables, next, 0 };
 	struct cdg_mix m = cdg_mix_of(&pub->tables);
-	/* room for the members of every group: other_roots takes a VL's groups together */
-	struct mtree_member *mem = malloc((size_t)MC_MAX_GROUPS * MC_MAX_MEMBERS * sizeof(*mem));
+	struct mtree_member *mem = members_room(mc);
 	bool ok = mem != NULL;
 	for (t.vl = 0; ok && t.vl < 16; t.vl++) {
 		unsigned groups = trees_on_vl(&pub->tables, next, t.vl);
@@ -278,13 +286,35 @@ static bool prove_trees(struct sm *sm, struct mc_trees *next)
 }
 
 /*
+ * Whether every tree held on VL vl lies within the new tree of its MLID
+ * (then[0..nthen)): the union is the new trees then, proven already (a
+ * join, or trees that stay as they were, as after most sweeps).
+ */
+static bool held_within_new(const struct mcast *mc, const struct mc_held *then, unsigned nthen,
+			    const struct routing_tables *t, unsigned vl)
+{
+	for (unsigned k = 0; k < mc->nheld; k++) {
+		const struct mc_held *h = &mc->held[k];
+		unsigned j = 0;
+		if (t->vl_by_sl[h->sl] != vl || !h->tree.n)
+			continue;
+		while (j < nthen && then[j].mlid != h->mlid)
+			j++;
+		if (j == nthen || !mtree_saved_within(&h->tree, &then[j].tree))
+			return false;
+	}
+	return true;
+}
+
+/*
  * Whether rewriting each VL's trees in place, from those held to next
  * (each switch holding either entry meanwhile: mixed, an MLID's trees
  * united), keeps the VL acyclic with its unicast layers: apart[vl] set
  * where it does not (those groups go in two phases). False when memory
  * ran out.
  */
-static bool prove_mixtures(const struct sm_snapshot *pub, const struct mc_trees *next, const struct mc_trees *held,
+static bool prove_mixtures(const struct sm_snapshot *pub, const struct mcast *mc, const struct mc_held *then,
+			   unsigned nthen, const struct mc_trees *next, const struct mc_trees *held,
 			   const struct mc_trees *mixed, bool apart[16])
 {
 	struct trees t = { &pub->fabric, &pub->tables, mixed, 0 };
@@ -292,8 +322,9 @@ static bool prove_mixtures(const struct sm_snapshot *pub, const struct mc_trees 
 	for (t.vl = 0; t.vl < 16; t.vl++) {
 		struct cdg_report r;
 		apart[t.vl] = false;
-		if (!trees_on_vl(&pub->tables, next, t.vl) || !trees_on_vl(&pub->tables, held, t.vl))
-			continue;	/* nothing held, or nothing new: every state is within one proven set of trees */
+		if (!trees_on_vl(&pub->tables, next, t.vl) || !trees_on_vl(&pub->tables, held, t.vl) ||
+		    held_within_new(mc, then, nthen, &pub->tables, t.vl))
+			continue;	/* every state is within one proven set of trees: the new ones, or those held */
 		if (check_vl(pub, &m, &t, &r) < 0)
 			return false;
 		if (!r.cycle_len)
@@ -456,7 +487,8 @@ bool mcast_program(struct sm *sm, void (*done)(struct sm *sm))
 	if (ok) {
 		nall = mc->nheld;
 		ok = mc_held_union(&all, &nall, p->then, p->nthen) == 0 && mcast_held_trees(mc, f, &held) == 0 &&
-		     mc_held_trees(all, nall, f, &mixed) == 0 && prove_mixtures(pub, &next, &held, &mixed, apart);
+		     mc_held_trees(all, nall, f, &mixed) == 0 &&
+		     prove_mixtures(pub, mc, p->then, p->nthen, &next, &held, &mixed, apart);
 	}
 	if (ok) {
 		struct mc_held *then = p->then;

@@ -84,9 +84,11 @@ static void all_cas_join(struct mc_group *g)
 		const struct node *n = f->nodes[i];
 		if (n->type == NODE_SWITCH)
 			continue;
-		struct mc_member *m = &g->m[g->nm++];
-		m->port_gid.unicast.prefix = cl_hton64(sm.cfg.subnet_prefix);
-		m->port_gid.unicast.interface_id = cl_hton64(n->ports[1].guid);
+		ib_gid_t gid;
+		gid.unicast.prefix = cl_hton64(sm.cfg.subnet_prefix);
+		gid.unicast.interface_id = cl_hton64(n->ports[1].guid);
+		struct mc_member *m = mcast_add_member(g, &gid);
+		assert_non_null(m);
 		m->join_state = IB_MC_REC_STATE_FULL_MEMBER;
 	}
 }
@@ -104,6 +106,9 @@ static int setup(void **state)
 			f->nodes[i]->mft_cap = 1024;	/* as SwitchInfo says on ibsim */
 	all_cas_join(bcast);
 	*g1 = *bcast;
+	g1->m = NULL;	/* members of its own */
+	g1->nm = g1->cap = 0;
+	all_cas_join(g1);
 	g1->rec.mgid.raw[15] = 0x42;
 	g1->rec.mlid = cl_hton16(MC_FIRST_MLID + SL1_GROUP);
 	g1->rec.sl_flow_hop = ib_member_set_sl_flow_hop(1, 0, 0);
@@ -373,6 +378,7 @@ static void no_programming_during_a_heavy_sweep(void **state)
 	assert_false(sm.mcast.deferred);
 	assert_int_equal(mft_sets, switches());
 }
+
 
 int main(void)
 {

@@ -51,16 +51,22 @@ uint64_t __wrap_mad_port_guid(const struct mad_port *mp)
 static struct sm sm;
 static char db_path[64];
 
-static int setup(void **state)
+/* A master of the fat tree spec gives, with its database. */
+static int setup_on(struct fattree_spec spec)
 {
 	char err[DB_ERR_LEN];
-	assert_int_equal(test_master_init(&sm), 0);
+	assert_int_equal(test_master_init_on(&sm, spec), 0);
 	snprintf(db_path, sizeof(db_path), "/tmp/fabricd-test-sa.%d.db", (int)getpid());
 	unlink(db_path);
 	assert_non_null(sm.db = db_open(db_path, DB_READ_WRITE, err));	/* where ServiceRecords are kept */
 	sm.cfg.sa_max_lease_s = 60;
 	budget_init(&sm.sa.log_budget, 10);
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_on((struct fattree_spec){ .levels = 2, .radix = 8 });
 }
 
 static int teardown(void **state)
@@ -420,6 +426,45 @@ static void a_send_only_full_member_creates_a_group(void **state)
 			 IB_MC_REC_STATE_SEND_ONLY_FULL_MEMBER);
 }
 
+/*
+ * Every host of a 2-level radix-24 tree (288) joins the IPoIB broadcast
+ * group and each is answered as a member; the group holds them all, and
+ * a leave of one takes it out. Until 2026-12-08 a group held 256 members
+ * and the 257th host's IPoIB join was refused (NO_RESOURCES).
+ */
+static int setup_288_hosts(void **state)
+{
+	return setup_on((struct fattree_spec){ .levels = 2, .radix = 24 });
+}
+
+static void every_host_of_a_big_fabric_joins_the_broadcast_group(void **state)
+{
+	ib_sa_mad_t q = request(IB_MAD_METHOD_SET, IB_MAD_ATTR_MCMEMBER_RECORD,
+				IB_MCR_COMPMASK_MGID | IB_MCR_COMPMASK_PORT_GID | IB_MCR_COMPMASK_JOIN_STATE);
+	ib_member_rec_t *mr = (ib_member_rec_t *)q.data;
+	mr->mgid = sm.mcast.g[0].rec.mgid;
+	mr->port_gid.unicast.prefix = cl_hton64(0xfe80000000000000ULL);
+	mr->scope_state = IB_MC_REC_STATE_FULL_MEMBER;
+	unsigned hosts = 0;
+	uint16_t first = 0;
+	for (uint16_t lid = 1; lid <= sm.pub->tables.max_lid; lid++) {
+		const struct node *n = by_lid(lid);
+		if (!n || n->type != NODE_CA)
+			continue;
+		mr->port_gid.unicast.interface_id = cl_hton64(n->ports[1].guid);
+		assert_int_equal(ask(&q, lid), 0);
+		assert_int_equal(((const ib_member_rec_t *)answer.data)->scope_state & 0x0f, IB_MC_REC_STATE_FULL_MEMBER);
+		first = first ? first : lid;
+		hosts++;
+	}
+	assert_int_equal(hosts, 288);
+	assert_int_equal(sm.mcast.g[0].nm, 288);
+	q.method = IB_MAD_METHOD_DELETE;
+	mr->port_gid.unicast.interface_id = cl_hton64(by_lid(first)->ports[1].guid);
+	assert_int_equal(ask(&q, first), 0);
+	assert_int_equal(sm.mcast.g[0].nm, 287);
+}
+
 /* A PortInfoRecord Get of (lid, port 1) with the extra components in mask. */
 static ib_sa_mad_t port_info_query(uint16_t lid, ib_net64_t mask)
 {
@@ -575,6 +620,8 @@ static void unknown_attribute_and_standby(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(every_host_of_a_big_fabric_joins_the_broadcast_group, setup_288_hosts,
+						teardown),
 		cmocka_unit_test_setup_teardown(node_record_by_lid, setup, teardown),
 		cmocka_unit_test_setup_teardown(path_record_by_lids, setup, teardown),
 		cmocka_unit_test_setup_teardown(path_record_selectors, setup, teardown),

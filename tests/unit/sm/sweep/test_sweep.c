@@ -1646,9 +1646,11 @@ static void broadcast_group_programmed(void)
 	struct mc_group *g = &sm.mcast.g[0];
 	for (size_t i = 0; i < f->nnodes; i++)
 		if (f->nodes[i]->type == NODE_CA) {
-			struct mc_member *m = &g->m[g->nm++];
-			m->port_gid.unicast.prefix = cl_hton64(sm.cfg.subnet_prefix);
-			m->port_gid.unicast.interface_id = cl_hton64(f->nodes[i]->ports[1].guid);
+			ib_gid_t gid;
+			gid.unicast.prefix = cl_hton64(sm.cfg.subnet_prefix);
+			gid.unicast.interface_id = cl_hton64(f->nodes[i]->ports[1].guid);
+			struct mc_member *m = mcast_add_member(g, &gid);
+			assert_non_null(m);
 			m->join_state = IB_MC_REC_STATE_FULL_MEMBER;
 		}
 	unsigned before = mcast_dones;
