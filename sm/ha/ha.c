@@ -43,6 +43,7 @@
 
 #include "sm/log.h"
 #include "sm/mad/origin.h"
+#include "sm/sa/mcast_held.h"
 #include "sm/sm.h"
 
 const char *ha_state_name(unsigned state)
@@ -254,6 +255,7 @@ static void stand_by(struct sm *sm, struct sm_peer *master)
 	sm->last_sweep_ok = false;	/* the master programs now: our tables are no longer what switches hold */
 	sm->pub_answered = false;	/* nor our SLs what hosts were told */
 	sm->pub_held = false;
+	mcast_held_forget(&sm->mcast);	/* nor our trees what their MFTs hold */
 	sm->ha.master = *master;
 	sm->ha.poll_failures = 0;
 	sm->ha.handover_sent = false;

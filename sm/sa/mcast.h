@@ -55,6 +55,7 @@ struct mcast {
 	 */
 	struct mc_held *held;
 	unsigned nheld;
+	bool held_known;		/* false at start and after standing by: another SM, or this one before, wrote them */
 	unsigned programmings;		/* bumped by each: a later one ends an earlier one's second phase */
 };
 

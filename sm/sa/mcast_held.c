@@ -7,7 +7,9 @@
  * (routing/mtree_saved.c), per MLID with its group's SL: while a
  * programming's Sets go out, the union of what was held and what is
  * written (a switch holds one or the other), and once every Set is
- * answered, what was written. A repair's plan sees them on its fabric
+ * answered, what was written (not known at start, nor after standing
+ * by: the first programming then clears before it writes). A repair's
+ * plan sees them on its fabric
  * (the stages' mixtures must be proven with the trees the switches hold
  * throughout), and so does the next programming (each switch goes from
  * its held entry to its new one). Trees on one fabric (struct mc_trees),
@@ -126,6 +128,15 @@ void mcast_held_take(struct mcast *mc, struct mc_held *h, unsigned n)
 	mc_held_free(mc->held, mc->nheld);
 	mc->held = h;
 	mc->nheld = n;
+	mc->held_known = true;
+}
+
+void mcast_held_forget(struct mcast *mc)
+{
+	mc_held_free(mc->held, mc->nheld);
+	mc->held = NULL;
+	mc->nheld = 0;
+	mc->held_known = false;
 }
 
 int mc_held_union(struct mc_held **into, unsigned *ninto, const struct mc_held *h, unsigned n)

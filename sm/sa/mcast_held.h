@@ -25,6 +25,8 @@ void mc_held_free(struct mc_held *h, unsigned n);
 int mc_held_union(struct mc_held **into, unsigned *ninto, const struct mc_held *h, unsigned n);
 /* What the switches hold is h[0..n) (taken: mc frees it), its Sets all answered. */
 void mcast_held_take(struct mcast *mc, struct mc_held *h, unsigned n);
+/* What the switches hold is not known any more (another SM programs them): forgotten. */
+void mcast_held_forget(struct mcast *mc);
 /*
  * Adds h[0..n) to what the switches may hold (an MLID's ports to those
  * held for it): while its Sets go out, or after some went unanswered.

@@ -23,6 +23,10 @@
  * new trees (every state holds part of them). Between the phases those
  * groups' packets are dropped, never deadlocked.
  *
+ * What the switches hold is not known when fabricd starts or after it
+ * stood by (a previous run, or another SM, wrote the MFTs): the first
+ * programming then goes in two phases for every group.
+ *
  * No programming starts during a heavy sweep: its plan proved the stages
  * with the trees held when it began, and the sweep's end programs the
  * trees anyway (sched.c).
@@ -494,8 +498,13 @@ bool mcast_program(struct sm *sm, void (*done)(struct sm *sm))
 		struct mc_held *then = p->then;
 		unsigned nthen = p->nthen;
 		*p = (struct programming){ .sm = sm, .done = done, .id = mc->programmings };
-		for (unsigned vl = 0; vl < 16; vl++)
+		for (unsigned vl = 0; vl < 16; vl++) {
+			apart[vl] |= !mc->held_known && trees_on_vl(&pub->tables, &next, vl);
 			two |= apart[vl];
+		}
+		if (!mc->held_known && two)
+			log_info("mcast: what the switches' MFTs hold is not known (a start, or another SM wrote them): "
+				 "the groups' entries cleared first, then written");
 		if (two) {	/* the first phase clears those VLs' entries; the new trees follow */
 			p->then = then;
 			p->nthen = nthen;

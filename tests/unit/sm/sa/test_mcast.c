@@ -22,7 +22,10 @@
  * Before trees were proven VL by VL, the SL 1 group was proven with layer
  * 0's routes, where its tree is acyclic, and programmed.
  *
- * The trees the switches hold (seed 1, the broadcast group programmed):
+ * The trees the switches hold (seed 1, the broadcast group programmed;
+ * the first programming after a start clears the group on every switch
+ * before it writes the tree, as it does after standing by: what the MFTs
+ * held was not written by this SM):
  * - a link lost under the tree's root: the tree keeps its root (the
  *   best-connected switch is another one now) and goes in one phase;
  * - the root itself lost: the new tree from another root is proven, but
@@ -271,6 +274,26 @@ static void another_root_proves_the_tree_a_repair_made_cyclic(void **state)
 	mc_trees_free(&t);
 }
 
+static unsigned switches(void)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < sm.pub->fabric.nnodes; i++)
+		n += sm.pub->fabric.nodes[i]->type == NODE_SWITCH;
+	return n;
+}
+
+/* The last programming went in two phases over n switches: the first gave the broadcast group no port, the second some. */
+static void assert_first_phase_clears(unsigned n)
+{
+	assert_int_equal(mft_sets, 2 * n);	/* one block, one position a switch, twice */
+	unsigned with_ports = 0;
+	for (unsigned k = 0; k < 2 * n; k++) {
+		assert_false(k < n && bcast_set[k]);
+		with_ports += bcast_set[k];
+	}
+	assert_true(with_ports > 0);
+}
+
 /* Seed 1's tree, every CA in the broadcast group, its tree programmed: what the switches hold. */
 static int programmed_setup(void **state)
 {
@@ -278,17 +301,11 @@ static int programmed_setup(void **state)
 	assert_int_equal(test_master_init_on(&sm, spec), 0);
 	mft_everywhere();
 	all_cas_join(&sm.mcast.g[0]);
+	mft_sets = 0;
 	assert_true(mcast_program(&sm, NULL));
+	assert_first_phase_clears(switches());	/* what the MFTs held at start is not known */
 	assert_int_equal(sm.mcast.nheld, 1);
 	return 0;
-}
-
-static unsigned switches(void)
-{
-	unsigned n = 0;
-	for (size_t i = 0; i < sm.pub->fabric.nnodes; i++)
-		n += sm.pub->fabric.nodes[i]->type == NODE_SWITCH;
-	return n;
 }
 
 /* What the switches hold (sm.mcast.held) is the tree the SA reports for group 0, port for port. */
@@ -345,23 +362,30 @@ static void a_tree_whose_rewrite_is_cyclic_is_cleared_first(void **state)
 	mft_sets = 0;
 	assert_true(mcast_program(&sm, NULL));
 	assert_false(sm.mcast.g[0].unproven);
-	assert_int_equal(mft_sets, 2 * n);	/* one block, one position a switch, twice */
-	for (unsigned k = 0; k < n; k++)
-		assert_false(bcast_set[k]);
-	unsigned with_ports = 0;
-	for (unsigned k = n; k < 2 * n; k++)
-		with_ports += bcast_set[k];
-	assert_true(with_ports > 0);
+	assert_first_phase_clears(n);
 	assert_held_is_programmed();
 
 	/* programmed again on the same routes: the held tree is the new one, one phase */
 	mft_sets = 0;
 	assert_true(mcast_program(&sm, NULL));
 	assert_int_equal(mft_sets, n);
-	with_ports = 0;
+	unsigned with_ports = 0;
 	for (unsigned k = 0; k < n; k++)
 		with_ports += bcast_set[k];
 	assert_true(with_ports > 0);
+	assert_held_is_programmed();
+}
+
+/* After standing by (another SM wrote the MFTs), the first programming clears before it writes. */
+static void after_standing_by_the_trees_are_cleared_first(void **state)
+{
+	mft_sets = 0;
+	assert_true(mcast_program(&sm, NULL));
+	assert_int_equal(mft_sets, switches());	/* known: one phase */
+	mcast_held_forget(&sm.mcast);	/* as stand_by does */
+	mft_sets = 0;
+	assert_true(mcast_program(&sm, NULL));
+	assert_first_phase_clears(switches());
 	assert_held_is_programmed();
 }
 
@@ -390,6 +414,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_tree_keeps_its_root_through_a_link_loss, programmed_setup, teardown),
 		cmocka_unit_test_setup_teardown(a_tree_whose_rewrite_is_cyclic_is_cleared_first, programmed_setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(after_standing_by_the_trees_are_cleared_first, programmed_setup, teardown),
 		cmocka_unit_test_setup_teardown(no_programming_during_a_heavy_sweep, programmed_setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
