@@ -344,7 +344,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	sm.state = SM_DISCOVERING;	/* the first sweep's election decides */
-	mcast_init(&sm.mcast, sm.cfg.subnet_prefix);
+	if (mcast_init(&sm.mcast, sm.cfg.subnet_prefix) < 0) {
+		log_error("out of memory for the multicast groups");
+		if (sm.cfg.log_file[0])
+			fprintf(stderr, "fabricd: out of memory for the multicast groups\n");
+		http_close(metrics);
+		control_close(ctl);
+		mad_close(sm.mp);
+		db_close(sm.db);
+		return 1;
+	}
 	/*
 	 * An RMPP ACK comes from the receiving host after a whole window, later
 	 * than a switch answers an SMP; a window sent again too soon reaches a

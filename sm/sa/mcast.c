@@ -30,10 +30,28 @@
 #include "sm/sm.h"
 #include "sm/smnode.h"
 
-void mcast_init(struct mcast *mc, uint64_t subnet_prefix)
+/* Room for one more group in mc: -1 when it holds MC_MAX_GROUPS or memory ran out. */
+static int group_room(struct mcast *mc)
+{
+	if (mc->n < mc->cap)
+		return 0;
+	unsigned cap = mc->cap ? 2 * mc->cap : 16;
+	cap = cap > MC_MAX_GROUPS ? MC_MAX_GROUPS : cap;
+	struct mc_group *more = cap > mc->cap ? realloc(mc->g, cap * sizeof(*more)) : NULL;
+	if (!more)
+		return -1;
+	mc->g = more;
+	mc->cap = cap;
+	return 0;
+}
+
+int mcast_init(struct mcast *mc, uint64_t subnet_prefix)
 {
 	(void)subnet_prefix;
 	memset(mc, 0, sizeof(*mc));
+	if (group_room(mc) < 0)
+		return -1;
+	memset(&mc->g[0], 0, sizeof(mc->g[0]));
 	ib_member_rec_t *r = &mc->g[mc->n++].rec;
 	static const uint8_t bcast[16] = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
 	memcpy(r->mgid.raw, bcast, sizeof(bcast));
@@ -44,15 +62,16 @@ void mcast_init(struct mcast *mc, uint64_t subnet_prefix)
 	r->rate = 2 << 6 | IB_PATH_RECORD_RATE_10_GBS;
 	r->pkt_life = 2 << 6 | MC_PACKET_LIFE;
 	r->scope_state = 2 << 4;	/* link-local */
+	return 0;
 }
 
 void mcast_free(struct mcast *mc)
 {
-	for (unsigned i = 0; i < mc->n; i++) {
+	for (unsigned i = 0; i < mc->n; i++)
 		free(mc->g[i].m);
-		mc->g[i].m = NULL;
-		mc->g[i].nm = mc->g[i].cap = 0;
-	}
+	free(mc->g);
+	mc->g = NULL;
+	mc->n = mc->cap = 0;
 	evl_watch_free(mc->timer);
 	mc->timer = NULL;
 	mc_held_free(mc->held, mc->nheld);
@@ -75,18 +94,62 @@ static struct mc_group *group_by_mgid(struct mcast *mc, const ib_gid_t *mgid)
 	return g ? &mc->g[g - mc->g] : NULL;
 }
 
+/* The lowest MLID no group of mc has, 0 when MC_MAX_MLIDS are in use. */
+static uint16_t free_mlid(const struct mcast *mc)
+{
+	bool taken[MC_MAX_MLIDS] = { false };	/* the lowest free one is among the first MC_MAX_MLIDS */
+	unsigned used = 0;
+	for (unsigned i = 0; i < mc->n; i++) {
+		unsigned k = cl_ntoh16(mc->g[i].rec.mlid) - MC_FIRST_MLID;
+		if (k < MC_MAX_MLIDS && !taken[k]) {
+			taken[k] = true;
+			used++;
+		}
+	}
+	for (unsigned k = 0; k < MC_MAX_MLIDS && used < MC_MAX_MLIDS; k++)
+		if (!taken[k])
+			return (uint16_t)(MC_FIRST_MLID + k);
+	return 0;
+}
+
+/*
+ * IPoIB's IPv6 solicited-node groups, ff1S:601b:PPPP::1:ffXX:XXXX (one
+ * per host address, as OpenSM's consolidate_ipv6_snm_req tells them).
+ */
+static bool ipv6_solicited_node(const ib_gid_t *mgid)
+{
+	static const uint8_t zero[5];
+	const uint8_t *b = mgid->raw;
+	return b[0] == 0xff && (b[1] & 0xf0) == 0x10 && b[2] == 0x60 && b[3] == 0x1b && !memcmp(b + 6, zero, 5) &&
+	       b[11] == 0x01 && b[12] == 0xff;
+}
+
+/*
+ * The MLID a new group with record q takes: the IPv6 solicited-node
+ * groups of one P_Key and SL share one (a host gets the neighbour
+ * solicitations of other addresses too, and drops them by MGID, as with
+ * OpenSM's consolidate_ipv6_snm_req), so a cluster's thousands of them
+ * take one tree; any other group the lowest free MLID. 0: none left.
+ */
+static uint16_t mlid_for(const struct mcast *mc, const ib_member_rec_t *q)
+{
+	uint8_t sl, hop, qsl;
+	uint32_t flow;
+	ib_member_get_sl_flow_hop(q->sl_flow_hop, &qsl, &flow, &hop);
+	for (unsigned i = 0; ipv6_solicited_node(&q->mgid) && i < mc->n; i++) {
+		const struct mc_group *g = &mc->g[i];
+		ib_member_get_sl_flow_hop(g->rec.sl_flow_hop, &sl, &flow, &hop);
+		if (ipv6_solicited_node(&g->rec.mgid) && g->rec.pkey == q->pkey && sl == qsl)
+			return cl_ntoh16(g->rec.mlid);
+	}
+	return free_mlid(mc);
+}
+
 static struct mc_group *create(struct mcast *mc, const ib_member_rec_t *q, uint64_t creator)
 {
-	if (mc->n == MC_MAX_GROUPS)
+	uint16_t mlid = mlid_for(mc, q);
+	if (!mlid || group_room(mc) < 0)
 		return NULL;
-	uint16_t mlid = MC_FIRST_MLID;	/* the lowest MLID no group has */
-	for (bool taken = true; taken; mlid++) {
-		taken = false;
-		for (unsigned i = 0; i < mc->n; i++)
-			taken |= cl_ntoh16(mc->g[i].rec.mlid) == mlid;
-		if (!taken)
-			break;
-	}
 	struct mc_group *g = &mc->g[mc->n++];
 	memset(g, 0, sizeof(*g));
 	g->rec = *q;

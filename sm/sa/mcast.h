@@ -11,7 +11,14 @@
 #include "routing/mtree.h"
 #include "sm/mad/mad.h"
 
-#define MC_MAX_GROUPS 64
+/*
+ * Groups at most: one per end port and a few more (each host's IPv6
+ * solicited-node group is a group of its own, though they share an MLID:
+ * mcast.c). MLIDs are fewer: MC_FIRST_MLID up to 0xfffe.
+ */
+#define MC_MAX_GROUPS 49152
+/* MLIDs in use at most: each is a tree, a flag per port of the fabric, built and proven at every programming. */
+#define MC_MAX_MLIDS 256
 /* A group's members at most: one per end port a subnet can address (its unicast LIDs). */
 #define MC_MAX_MEMBERS 49152
 #define MC_FIRST_MLID 0xc000
@@ -41,8 +48,8 @@ struct mc_held {
 struct evl_watch;
 
 struct mcast {
-	struct mc_group g[MC_MAX_GROUPS];
-	unsigned n;
+	struct mc_group *g;	/* [n], room for cap */
+	unsigned n, cap;
 	struct evl_watch *timer;	/* coalesces joins and leaves (mcast_attach) */
 	bool pending;			/* the timer is armed */
 	bool deferred;			/* the timer fired during a heavy sweep: programmed after it */
@@ -63,8 +70,8 @@ struct sm;
 
 /* The group with that MGID, or NULL. */
 const struct mc_group *mcast_group(const struct mcast *mc, const ib_gid_t *mgid);
-/* The IPoIB broadcast group of the default partition, created at start. */
-void mcast_init(struct mcast *mc, uint64_t subnet_prefix);
+/* The IPoIB broadcast group of the default partition, created at start. -1 on allocation failure. */
+int mcast_init(struct mcast *mc, uint64_t subnet_prefix);
 /* Frees what mc holds (its timer, the groups' members, the trees held). */
 void mcast_free(struct mcast *mc);
 /* A new member of g with port GID gid, no JoinState bits yet; NULL when g is full or memory ran out. */

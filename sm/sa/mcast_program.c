@@ -55,21 +55,37 @@ static size_t members_of(const struct fabric *f, const struct mc_group *g, struc
 	return n;
 }
 
-/*
- * g's tree in f from its root_guid (mtree_build's root when that switch
- * is not in f) into on_g (cleared first; none when unproven). -1 on
- * allocation failure.
- */
-static int build_tree(const struct fabric *f, const struct mc_group *g, struct mtree_member *mem, bool **on_g)
+/* The first group of mc with MLID mlid (there is one for every MLID a tree is built for). */
+static const struct mc_group *first_of(const struct mcast *mc, uint16_t mlid)
 {
+	for (unsigned i = 0; i < mc->n; i++)
+		if (cl_ntoh16(mc->g[i].rec.mlid) == mlid)
+			return &mc->g[i];
+	return NULL;
+}
+
+/*
+ * The tree of MLID mlid in f into on (cleared first): the members of
+ * every group with that MLID (IPv6 solicited-node groups share one), from
+ * the first such group's root_guid (mtree_build's root when that switch
+ * is not in f); none when that group is unproven. -1 on allocation
+ * failure.
+ */
+static int build_tree(const struct fabric *f, const struct mcast *mc, uint16_t mlid, struct mtree_member *mem,
+		      bool **on)
+{
+	const struct mc_group *first = first_of(mc, mlid);
 	for (size_t i = 0; i < f->nnodes; i++)
-		memset(on_g[i], 0, (size_t)f->nodes[i]->nports + 1);
-	if (g->unproven)
+		memset(on[i], 0, (size_t)f->nodes[i]->nports + 1);
+	if (!first || first->unproven)
 		return 0;
-	size_t n = members_of(f, g, mem);
-	int rc = mtree_build_at(f, mem, n, g->root_guid, on_g);
+	size_t n = 0;
+	for (const struct mc_group *g = first; g < mc->g + mc->n; g++)
+		if (cl_ntoh16(g->rec.mlid) == mlid)
+			n += members_of(f, g, mem + n);	/* mem: members_room */
+	int rc = mtree_build_at(f, mem, n, first->root_guid, on);
 	if (rc == 1)
-		rc = mtree_build(f, mem, n, on_g);
+		rc = mtree_build(f, mem, n, on);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -90,18 +106,37 @@ static struct mtree_member *members_room(const struct mcast *mc)
 	return malloc(n * sizeof(struct mtree_member));
 }
 
+/* The MLIDs of mc's groups, each once, in the order of their first groups, into out; how many. */
+static unsigned mlids_of(const struct mcast *mc, uint16_t *out)
+{
+	bool *seen = calloc(0x10000 - MC_FIRST_MLID, sizeof(*seen));
+	unsigned n = 0;
+	for (unsigned i = 0; seen && i < mc->n; i++) {
+		uint16_t mlid = cl_ntoh16(mc->g[i].rec.mlid);
+		if (mlid >= MC_FIRST_MLID && !seen[mlid - MC_FIRST_MLID]) {
+			seen[mlid - MC_FIRST_MLID] = true;
+			out[n++] = mlid;
+		}
+	}
+	free(seen);
+	return n;
+}
+
 int mcast_trees(const struct mcast *mc, const struct fabric *f, struct mc_trees *out)
 {
 	struct mtree_member *mem = members_room(mc);
-	int rc = mem ? mc_trees_new(out, mc->n, f) : -1;
-	for (unsigned g = 0; rc == 0 && g < mc->n; g++) {
-		out->mlid[g] = cl_ntoh16(mc->g[g].rec.mlid);
-		out->sl[g] = group_sl(&mc->g[g]);
-		rc = build_tree(f, &mc->g[g], mem, out->on[g]);
+	uint16_t *mlids = malloc((mc->n + 1) * sizeof(*mlids));
+	unsigned n = mlids ? mlids_of(mc, mlids) : 0;
+	int rc = mem && mlids ? mc_trees_new(out, n, f) : -1;
+	for (unsigned k = 0; rc == 0 && k < n; k++) {
+		out->mlid[k] = mlids[k];
+		out->sl[k] = group_sl(first_of(mc, mlids[k]));
+		rc = build_tree(f, mc, mlids[k], mem, out->on[k]);
 	}
-	free(mem);
-	if (rc < 0 && mem)
+	if (rc < 0 && mem && mlids)
 		mc_trees_free(out);
+	free(mem);
+	free(mlids);
 	return rc;
 }
 
@@ -152,13 +187,13 @@ static int check_vl(const struct sm_snapshot *pub, const struct cdg_mix *m, stru
 static int try_root(const struct sm_snapshot *pub, const struct cdg_mix *m, struct mcast *mc, struct trees *t,
 		    struct mc_trees *next, uint64_t root, struct mtree_member *mem)
 {
-	for (unsigned i = 0; i < mc->n; i++) {
-		if (pub->tables.vl_by_sl[next->sl[i]] != t->vl)
-			continue;
-		mc->g[i].root_guid = root;
-		if (build_tree(&pub->fabric, &mc->g[i], mem, next->on[i]) < 0)
+	for (unsigned i = 0; i < mc->n; i++)
+		if (pub->tables.vl_by_sl[group_sl(&mc->g[i])] == t->vl)
+			mc->g[i].root_guid = root;
+	for (unsigned k = 0; k < next->n; k++)
+		if (pub->tables.vl_by_sl[next->sl[k]] == t->vl &&
+		    build_tree(&pub->fabric, mc, next->mlid[k], mem, next->on[k]) < 0)
 			return -1;
-	}
 	struct cdg_report r;
 	return check_vl(pub, m, t, &r) < 0 ? -1 : r.cycle_len == 0;
 }
@@ -216,11 +251,13 @@ static void leave_out(struct sm *sm, struct mc_trees *next, unsigned vl, unsigne
 		sm_event(sm, "mcast_unproven", detail);
 	mc->vl_unproven[vl] = true;
 	for (unsigned i = 0; i < mc->n; i++)
-		if (pub->tables.vl_by_sl[next->sl[i]] == vl) {
+		if (pub->tables.vl_by_sl[group_sl(&mc->g[i])] == vl) {
 			mc->g[i].unproven = true;
 			mc->g[i].root_guid = 0;
-			build_tree(&pub->fabric, &mc->g[i], mem, next->on[i]);	/* unproven: emptied */
 		}
+	for (unsigned k = 0; k < next->n; k++)
+		if (pub->tables.vl_by_sl[next->sl[k]] == vl)
+			build_tree(&pub->fabric, mc, next->mlid[k], mem, next->on[k]);	/* unproven: emptied */
 }
 
 /*
@@ -240,7 +277,9 @@ static bool prove_trees(struct sm *sm, struct mc_trees *next)
 	struct mtree_member *mem = members_room(mc);
 	bool ok = mem != NULL;
 	for (t.vl = 0; ok && t.vl < 16; t.vl++) {
-		unsigned groups = trees_on_vl(&pub->tables, next, t.vl);
+		unsigned groups = 0;
+		for (unsigned i = 0; i < mc->n; i++)
+			groups += pub->tables.vl_by_sl[group_sl(&mc->g[i])] == t.vl;
 		struct cdg_report r;
 		if (!groups) {
 			mc->vl_unproven[t.vl] = false;

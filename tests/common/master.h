@@ -48,7 +48,8 @@ static inline int test_master_init_on(struct sm *sm, struct fattree_spec spec)
 	for (unsigned sl = 0; sl < 16; sl++)
 		pub->tables.vl_by_sl[sl] = (uint8_t)(sl % 8);
 	sm->state = SM_MASTER;
-	mcast_init(&sm->mcast, sm->cfg.subnet_prefix);
+	if (mcast_init(&sm->mcast, sm->cfg.subnet_prefix) < 0)
+		return -1;
 	mcast_attach(sm);
 	return 0;
 }

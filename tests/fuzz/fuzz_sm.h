@@ -43,7 +43,8 @@ static void fuzz_sm_setup(const char *target)
 	sm.mp = (struct mad_port *)&sm;	/* never dereferenced: every mad_ call is wrapped */
 	if (mkeys_init(&sm.mkeys, &sm.cfg.mkey, NULL, 0) < 0 || ha_init(&sm) < 0)
 		abort();
-	mcast_init(&sm.mcast, sm.cfg.subnet_prefix);
+	if (mcast_init(&sm.mcast, sm.cfg.subnet_prefix) < 0)
+		abort();
 	sm.sched.want_sweep = want_sweep;
 }
 

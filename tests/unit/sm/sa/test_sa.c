@@ -465,6 +465,61 @@ static void every_host_of_a_big_fabric_joins_the_broadcast_group(void **state)
 	assert_int_equal(sm.mcast.g[0].nm, 287);
 }
 
+/*
+ * Every host of the same tree creates its IPv6 solicited-node group
+ * (ff12:601b:ffff::1:ffXX:XXXX, as IPoIB does for each address): 288
+ * groups, all on one MLID other than the broadcast group's, so the MFTs
+ * carry two trees; a host that leaves takes its group away, the MLID
+ * stays the others'. Until 2026-12-08 the SA held 64 groups and refused
+ * the 64th host's group.
+ */
+static void ipv6_solicited_node_groups_share_one_mlid(void **state)
+{
+	ib_sa_mad_t q = request(IB_MAD_METHOD_SET, IB_MAD_ATTR_MCMEMBER_RECORD,
+				IB_MCR_COMPMASK_MGID | IB_MCR_COMPMASK_PORT_GID | IB_MCR_COMPMASK_JOIN_STATE |
+					IB_MCR_COMPMASK_QKEY | IB_MCR_COMPMASK_PKEY | IB_MCR_COMPMASK_SL |
+					IB_MCR_COMPMASK_FLOW | IB_MCR_COMPMASK_TCLASS);
+	ib_member_rec_t *mr = (ib_member_rec_t *)q.data;
+	static const uint8_t snm[16] = { 0xff, 0x12, 0x60, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0x01, 0xff, 0, 0, 0 };
+	mr->port_gid.unicast.prefix = cl_hton64(0xfe80000000000000ULL);
+	mr->scope_state = IB_MC_REC_STATE_FULL_MEMBER;
+	mr->qkey = cl_hton32(0x0b1b);
+	mr->pkey = cl_hton16(0xffff);
+	unsigned hosts = 0;
+	uint16_t mlid = 0, first = 0;
+	for (uint16_t lid = 1; lid <= sm.pub->tables.max_lid; lid++) {
+		const struct node *n = by_lid(lid);
+		if (n->type != NODE_CA)
+			continue;
+		memcpy(mr->mgid.raw, snm, sizeof(snm));
+		mr->mgid.raw[14] = (uint8_t)(lid >> 8);
+		mr->mgid.raw[15] = (uint8_t)lid;
+		mr->port_gid.unicast.interface_id = cl_hton64(n->ports[1].guid);
+		assert_int_equal(ask(&q, lid), 0);
+		uint16_t got = cl_ntoh16(((const ib_member_rec_t *)answer.data)->mlid);
+		assert_true(got != MC_FIRST_MLID);
+		assert_true(!mlid || got == mlid);
+		mlid = got;
+		first = first ? first : lid;
+		hosts++;
+	}
+	assert_int_equal(hosts, 288);
+	assert_int_equal(sm.mcast.n, 289);
+	struct mc_trees t;
+	assert_int_equal(mcast_trees(&sm.mcast, &sm.pub->fabric, &t), 0);
+	assert_int_equal(t.n, 2);	/* the broadcast group's MLID, and the solicited-node groups' */
+	assert_int_equal(t.mlid[1], mlid);
+	mc_trees_free(&t);
+	q.method = IB_MAD_METHOD_DELETE;
+	mr->mgid.raw[14] = (uint8_t)(first >> 8);
+	mr->mgid.raw[15] = (uint8_t)first;
+	mr->port_gid.unicast.interface_id = cl_hton64(by_lid(first)->ports[1].guid);
+	assert_int_equal(ask(&q, first), 0);
+	assert_int_equal(sm.mcast.n, 288);
+	for (unsigned i = 1; i < sm.mcast.n; i++)
+		assert_int_equal(cl_ntoh16(sm.mcast.g[i].rec.mlid), mlid);
+}
+
 /* A PortInfoRecord Get of (lid, port 1) with the extra components in mask. */
 static ib_sa_mad_t port_info_query(uint16_t lid, ib_net64_t mask)
 {
@@ -622,6 +677,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(every_host_of_a_big_fabric_joins_the_broadcast_group, setup_288_hosts,
 						teardown),
+		cmocka_unit_test_setup_teardown(ipv6_solicited_node_groups_share_one_mlid, setup_288_hosts, teardown),
 		cmocka_unit_test_setup_teardown(node_record_by_lid, setup, teardown),
 		cmocka_unit_test_setup_teardown(path_record_by_lids, setup, teardown),
 		cmocka_unit_test_setup_teardown(path_record_selectors, setup, teardown),

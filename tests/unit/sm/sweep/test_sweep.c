@@ -256,7 +256,7 @@ static int setup_tree(const struct fattree_spec *spec)
 	sm.mp = (struct mad_port *)&sm;	/* never dereferenced: every mad_ call the sweep makes is wrapped */
 	assert_int_equal(mkeys_init(&sm.mkeys, &sm.cfg.mkey, NULL, 0), 0);
 	assert_int_equal(ha_init(&sm), 0);
-	mcast_init(&sm.mcast, sm.cfg.subnet_prefix);
+	assert_int_equal(mcast_init(&sm.mcast, sm.cfg.subnet_prefix), 0);
 	sm.sched.want_sweep = want_sweep;
 	sweeps_wanted = 0;
 	return 0;
