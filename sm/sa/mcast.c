@@ -71,7 +71,7 @@ void mcast_free(struct mcast *mc)
 		free(mc->g[i].m);
 	free(mc->g);
 	mc->g = NULL;
-	mc->n = mc->cap = 0;
+	mc->n = mc->cap = mc->memberships = 0;
 	evl_watch_free(mc->timer);
 	mc->timer = NULL;
 	mc_held_free(mc->held, mc->nheld);
@@ -160,10 +160,12 @@ static struct mc_group *create(struct mcast *mc, const ib_member_rec_t *q, uint6
 	return g;
 }
 
-struct mc_member *mcast_add_member(struct mc_group *g, const ib_gid_t *gid)
+struct mc_member *mcast_add_member(struct mcast *mc, struct mc_group *g, const ib_gid_t *gid)
 {
+	if (mc->memberships >= MC_MAX_MEMBERSHIPS)
+		return NULL;
 	if (g->nm == g->cap) {
-		unsigned cap = g->cap ? 2 * g->cap : 64;
+		unsigned cap = g->cap ? 2 * g->cap : 4;	/* most groups are one host's (IPv6 solicited-node) */
 		cap = cap > MC_MAX_MEMBERS ? MC_MAX_MEMBERS : cap;
 		struct mc_member *more = cap > g->cap ? realloc(g->m, cap * sizeof(*more)) : NULL;
 		if (!more)
@@ -173,6 +175,7 @@ struct mc_member *mcast_add_member(struct mc_group *g, const ib_gid_t *gid)
 	}
 	struct mc_member *m = &g->m[g->nm++];
 	*m = (struct mc_member){ .port_gid = *gid };
+	mc->memberships++;
 	return m;
 }
 
@@ -342,12 +345,12 @@ static void join(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin 
 	}
 	struct mc_member *m = member(g, &q->port_gid);
 	if (!m) {
-		if (!(m = mcast_add_member(g, &q->port_gid))) {
+		if (!(m = mcast_add_member(&sm->mcast, g, &q->port_gid))) {
 			if (sa_may_log(sm, from))
 				log_warn("sa: MCMemberRecord join of MLID 0x%04x by port 0x%016llx refused: the group holds "
-					 "%u members (%u at most), or memory ran out", cl_ntoh16(g->rec.mlid),
-					 (unsigned long long)cl_ntoh64(q->port_gid.unicast.interface_id), g->nm,
-					 MC_MAX_MEMBERS);
+					 "%u members (%u at most; %u in all groups, %u at most), or memory ran out",
+					 cl_ntoh16(g->rec.mlid), (unsigned long long)cl_ntoh64(q->port_gid.unicast.interface_id),
+					 g->nm, MC_MAX_MEMBERS, sm->mcast.memberships, MC_MAX_MEMBERSHIPS);
 			sa_respond(sm, req, from, IB_SA_MAD_STATUS_NO_RESOURCES, NULL, 0, 0);
 			return;
 		}
@@ -377,8 +380,10 @@ static void leave(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin
 		 (unsigned long long)cl_ntoh64(q->port_gid.unicast.interface_id), q->scope_state & 0x0f);
 	m->join_state &= (uint8_t)~(q->scope_state & 0x0f);
 	r.scope_state = (uint8_t)((r.scope_state & 0xf0) | m->join_state);	/* the answer: what it still holds */
-	if (!m->join_state)
+	if (!m->join_state) {
 		*m = g->m[--g->nm];
+		sm->mcast.memberships--;
+	}
 	if (!g->nm && cl_ntoh16(g->rec.mlid) != MC_FIRST_MLID) {	/* the group goes, the last one takes its place */
 		free(g->m);
 		*g = sm->mcast.g[--sm->mcast.n];

@@ -21,6 +21,8 @@
 #define MC_MAX_MLIDS 256
 /* A group's members at most: one per end port a subnet can address (its unicast LIDs). */
 #define MC_MAX_MEMBERS 49152
+/* Members of all groups together at most: every port in 8 groups. */
+#define MC_MAX_MEMBERSHIPS (8 * MC_MAX_MEMBERS)
 #define MC_FIRST_MLID 0xc000
 /* The PacketLifeTime code of a group (4.096 us x 2^18, about 1 s), as for the IPoIB broadcast group. */
 #define MC_PACKET_LIFE 18
@@ -50,6 +52,7 @@ struct evl_watch;
 struct mcast {
 	struct mc_group *g;	/* [n], room for cap */
 	unsigned n, cap;
+	unsigned memberships;		/* the members of all groups */
 	struct evl_watch *timer;	/* coalesces joins and leaves (mcast_attach) */
 	bool pending;			/* the timer is armed */
 	bool deferred;			/* the timer fired during a heavy sweep: programmed after it */
@@ -74,8 +77,11 @@ const struct mc_group *mcast_group(const struct mcast *mc, const ib_gid_t *mgid)
 int mcast_init(struct mcast *mc, uint64_t subnet_prefix);
 /* Frees what mc holds (its timer, the groups' members, the trees held). */
 void mcast_free(struct mcast *mc);
-/* A new member of g with port GID gid, no JoinState bits yet; NULL when g is full or memory ran out. */
-struct mc_member *mcast_add_member(struct mc_group *g, const ib_gid_t *gid);
+/*
+ * A new member of g (a group of mc) with port GID gid, no JoinState bits
+ * yet; NULL when g or mc is full or memory ran out.
+ */
+struct mc_member *mcast_add_member(struct mcast *mc, struct mc_group *g, const ib_gid_t *gid);
 /* MCMemberRecord Set (join), Delete (leave), Get, GetTable. */
 void mcast_request(struct sm *sm, const ib_sa_mad_t *req, const struct mad_origin *from);
 /* Creates the timer that coalesces joins and leaves (like fabricd's other timers). */

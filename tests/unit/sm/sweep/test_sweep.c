@@ -1649,7 +1649,7 @@ static void broadcast_group_programmed(void)
 			ib_gid_t gid;
 			gid.unicast.prefix = cl_hton64(sm.cfg.subnet_prefix);
 			gid.unicast.interface_id = cl_hton64(f->nodes[i]->ports[1].guid);
-			struct mc_member *m = mcast_add_member(g, &gid);
+			struct mc_member *m = mcast_add_member(&sm.mcast, g, &gid);
 			assert_non_null(m);
 			m->join_state = IB_MC_REC_STATE_FULL_MEMBER;
 		}
