@@ -3,14 +3,20 @@
  *
  * A group's packets travel on the VL its SL maps to, and the SL is the
  * creator's choice (IBA: the join that creates a group names it), so the
- * trees are proven VL by VL, each with the unicast layers on that VL.
- * Where the trees from the first root close a cycle, other roots are tried
- * (up to MCAST_ROOT_TRIES in all, those whose trees cross fewest leaves
- * first: mtree_roots); a VL that none proves keeps its groups out of the
- * MFTs (their entries cleared: their packets are dropped, not deadlocked)
- * until the next programming proves them, with an event when that starts
- * ("mcast_unproven") and when it ends ("mcast_proven"); the other VLs'
- * groups are programmed.
+ * trees are proven VL by VL, each with the unicast layers on that VL. A
+ * tree is the union of the members' paths to a root switch: the
+ * best-connected one for a new group, then the root it had, while that
+ * switch is there (a repair then changes the tree only around the
+ * failure). Where the trees close a cycle, other roots are tried (the
+ * best-connected switch, then up to MCAST_ROOT_TRIES in all, those whose
+ * trees cross fewest leaves first: mtree_roots); a VL that none proves
+ * keeps its groups out of the MFTs (their entries cleared: their packets
+ * are dropped, not deadlocked) until the next programming proves them,
+ * with an event when that starts ("mcast_unproven") and when it ends
+ * ("mcast_proven"); the other VLs' groups are programmed.
+ *
+ * IPv6 solicited-node groups share an MLID (sm/sa/mcast.c): a tree is an
+ * MLID's, the union of its groups' members, from its first group's root.
  *
  * The MFTs are written a Set at a time, so while they go out each switch
  * holds its old entry or its new one: the trees the switches hold
