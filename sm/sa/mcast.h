@@ -55,6 +55,7 @@ struct mcast {
 	unsigned memberships;		/* the members of all groups */
 	struct evl_watch *timer;	/* coalesces joins and leaves (mcast_attach) */
 	bool pending;			/* the timer is armed */
+	uint64_t last_ms;		/* how long the last programming held the event loop */
 	bool deferred;			/* the timer fired during a heavy sweep: programmed after it */
 	uint32_t next_mgid;		/* the last 32 bits of the next MGID the SA assigns */
 	bool vl_unproven[16];		/* VLs whose groups the last programming left out (an event at each change) */
