@@ -12,8 +12,11 @@
 # fabricd's stored tables from `fabricctl export`, and OpenSM's, when it
 # takes the fabric over, from dump_lfts; fabricctl check --ca-to-ca
 # (ibdmchk's scope) gives the same verdict on the dump_lfts of each.
-# Then, fabricd master again, L2's first up-link goes and comes back, and
-# for each change the event log names the transition's proof (or the step it could not prove), and
+# Then, fabricd master again, every host joins the IPoIB broadcast group
+# (its tree held by the switches: the plans count it, the SA proves its
+# rewrite after each change; dump_mfts shows it there before and after),
+# L2's first up-link goes and comes back, and for each change the event
+# log names the transition's proof (or the step it could not prove), and
 # `fabricctl check --before --after` on the dumps taken around it agrees;
 # then an aggregation switch goes (A16: the mended tables move some LIDs
 # to other SLs, which the plan puts on VLs of their own, as the event
@@ -181,6 +184,26 @@ change() {
 	[[ $vl_verdict == "$verdict" ]] || fail "$3: over the switches' SL-to-VL tables the mixture is $vl_verdict: $vl_out"
 	note "$3: over the switches' SL-to-VL tables: ${vl_out:0:120}"
 }
+# every host joins the IPoIB broadcast group (sa-client, through the SA):
+# the switches hold its tree through the changes below, whose plans prove
+# their stages with it, and its MFTs are proven and rewritten after each
+CLIENT="$BUILD/tests/sa-client"
+joined=0
+for h in $(awk '$1 == "Hca" { gsub(/"/, "", $3); print $3 }' "$NET"); do
+	[[ $(SIM_HOST=$h diag "$CLIENT" join) == "status 0x0000 mlid 0xc000" ]] || fail "$h join: $(cat "$WORK/diag.err")"
+	joined=$((joined + 1))
+done
+# tree_switches: how many switches' MFTs (dump_mfts) give MLID 0xc000 a port
+tree_switches() {
+	SIM_HOST=H0_0 diag dump_mfts | awk '/^Multicast mlids/ { sw = $NF } /^0xc000/ { n[sw] = 1 } END { print length(n) }'
+}
+for try in $(seq 20); do
+	(( $(tree_switches) > 0 )) && break
+	sleep 0.2
+done
+trees=$(tree_switches)
+(( trees > 0 )) || fail "after $joined joins no switch's MFT carries the broadcast group"
+note "multicast: $joined hosts joined the broadcast group; its tree on $trees switches (dump_mfts)"
 dump up
 change up down 'Unlink "L2"[5]' 3 sl2vl
 change down relinked 'ReLink "L2"[5]' 4 sl2vl
@@ -194,6 +217,16 @@ out=$("$FABRICCTL" check --lfts "$WORK/aggless.lfts" --topology "$WORK/aggless.t
 grep -q '^answers: *ok' <<<"$out" || fail "A16 lost: no answers verdict: $out"
 note "A16 lost: SLs published $(awk '!/^#/ {print $2}' "$WORK/aggless.sl" | sort -un | tr '\n' ' ')"
 change aggless coreless 'Unlink "C0"' 6
+for try in $(seq 20); do	# the trees are programmed once each repair is published
+	grep -q 'mcast: .* MFT Sets failed' "$WORK/fabricd.log" && fail "MFT Sets failed: $(grep 'MFT Sets failed' "$WORK/fabricd.log")"
+	(( $(tree_switches) > 0 )) && break
+	sleep 0.2
+done
+trees=$(tree_switches)
+(( trees > 0 )) || fail "after the changes no switch's MFT carries the broadcast group"
+cleared=$(grep -c 'held on VL [0-9]* and their new ones close a cycle' "$WORK/fabricd.log" || true)
+before=$("$FABRICCTL" -d "$DB" events | grep -c 'transition.*multicast trees the switches hold cleared first' || true)
+note "multicast after the changes: the tree on $trees switches; MFT rewrites in two phases: $cleared; repairs that cleared the trees before their stages: $before"
 
 n=0
 for lid in $(diag ibnetdiscover -p | awk '$1 == "SW" {print $2}' | sort -un); do
