@@ -83,6 +83,14 @@ static void print_daemon(const char *daemon)
 		       "last was reported (%llu ms on average)\n", answered, last_ms, sum_ms / answered);
 	else if (at)
 		printf("reactions:  no reported change answered yet\n");
+	unsigned groups, mlids, memberships, unproven, two_phase;
+	at = strstr(daemon, "\"multicast\": [");
+	if (at && sscanf(at, "\"multicast\": [%u, %u, %u, %u, %u]", &groups, &mlids, &memberships, &unproven,
+			 &two_phase) == 5)
+		printf("multicast:  %u group%s on %u MLID%s, %u membership%s; %u group%s left out of the MFTs (not proven); "
+		       "%u programming%s cleared trees before writing them\n", groups, groups == 1 ? "" : "s", mlids,
+		       mlids == 1 ? "" : "s", memberships, memberships == 1 ? "" : "s", unproven, unproven == 1 ? "" : "s",
+		       two_phase, two_phase == 1 ? "" : "s");
 }
 
 int cmd_status(struct ctl *c, int argc, char **argv)
@@ -97,7 +105,7 @@ int cmd_status(struct ctl *c, int argc, char **argv)
 		fprintf(stderr, "fabricctl: %s: %s\n", c->db_path, db_last_error(c->db));
 		return EXIT_DB;
 	}
-	char daemon[2048], why[256];
+	char daemon[2560], why[256];
 	bool running = ctl_ask_daemon(c, "status", daemon, sizeof(daemon), why, sizeof(why)) == 0;
 	char state[16] = "";
 	if (running) {

@@ -88,7 +88,7 @@ bool ctl_audit_figures(const char *status, struct ctl_audit *a)
 /* The daemon's audit figures now; false (why printed) when it cannot say. */
 static bool audit_now(const struct ctl *c, struct ctl_audit *a)
 {
-	char status[2048], why[256];
+	char status[2560], why[256];
 	if (ctl_ask_daemon(c, "status", status, sizeof(status), why, sizeof(why)) < 0) {
 		fprintf(stderr, "fabricctl: %s\n", why);
 		return false;

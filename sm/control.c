@@ -79,22 +79,24 @@ static void client_close(struct client *cl)
 static void answer(struct client *cl, const char *line)
 {
 	struct sm *sm = cl->ctl->sm;
-	char out[2048], peers[1536];
+	char out[2560], peers[1536];
 	if (strcmp(line, "status") == 0) {
+		struct mcast_figures mf = mcast_figures(&sm->mcast);
 		peers_text(sm, peers, sizeof(peers));
 		snprintf(out, sizeof(out),
 			 "{\"version\": \"%s\", \"pid\": %d, \"state\": \"%s\", \"sweeping\": %s, \"sweeps\": %u, "
 			 "\"priority\": %u, \"other_sms\": \"%s\", \"keep\": [%u, %u, %u], "
 			 "\"lft_audit\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %u, %u, %u, %u], "
 			 "\"port_audit\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %u, %u, %u], "
-			 "\"reaction\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]}\n",
+			 "\"reaction\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 "], \"multicast\": [%u, %u, %u, %u, %u]}\n",
 			 FABRICD_VERSION, (int)getpid(), ha_state_name(sm->state), sm->sched.sweeping ? "true" : "false", sm->act_count,
 			 sm->cfg.sm_priority, peers, sm->cfg.keep_sweeps, sm->cfg.keep_events, sm->cfg.keep_days,
 			 sm->audit.read, sm->audit.differed, sm->audit.unanswered, sm->audit.rotations, sm->audit.wholes,
 			 sm->audit.last_read, sm->audit.last_differed, sm->audit.last_unanswered, sm->audit.port_read,
 			 sm->audit.port_differed, sm->audit.port_unanswered, sm->audit.port_rotations, sm->audit.last_port_read,
 			 sm->audit.last_port_differed, sm->audit.last_port_unanswered, sm->reaction.count,
-			 sm->reaction.last_ms, sm->reaction.sum_ms);
+			 sm->reaction.last_ms, sm->reaction.sum_ms, mf.groups, mf.mlids, mf.memberships, mf.unproven,
+			 mf.two_phase);
 	} else if (strcmp(line, "resweep") == 0 || strcmp(line, "resweep rebalance") == 0) {
 		bool rebalance = line[7] != '\0';
 		log_info("control: re-sweep requested%s", rebalance ? ", every route re-balanced" : "");

@@ -68,6 +68,7 @@ struct mcast {
 	unsigned nheld;
 	bool held_known;		/* false at start and after standing by: another SM, or this one before, wrote them */
 	unsigned programmings;		/* bumped by each: a later one ends an earlier one's second phase */
+	unsigned two_phase;		/* programmings that cleared some groups before writing their trees */
 };
 
 struct sm;
@@ -76,6 +77,13 @@ struct sm;
 const struct mc_group *mcast_group(const struct mcast *mc, const ib_gid_t *mgid);
 /* The IPoIB broadcast group of the default partition, created at start. -1 on allocation failure. */
 int mcast_init(struct mcast *mc, uint64_t subnet_prefix);
+/* What fabricctl status shows of the groups. */
+struct mcast_figures {
+	unsigned groups, mlids, memberships;
+	unsigned unproven;	/* groups left out of the MFTs */
+	unsigned two_phase;	/* programmings that cleared before they wrote */
+};
+struct mcast_figures mcast_figures(const struct mcast *mc);
 /* Frees what mc holds (its timer, the groups' members, the trees held). */
 void mcast_free(struct mcast *mc);
 /*

@@ -128,6 +128,17 @@ static unsigned mlids_of(const struct mcast *mc, uint16_t *out)
 	return n;
 }
 
+struct mcast_figures mcast_figures(const struct mcast *mc)
+{
+	struct mcast_figures f = { .groups = mc->n, .memberships = mc->memberships, .two_phase = mc->two_phase };
+	uint16_t *mlids = malloc((mc->n + 1) * sizeof(*mlids));
+	f.mlids = mlids ? mlids_of(mc, mlids) : 0;
+	free(mlids);
+	for (unsigned i = 0; i < mc->n; i++)
+		f.unproven += mc->g[i].unproven;
+	return f;
+}
+
 int mcast_trees(const struct mcast *mc, const struct fabric *f, struct mc_trees *out)
 {
 	struct mtree_member *mem = members_room(mc);
@@ -554,6 +565,7 @@ bool mcast_program(struct sm *sm, void (*done)(struct sm *sm))
 		if (two) {	/* the first phase clears those VLs' entries; the new trees follow */
 			p->then = then;
 			p->nthen = nthen;
+			mc->two_phase++;
 		} else {
 			mc_held_free(then, nthen);
 		}

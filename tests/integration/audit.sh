@@ -227,6 +227,10 @@ trees=$(tree_switches)
 cleared=$(grep -c 'held on VL [0-9]* and their new ones close a cycle' "$WORK/fabricd.log" || true)
 before=$("$FABRICCTL" -d "$DB" events | grep -c 'transition.*multicast trees the switches hold cleared first' || true)
 note "multicast after the changes: the tree on $trees switches; MFT rewrites in two phases: $cleared; repairs that cleared the trees before their stages: $before"
+status=$("$FABRICCTL" -d "$DB" -S "$SOCK" status | grep '^multicast:' || true)
+[[ $status == "multicast:  1 group on 1 MLID, $joined memberships; 0 groups left out of the MFTs"* ]] ||
+	fail "fabricctl status: '$status'"
+note "fabricctl status: $status"
 
 n=0
 for lid in $(diag ibnetdiscover -p | awk '$1 == "SW" {print $2}' | sort -un); do
