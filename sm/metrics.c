@@ -164,6 +164,19 @@ static void sm_metrics(struct http_body *b, const struct sm *sm)
 	family(b, "fabricd_last_heavy_sweep_mads", "gauge", "MADs the last heavy sweep sent.");
 	http_printf(b, "fabricd_last_heavy_sweep_mads %" PRIu64 "\n", sm->sched.last_sweep_mads);
 	reaction_metrics(b, &sm->reaction);
+	struct mcast_figures mf = mcast_figures(&sm->mcast);
+	family(b, "fabricd_multicast_groups", "gauge",
+	       "The SA's multicast groups, by state: programmed, or left out of the MFTs (no root proved their tree).");
+	http_printf(b, "fabricd_multicast_groups{state=\"programmed\"} %u\nfabricd_multicast_groups{state=\"left_out\"} %u\n",
+		    mf.groups - mf.unproven, mf.unproven);
+	family(b, "fabricd_multicast_mlids", "gauge", "MLIDs the groups take (IPv6 solicited-node groups share one).");
+	http_printf(b, "fabricd_multicast_mlids %u\n", mf.mlids);
+	family(b, "fabricd_multicast_memberships", "gauge", "Members of all multicast groups together.");
+	http_printf(b, "fabricd_multicast_memberships %u\n", mf.memberships);
+	family(b, "fabricd_multicast_cleared_first_total", "counter",
+	       "MFT programmings that cleared some groups' entries before writing their new trees (a rewrite in place "
+	       "not proven, or what the switches held not known).");
+	http_printf(b, "fabricd_multicast_cleared_first_total %u\n", mf.two_phase);
 	if (!pub)
 		return;
 	family(b, "fabricd_routing_info", "gauge", "The routing engine of the published tables.");
