@@ -146,12 +146,9 @@ int mtree_build_at(const struct fabric *f, const struct mtree_member *m, size_t 
 	size_t *queue = malloc((x.nsw + 1) * sizeof(*queue)), *parent = malloc((x.nsw + 1) * sizeof(*parent));
 	uint8_t *up_port = malloc(x.nsw + 1);
 	int rc = queue && parent && up_port && x.nsw ? 0 : -1;
-	size_t root = SW_NONE;	/* by GUID, or mtree_build's own */
-	for (size_t s = 0; rc == 0 && root_guid && s < x.nsw; s++)
-		if (x.sw[s]->guid == root_guid)
-			root = s;
-	if (rc == 0 && !root_guid)
-		root = first_root(&x);
+	const struct node *by_guid = root_guid ? fabric_find_guid(f, root_guid) : NULL;
+	size_t root = !root_guid ? first_root(&x)	/* mtree_build's own */
+		      : by_guid && by_guid->type == NODE_SWITCH ? x.of_node[by_guid->index] : SW_NONE;
 	if (rc == 0 && root == SW_NONE)
 		rc = 1;
 	if (rc == 0) {

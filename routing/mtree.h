@@ -55,7 +55,6 @@ struct depgraph;
  */
 int mtree_dependencies(const struct fabric *f, bool *const *on, struct depgraph *g);
 
-
 /*
  * A tree as the switches hold it, by switch GUID and port, so that it
  * outlives the fabric it was built on (routing/mtree_saved.c): what the
@@ -77,11 +76,9 @@ int mtree_save(const struct fabric *f, bool *const *on, struct mtree_saved *out)
  * packets they would have forwarded are.
  */
 void mtree_load(const struct mtree_saved *s, const struct fabric *f, bool **on);
-/* into := into with s's pairs added (each once). -1 on allocation failure (into unchanged). */
+/* into := into with add's pairs added (each once; into zeroed: a copy). -1 on allocation failure (into unchanged). */
 int mtree_saved_union(struct mtree_saved *into, const struct mtree_saved *add);
 /* Whether every pair of a is in b. */
 bool mtree_saved_within(const struct mtree_saved *a, const struct mtree_saved *b);
-/* out := a copy of s. -1 on allocation failure (out empty). */
-int mtree_saved_copy(struct mtree_saved *out, const struct mtree_saved *s);
 void mtree_saved_free(struct mtree_saved *s);
 #endif

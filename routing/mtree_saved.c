@@ -85,12 +85,6 @@ int mtree_saved_union(struct mtree_saved *into, const struct mtree_saved *add)
 	return 0;
 }
 
-int mtree_saved_copy(struct mtree_saved *out, const struct mtree_saved *s)
-{
-	memset(out, 0, sizeof(*out));
-	return mtree_saved_union(out, s);
-}
-
 bool mtree_saved_within(const struct mtree_saved *a, const struct mtree_saved *b)
 {
 	size_t j = 0;

@@ -63,7 +63,6 @@ bool mc_trees_masks(const struct mc_trees *t, const struct node *n, unsigned blo
 	return used;
 }
 
-
 int mc_held_trees(const struct mc_held *h, unsigned n, const struct fabric *f, struct mc_trees *out)
 {
 	if (mc_trees_new(out, n, f) < 0)
@@ -106,21 +105,6 @@ int mc_held_save(const struct mc_trees *t, const struct fabric *f, struct mc_hel
 	*out = h;
 	*n = t->n;
 	return 0;
-}
-
-int mc_held_copy(const struct mc_held *h, unsigned n, struct mc_held **out)
-{
-	struct mc_held *c = calloc(n + 1, sizeof(*c));
-	for (unsigned k = 0; c && k < n; k++) {
-		c[k].mlid = h[k].mlid;
-		c[k].sl = h[k].sl;
-		if (mtree_saved_copy(&c[k].tree, &h[k].tree) < 0) {
-			mc_held_free(c, k);
-			return -1;
-		}
-	}
-	*out = c;
-	return c ? 0 : -1;
 }
 
 void mcast_held_take(struct mcast *mc, struct mc_held *h, unsigned n)

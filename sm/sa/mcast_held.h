@@ -15,8 +15,6 @@ int mc_held_trees(const struct mc_held *h, unsigned n, const struct fabric *f, s
 int mcast_held_trees(const struct mcast *mc, const struct fabric *f, struct mc_trees *out);
 /* t (trees of f) as held entries into *out, *n of them. -1 on allocation failure. */
 int mc_held_save(const struct mc_trees *t, const struct fabric *f, struct mc_held **out, unsigned *n);
-/* A copy of h[0..n) into *out. -1 on allocation failure. */
-int mc_held_copy(const struct mc_held *h, unsigned n, struct mc_held **out);
 void mc_held_free(struct mc_held *h, unsigned n);
 /*
  * Adds h[0..n) to *into (*ninto entries): an MLID's ports to those it

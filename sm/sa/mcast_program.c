@@ -217,9 +217,11 @@ static int try_root(const struct sm_snapshot *pub, const struct cdg_mix *m, stru
 
 /*
  * The roots to try for VL vl's trees after the roots they kept: the
- * best-connected switch (0) when some group kept another, then
- * mtree_roots' (which leaves the best-connected out), for the members of
- * all its groups, but the root the first group kept. How many into out.
+ * best-connected switch (0) when the first group kept another (the kept
+ * root is most often that switch, pinned at the first programming: its
+ * tree has just been refused), then mtree_roots' (which leaves the
+ * best-connected out), for the members of all its groups, but the root
+ * the first group kept. How many into out.
  */
 static size_t other_roots(const struct sm_snapshot *pub, const struct mcast *mc, unsigned vl,
 			  struct mtree_member *mem, uint64_t *out, size_t max)
@@ -231,7 +233,7 @@ static size_t other_roots(const struct sm_snapshot *pub, const struct mcast *mc,
 			n += members_of(&pub->fabric, &mc->g[i], mem + n);
 			kept = kept ? kept : mc->g[i].root_guid;
 		}
-	if (kept && max)
+	if (kept && kept != mtree_first_root(&pub->fabric) && max)
 		out[k++] = 0;
 	uint64_t more[MCAST_ROOT_TRIES];
 	size_t m = mtree_roots(&pub->fabric, mem, n, more, MCAST_ROOT_TRIES);
@@ -544,13 +546,10 @@ bool mcast_program(struct sm *sm, void (*done)(struct sm *sm))
 	bool apart[16], two = false;
 	struct programming *p = calloc(1, sizeof(*p));
 	bool ok = p && mcast_trees(mc, f, &next) == 0 && prove_trees(sm, &next) &&
-		  mc_held_save(&next, f, &p->then, &p->nthen) == 0 && mc_held_copy(mc->held, mc->nheld, &all) == 0;
-	if (ok) {
-		nall = mc->nheld;
-		ok = mc_held_union(&all, &nall, p->then, p->nthen) == 0 && mcast_held_trees(mc, f, &held) == 0 &&
-		     mc_held_trees(all, nall, f, &mixed) == 0 &&
-		     prove_mixtures(pub, mc, p->then, p->nthen, &next, &held, &mixed, apart);
-	}
+		  mc_held_save(&next, f, &p->then, &p->nthen) == 0 &&
+		  mc_held_union(&all, &nall, mc->held, mc->nheld) == 0 && mc_held_union(&all, &nall, p->then, p->nthen) == 0 &&
+		  mcast_held_trees(mc, f, &held) == 0 && mc_held_trees(all, nall, f, &mixed) == 0 &&
+		  prove_mixtures(pub, mc, p->then, p->nthen, &next, &held, &mixed, apart);
 	if (ok) {
 		struct mc_held *then = p->then;
 		unsigned nthen = p->nthen;
