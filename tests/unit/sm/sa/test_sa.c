@@ -358,6 +358,26 @@ static void creating_a_group_needs_its_components(void **state)
 }
 
 /*
+ * An MCMemberRecord Set that may create a group, from the port with GUID
+ * guid: every component a creating join gives (IBA o15-0.2.4), Q_Key
+ * qkey, P_Key 0xffff, the port GID on fe80::/64; MGID and JoinState the
+ * caller's.
+ */
+static ib_sa_mad_t creating_join(uint64_t guid, uint32_t qkey)
+{
+	ib_sa_mad_t q = request(IB_MAD_METHOD_SET, IB_MAD_ATTR_MCMEMBER_RECORD,
+				IB_MCR_COMPMASK_MGID | IB_MCR_COMPMASK_PORT_GID | IB_MCR_COMPMASK_JOIN_STATE |
+					IB_MCR_COMPMASK_QKEY | IB_MCR_COMPMASK_PKEY | IB_MCR_COMPMASK_SL |
+					IB_MCR_COMPMASK_FLOW | IB_MCR_COMPMASK_TCLASS);
+	ib_member_rec_t *mr = (ib_member_rec_t *)q.data;
+	mr->port_gid.unicast.prefix = cl_hton64(0xfe80000000000000ULL);
+	mr->port_gid.unicast.interface_id = cl_hton64(guid);
+	mr->qkey = cl_hton32(qkey);
+	mr->pkey = cl_hton16(0xffff);
+	return q;
+}
+
+/*
  * IBA o15-0.1.x: MGID 0 gets an SA-assigned MGID; a rate no port has is
  * REQ_INVALID; a leave clears only states the member holds and answers
  * what it still holds.
@@ -366,16 +386,8 @@ static void group_rules_as_osmtest_checks_them(void **state)
 {
 	uint16_t host, other;
 	two_cas(&host, &other);
-	ib_net64_t create = IB_MCR_COMPMASK_MGID | IB_MCR_COMPMASK_PORT_GID | IB_MCR_COMPMASK_JOIN_STATE |
-			    IB_MCR_COMPMASK_QKEY | IB_MCR_COMPMASK_PKEY | IB_MCR_COMPMASK_SL | IB_MCR_COMPMASK_FLOW |
-			    IB_MCR_COMPMASK_TCLASS;
-	ib_sa_mad_t q = request(IB_MAD_METHOD_SET, IB_MAD_ATTR_MCMEMBER_RECORD, create);
-	ib_member_rec_t *mr = (ib_member_rec_t *)q.data;
-	mr->port_gid.unicast.prefix = cl_hton64(0xfe80000000000000ULL);
-	mr->port_gid.unicast.interface_id = cl_hton64(by_lid(host)->ports[1].guid);
-	mr->scope_state = IB_MC_REC_STATE_FULL_MEMBER | IB_MC_REC_STATE_NON_MEMBER;
-	mr->qkey = cl_hton32(0x1b);
-	mr->pkey = cl_hton16(0xffff);
+	ib_sa_mad_t q = creating_join(by_lid(host)->ports[1].guid, 0x1b);
+	((ib_member_rec_t *)q.data)->scope_state = IB_MC_REC_STATE_FULL_MEMBER | IB_MC_REC_STATE_NON_MEMBER;
 	ib_sa_mad_t fast = q;
 	fast.comp_mask |= IB_MCR_COMPMASK_RATE_SEL | IB_MCR_COMPMASK_RATE;
 	((ib_member_rec_t *)fast.data)->rate = IB_PATH_RECORD_RATE_300_GBS | IB_PATH_SELECTOR_GREATER_THAN << 6;
@@ -407,17 +419,10 @@ static void a_send_only_full_member_creates_a_group(void **state)
 {
 	uint16_t host, other;
 	two_cas(&host, &other);
-	ib_sa_mad_t q = request(IB_MAD_METHOD_SET, IB_MAD_ATTR_MCMEMBER_RECORD,
-				IB_MCR_COMPMASK_MGID | IB_MCR_COMPMASK_PORT_GID | IB_MCR_COMPMASK_JOIN_STATE |
-					IB_MCR_COMPMASK_QKEY | IB_MCR_COMPMASK_PKEY | IB_MCR_COMPMASK_SL |
-					IB_MCR_COMPMASK_FLOW | IB_MCR_COMPMASK_TCLASS);
+	ib_sa_mad_t q = creating_join(by_lid(host)->ports[1].guid, 0x1b);
 	ib_member_rec_t *mr = (ib_member_rec_t *)q.data;
 	static const uint8_t mgid[16] = { 0xff, 0x12, 0x60, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x43 };
 	memcpy(mr->mgid.raw, mgid, sizeof(mgid));
-	mr->port_gid.unicast.prefix = cl_hton64(0xfe80000000000000ULL);
-	mr->port_gid.unicast.interface_id = cl_hton64(by_lid(host)->ports[1].guid);
-	mr->qkey = cl_hton32(0x1b);
-	mr->pkey = cl_hton16(0xffff);
 	mr->scope_state = IB_MC_REC_STATE_NON_MEMBER;
 	assert_true(ask(&q, host) == IB_SA_MAD_STATUS_REQ_INVALID);
 	mr->scope_state = IB_MC_REC_STATE_SEND_ONLY_FULL_MEMBER;
@@ -475,16 +480,10 @@ static void every_host_of_a_big_fabric_joins_the_broadcast_group(void **state)
  */
 static void ipv6_solicited_node_groups_share_one_mlid(void **state)
 {
-	ib_sa_mad_t q = request(IB_MAD_METHOD_SET, IB_MAD_ATTR_MCMEMBER_RECORD,
-				IB_MCR_COMPMASK_MGID | IB_MCR_COMPMASK_PORT_GID | IB_MCR_COMPMASK_JOIN_STATE |
-					IB_MCR_COMPMASK_QKEY | IB_MCR_COMPMASK_PKEY | IB_MCR_COMPMASK_SL |
-					IB_MCR_COMPMASK_FLOW | IB_MCR_COMPMASK_TCLASS);
+	ib_sa_mad_t q = creating_join(0, 0x0b1b);	/* each host's port GID below */
 	ib_member_rec_t *mr = (ib_member_rec_t *)q.data;
 	static const uint8_t snm[16] = { 0xff, 0x12, 0x60, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0x01, 0xff, 0, 0, 0 };
-	mr->port_gid.unicast.prefix = cl_hton64(0xfe80000000000000ULL);
 	mr->scope_state = IB_MC_REC_STATE_FULL_MEMBER;
-	mr->qkey = cl_hton32(0x0b1b);
-	mr->pkey = cl_hton16(0xffff);
 	unsigned hosts = 0;
 	uint16_t mlid = 0, first = 0;
 	for (uint16_t lid = 1; lid <= sm.pub->tables.max_lid; lid++) {
